@@ -1,0 +1,253 @@
+// Package registry holds the stage types a pipeline can use: their names,
+// versions, typed parameter schemas with defaults and documentation, input
+// slots, output artifacts and the function that runs them.
+//
+// Stage implementations (package stages) register here; the runner looks
+// types up by name. The registry imports nothing of the runner or the cache.
+package registry
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+
+	"github.com/hylaflow/hylaflow/artifact"
+)
+
+// ParamType is the type of a stage parameter.
+type ParamType string
+
+// The parameter types. Values reach a stage as: string, int, float64, bool,
+// []string, []int, []float64.
+const (
+	String  ParamType = "string"
+	Int     ParamType = "int"
+	Float   ParamType = "float"
+	Bool    ParamType = "bool"
+	Strings ParamType = "list(string)"
+	Ints    ParamType = "list(int)"
+	Floats  ParamType = "list(float)"
+	// Path is a string naming a file or directory; the runner resolves it
+	// relative to the pipeline file's directory before the stage sees it.
+	Path ParamType = "path"
+)
+
+// Param describes one parameter of a stage type.
+type Param struct {
+	Name     string
+	Type     ParamType
+	Default  any      // nil when Required; otherwise a value of the Go type of Type
+	Required bool     // no default: the pipeline must set it
+	Enum     []string // allowed values of a String parameter, if restricted
+	Doc      string
+}
+
+// Input describes an input slot: a parameter whose value is a reference to
+// another stage's output (stage.TYPE.NAME or stage.TYPE.NAME.OUTPUT).
+type Input struct {
+	Name     string
+	Kind     artifact.Kind // accepted kind; artifact.KindAny accepts all
+	Many     bool          // accepts a list/map of references (e.g. all seeds of a for_each)
+	Optional bool
+	Doc      string
+}
+
+// Output describes one artifact a stage produces.
+type Output struct {
+	Name string
+	Kind artifact.Kind
+	Doc  string
+}
+
+// Progress receives a running stage's own progress (for example epochs).
+type Progress interface {
+	// Report says that done of total units are finished; msg is a short
+	// status such as "epoch 40 val 0.81". total may be 0 when unknown.
+	Report(done, total int, msg string)
+}
+
+// Job is what a running stage receives.
+type Job struct {
+	// Address is the instance address, e.g. `train.cora["seed-3"]`.
+	Address string
+	// Key is the instance's cache key (hex sha256).
+	Key string
+	// Params holds every declared parameter, defaults filled in, Path values resolved.
+	Params Values
+	// Inputs maps each input slot to its artifacts (one for a plain slot,
+	// several for a Many slot, none for an unset optional slot), in the order
+	// of InputLabels.
+	Inputs map[string][]*artifact.Artifact
+	// InputLabels gives, per slot, the address of each input artifact's
+	// producer (e.g. `train.cora["seed-3"]`), parallel to Inputs.
+	InputLabels map[string][]string
+	// Seed is derived from the stage's "seed" parameter (0 if none) and Key.
+	// RNG is a PCG generator seeded with it. Stages draw all randomness from them.
+	Seed uint64
+	RNG  *rand.Rand
+	// Progress receives the stage's progress; never nil.
+	Progress Progress
+	// Logf writes a diagnostic line (shown with -v, kept in the run record).
+	Logf func(format string, args ...any)
+	// Workers is the number of threads the stage may use for its own
+	// parallel loops (the runner divides cores between running stages); ≥ 1.
+	Workers int
+}
+
+// RunFunc executes a stage. It returns one artifact per declared output.
+// It must honour ctx cancellation and must be deterministic given the Job.
+type RunFunc func(ctx context.Context, job *Job) (map[string]*artifact.Artifact, error)
+
+// Type is a registered stage type.
+type Type struct {
+	Name    string // e.g. "dataset", "precompute", "train"
+	Version string // bump when the stage's code changes its output
+	Doc     string // one paragraph, shown by `hylaflow stages`
+	Params  []Param
+	Inputs  []Input
+	Outputs []Output
+	Run     RunFunc
+	// Fingerprint, if set, returns a string that identifies the outside
+	// data the stage reads (e.g. the sizes and digests of dataset files); it
+	// becomes part of the cache key, so a changed file invalidates the stage.
+	Fingerprint func(params Values) (string, error)
+}
+
+// Param returns the parameter of that name.
+func (t *Type) Param(name string) (*Param, bool) {
+	for i := range t.Params {
+		if t.Params[i].Name == name {
+			return &t.Params[i], true
+		}
+	}
+	return nil, false
+}
+
+// Input returns the input slot of that name.
+func (t *Type) Input(name string) (*Input, bool) {
+	for i := range t.Inputs {
+		if t.Inputs[i].Name == name {
+			return &t.Inputs[i], true
+		}
+	}
+	return nil, false
+}
+
+// Output returns the output of that name.
+func (t *Type) Output(name string) (*Output, bool) {
+	for i := range t.Outputs {
+		if t.Outputs[i].Name == name {
+			return &t.Outputs[i], true
+		}
+	}
+	return nil, false
+}
+
+// Registry is a set of stage types by name. It is safe for concurrent use.
+type Registry struct {
+	mu    sync.RWMutex
+	types map[string]*Type
+}
+
+// New returns an empty registry.
+func New() *Registry { return &Registry{types: map[string]*Type{}} }
+
+// Register adds t. It returns an error for a duplicate name or an invalid schema.
+func (r *Registry) Register(t *Type) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.types[t.Name]; dup {
+		return fmt.Errorf("registry: stage type %q registered twice", t.Name)
+	}
+	r.types[t.Name] = t
+	return nil
+}
+
+// MustRegister is Register for package initialisation; it panics on a programming error.
+func (r *Registry) MustRegister(t *Type) {
+	if err := r.Register(t); err != nil {
+		panic(err)
+	}
+}
+
+// Lookup returns the type of that name.
+func (r *Registry) Lookup(name string) (*Type, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.types[name]
+	return t, ok
+}
+
+// Names returns the registered names, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.types))
+	for n := range r.types {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (t *Type) check() error {
+	if t.Name == "" || t.Version == "" || t.Run == nil {
+		return fmt.Errorf("registry: stage type %q needs a name, a version and a Run function", t.Name)
+	}
+	if len(t.Outputs) == 0 {
+		return fmt.Errorf("registry: stage type %q declares no outputs", t.Name)
+	}
+	seen := map[string]bool{}
+	for _, p := range t.Params {
+		if seen[p.Name] {
+			return fmt.Errorf("registry: stage type %q: duplicate parameter %q", t.Name, p.Name)
+		}
+		seen[p.Name] = true
+		if !p.Required {
+			if err := checkValue(p.Type, p.Default); err != nil {
+				return fmt.Errorf("registry: stage type %q: default of %q: %w", t.Name, p.Name, err)
+			}
+		}
+	}
+	for _, in := range t.Inputs {
+		if seen[in.Name] {
+			return fmt.Errorf("registry: stage type %q: input %q collides with a parameter", t.Name, in.Name)
+		}
+		seen[in.Name] = true
+	}
+	return nil
+}
+
+func checkValue(pt ParamType, v any) error {
+	ok := false
+	switch pt {
+	case String, Path:
+		_, ok = v.(string)
+	case Int:
+		_, ok = v.(int)
+	case Float:
+		_, ok = v.(float64)
+	case Bool:
+		_, ok = v.(bool)
+	case Strings:
+		_, ok = v.([]string)
+	case Ints:
+		_, ok = v.([]int)
+	case Floats:
+		_, ok = v.([]float64)
+	default:
+		return fmt.Errorf("unknown parameter type %q", pt)
+	}
+	if !ok {
+		return fmt.Errorf("value %v (%T) is not a %s", v, v, pt)
+	}
+	return nil
+}
+
+// CheckValue reports whether v is a valid Go value for a parameter of type pt.
+func CheckValue(pt ParamType, v any) error { return checkValue(pt, v) }

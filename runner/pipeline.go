@@ -1,0 +1,45 @@
+// Package runner turns an HCL pipeline file into a DAG of stage instances,
+// plans it against the cache and executes it on a worker pool.
+package runner
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hylaflow/hylaflow/registry"
+)
+
+// Pipeline is a parsed, expanded and validated pipeline: every stage
+// instance with its parameters resolved and its inputs named.
+type Pipeline struct {
+	File        string // path of the pipeline file as given
+	Dir         string // absolute directory of the pipeline file
+	Name        string // from the pipeline block, or the file's base name
+	Description string
+	// Instances in a stable topological order (producers before consumers,
+	// ties broken by address), which plans and golden files rely on.
+	Instances []*Instance
+	ByAddress map[string]*Instance
+}
+
+// Instance is one vertex of the DAG: a stage block, or one element of a
+// for_each/matrix expansion of it.
+type Instance struct {
+	// Address is TYPE.NAME for a plain stage and TYPE.NAME["KEY"] for an
+	// element of a for_each/matrix expansion, e.g. `train.cora["seed-3"]`.
+	Address string
+	Block   string // TYPE.NAME of the stage block
+	EachKey string // the for_each key, "" for a plain stage
+	Type    *registry.Type
+	// Params holds every declared parameter of Type, defaults filled in,
+	// Path values resolved to absolute paths.
+	Params registry.Values
+	// Inputs lists, per input slot of Type, the outputs it consumes, in order.
+	Inputs map[string][]InputRef
+	// Range is the stage block's declaration range, for diagnostics.
+	Range hcl.Range
+}
+
+// InputRef names one output of a producer instance.
+type InputRef struct {
+	Producer string // producer instance address
+	Output   string // output name of the producer's type
+}
