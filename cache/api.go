@@ -34,9 +34,6 @@ type KeyRecord struct {
 	Fingerprint string              // the stage type's Fingerprint of outside data, or ""
 }
 
-// ComputeKey returns sha256 over a canonical encoding of r's components
-// (everything but Key and Address) and stores it in r.Key.
-func ComputeKey(r *KeyRecord) string { panic(errTODO) }
 
 // OutputRef names one stored artifact of a key.
 type OutputRef struct {
