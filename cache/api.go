@@ -34,7 +34,6 @@ type KeyRecord struct {
 	Fingerprint string              // the stage type's Fingerprint of outside data, or ""
 }
 
-
 // OutputRef names one stored artifact of a key.
 type OutputRef struct {
 	Key    string
