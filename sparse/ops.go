@@ -1,0 +1,207 @@
+package sparse
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Transpose returns mᵀ in canonical form (rows sorted).
+func (m *CSR) Transpose() *CSR {
+	t := &CSR{Rows: m.Cols, Cols: m.Rows, Indptr: make([]int, m.Cols+1),
+		Indices: make([]int32, m.NNZ()), Data: make([]float64, m.NNZ())}
+	for _, c := range m.Indices {
+		t.Indptr[c+1]++
+	}
+	for j := 0; j < m.Cols; j++ {
+		t.Indptr[j+1] += t.Indptr[j]
+	}
+	next := slices.Clone(t.Indptr[:m.Cols])
+	// Rows of m are visited in increasing order, so each row of t is sorted.
+	for i := 0; i < m.Rows; i++ {
+		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+			c := m.Indices[p]
+			q := next[c]
+			next[c]++
+			t.Indices[q] = int32(i)
+			t.Data[q] = m.Data[p]
+		}
+	}
+	return t
+}
+
+// RowSums returns the sum of each row.
+func (m *CSR) RowSums() []float64 {
+	s := make([]float64, m.Rows)
+	for i := range s {
+		var acc float64
+		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+			acc += m.Data[p]
+		}
+		s[i] = acc
+	}
+	return s
+}
+
+// AddIdentity returns m + I for a square m (canonical output).
+func (m *CSR) AddIdentity() (*CSR, error) {
+	if m.Rows != m.Cols {
+		return nil, fmt.Errorf("sparse: AddIdentity of a non-square %dx%d matrix", m.Rows, m.Cols)
+	}
+	c := m.Canonical()
+	out := &CSR{Rows: c.Rows, Cols: c.Cols, Indptr: make([]int, c.Rows+1),
+		Indices: make([]int32, 0, c.NNZ()+c.Rows), Data: make([]float64, 0, c.NNZ()+c.Rows)}
+	for i := 0; i < c.Rows; i++ {
+		done := false
+		for p := c.Indptr[i]; p < c.Indptr[i+1]; p++ {
+			j := int(c.Indices[p])
+			v := c.Data[p]
+			if !done && j >= i {
+				if j == i {
+					v++
+				} else {
+					out.Indices = append(out.Indices, int32(i))
+					out.Data = append(out.Data, 1)
+				}
+				done = true
+			}
+			out.Indices = append(out.Indices, int32(j))
+			out.Data = append(out.Data, v)
+		}
+		if !done {
+			out.Indices = append(out.Indices, int32(i))
+			out.Data = append(out.Data, 1)
+		}
+		out.Indptr[i+1] = len(out.Data)
+	}
+	return out, nil
+}
+
+// SymNormalize returns S = D^{-1/2} (A+I) D^{-1/2}, where D is the diagonal
+// degree matrix of A+I (Kipf & Welling's renormalisation trick). A node whose
+// degree in A+I is not positive gets a zero row and column.
+func SymNormalize(a *CSR) (*CSR, error) {
+	s, err := a.AddIdentity()
+	if err != nil {
+		return nil, err
+	}
+	return symScale(s), nil
+}
+
+// SymNormalizeNoLoops returns D^{-1/2} A D^{-1/2} with D the degrees of A
+// (no self loops added).
+func SymNormalizeNoLoops(a *CSR) (*CSR, error) {
+	if a.Rows != a.Cols {
+		return nil, fmt.Errorf("sparse: SymNormalizeNoLoops of a non-square %dx%d matrix", a.Rows, a.Cols)
+	}
+	return symScale(a.Canonical().Clone()), nil
+}
+
+func symScale(s *CSR) *CSR {
+	deg := s.RowSums()
+	inv := make([]float64, len(deg))
+	for i, d := range deg {
+		if d > 0 {
+			inv[i] = 1 / math.Sqrt(d)
+		}
+	}
+	for i := 0; i < s.Rows; i++ {
+		for p := s.Indptr[i]; p < s.Indptr[i+1]; p++ {
+			s.Data[p] *= inv[i] * inv[s.Indices[p]]
+		}
+	}
+	return s
+}
+
+// RowNormalize returns D^{-1} m with D the row sums: every row with a
+// non-zero sum is divided by it; rows summing to zero are kept as they are.
+func RowNormalize(m *CSR) *CSR {
+	out := m.Clone()
+	for i, s := range m.RowSums() {
+		if s == 0 {
+			continue
+		}
+		inv := 1 / s
+		for p := out.Indptr[i]; p < out.Indptr[i+1]; p++ {
+			out.Data[p] *= inv
+		}
+	}
+	return out
+}
+
+// Submatrix returns the matrix of the given rows and columns of m, in the
+// given orders: out[a][b] = m[rows[a]][cols[b]]. cols must not repeat.
+// For the inductive training subgraph use Submatrix(A, train, train).
+func (m *CSR) Submatrix(rows, cols []int) (*CSR, error) {
+	pos := make(map[int]int32, len(cols))
+	dense := len(cols) > m.Cols/8 // a lookup slice is cheaper for large selections
+	var lut []int32
+	if dense {
+		lut = make([]int32, m.Cols)
+		for j := range lut {
+			lut[j] = -1
+		}
+	}
+	for b, c := range cols {
+		if c < 0 || c >= m.Cols {
+			return nil, fmt.Errorf("sparse: Submatrix: column %d (position %d) out of range [0,%d)", c, b, m.Cols)
+		}
+		if dense {
+			if lut[c] >= 0 {
+				return nil, fmt.Errorf("sparse: Submatrix: column %d repeated at position %d", c, b)
+			}
+			lut[c] = int32(b)
+		} else {
+			if _, dup := pos[c]; dup {
+				return nil, fmt.Errorf("sparse: Submatrix: column %d repeated at position %d", c, b)
+			}
+			pos[c] = int32(b)
+		}
+	}
+	out := &CSR{Rows: len(rows), Cols: len(cols), Indptr: make([]int, len(rows)+1)}
+	for a, r := range rows {
+		if r < 0 || r >= m.Rows {
+			return nil, fmt.Errorf("sparse: Submatrix: row %d (position %d) out of range [0,%d)", r, a, m.Rows)
+		}
+		start := len(out.Data)
+		for p := m.Indptr[r]; p < m.Indptr[r+1]; p++ {
+			var b int32
+			var ok bool
+			if dense {
+				b = lut[m.Indices[p]]
+				ok = b >= 0
+			} else {
+				b, ok = pos[int(m.Indices[p])]
+			}
+			if ok {
+				out.Indices = append(out.Indices, b)
+				out.Data = append(out.Data, m.Data[p])
+			}
+		}
+		sortRow(out.Indices[start:], out.Data[start:])
+		out.Indptr[a+1] = len(out.Data)
+	}
+	return out, nil
+}
+
+// Scale multiplies every entry by f in place and returns m.
+func (m *CSR) Scale(f float64) *CSR {
+	for k := range m.Data {
+		m.Data[k] *= f
+	}
+	return m
+}
+
+// Equal reports whether a and b have the same shape, pattern and values.
+func Equal(a, b *CSR) bool {
+	return a.Rows == b.Rows && a.Cols == b.Cols && slices.Equal(a.Indptr, b.Indptr) &&
+		slices.Equal(a.Indices, b.Indices) && slices.Equal(a.Data, b.Data)
+}
+
+// IsSymmetric reports whether a square m equals its transpose exactly.
+func (m *CSR) IsSymmetric() bool {
+	if m.Rows != m.Cols {
+		return false
+	}
+	return Equal(m.Canonical(), m.Canonical().Transpose())
+}

@@ -1,0 +1,308 @@
+package sparse
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// blockRows is the number of rows a worker takes at a time. Every output row
+// is computed by exactly one goroutine with a fixed summation order, so the
+// results are bit-identical for any number of workers.
+const blockRows = 256
+
+// parallelRows calls f(lo, hi) for consecutive blocks of [0, n) on up to
+// workers goroutines and stops early when ctx is canceled.
+func parallelRows(ctx context.Context, n, workers int, f func(lo, hi int)) error {
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	blocks := (n + blockRows - 1) / blockRows
+	workers = min(workers, blocks)
+	if workers <= 1 {
+		for lo := 0; lo < n; lo += blockRows {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			f(lo, min(lo+blockRows, n))
+		}
+		return ctx.Err()
+	}
+	var (
+		mu   sync.Mutex
+		next int
+		wg   sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				mu.Lock()
+				b := next
+				next++
+				mu.Unlock()
+				if b >= blocks {
+					return
+				}
+				lo := b * blockRows
+				f(lo, min(lo+blockRows, n))
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// MulDense returns m·x for a dense x, computed in parallel by row blocks on
+// up to workers goroutines (workers < 1 means GOMAXPROCS). The result does not
+// depend on workers.
+func MulDense(ctx context.Context, m *CSR, x *mat.Dense, workers int) (*mat.Dense, error) {
+	xr, xc := x.Dims()
+	if m.Cols != xr {
+		return nil, fmt.Errorf("sparse: MulDense: shapes %dx%d and %dx%d do not match", m.Rows, m.Cols, xr, xc)
+	}
+	if m.Rows == 0 || xc == 0 {
+		return &mat.Dense{}, nil
+	}
+	out := mat.NewDense(m.Rows, xc, nil)
+	if err := mulDenseInto(ctx, m, x, out, workers); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// mulDenseInto writes m·x into out (m.Rows×xc, zeroed).
+func mulDenseInto(ctx context.Context, m *CSR, x, out *mat.Dense, workers int) error {
+	xraw := x.RawMatrix()
+	oraw := out.RawMatrix()
+	xc := xraw.Cols
+	return parallelRows(ctx, m.Rows, workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst := oraw.Data[i*oraw.Stride : i*oraw.Stride+xc]
+			clear(dst)
+			for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+				j := int(m.Indices[p])
+				floats.AddScaled(dst, m.Data[p], xraw.Data[j*xraw.Stride:j*xraw.Stride+xc])
+			}
+		}
+	})
+}
+
+// PowerDense returns m^k·x (k ≥ 0) for a square m, applying m k times with
+// MulDense. k = 0 returns a copy of x.
+func PowerDense(ctx context.Context, m *CSR, x *mat.Dense, k, workers int) (*mat.Dense, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("sparse: PowerDense: negative power %d", k)
+	}
+	if m.Rows != m.Cols {
+		return nil, fmt.Errorf("sparse: PowerDense: matrix is %dx%d, not square", m.Rows, m.Cols)
+	}
+	xr, xc := x.Dims()
+	if xr != m.Cols {
+		return nil, fmt.Errorf("sparse: PowerDense: shapes %dx%d and %dx%d do not match", m.Rows, m.Cols, xr, xc)
+	}
+	if k == 0 {
+		return mat.DenseCopyOf(x), nil
+	}
+	cur := mat.NewDense(xr, xc, nil)
+	if err := mulDenseInto(ctx, m, x, cur, workers); err != nil {
+		return nil, err
+	}
+	if k == 1 {
+		return cur, nil
+	}
+	nxt := mat.NewDense(xr, xc, nil)
+	for step := 1; step < k; step++ {
+		if err := mulDenseInto(ctx, m, cur, nxt, workers); err != nil {
+			return nil, err
+		}
+		cur, nxt = nxt, cur
+	}
+	return cur, nil
+}
+
+// PowerDenseRows returns the given rows of m^k·x (in the given order) without
+// computing the others: it applies m only to the rows that the requested ones
+// depend on within k hops. The values equal the corresponding rows of
+// PowerDense bit for bit.
+func PowerDenseRows(ctx context.Context, m *CSR, x *mat.Dense, k int, rows []int, workers int) (*mat.Dense, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("sparse: PowerDenseRows: negative power %d", k)
+	}
+	if m.Rows != m.Cols {
+		return nil, fmt.Errorf("sparse: PowerDenseRows: matrix is %dx%d, not square", m.Rows, m.Cols)
+	}
+	xr, xc := x.Dims()
+	if xr != m.Cols {
+		return nil, fmt.Errorf("sparse: PowerDenseRows: shapes %dx%d and %dx%d do not match", m.Rows, m.Cols, xr, xc)
+	}
+	for a, r := range rows {
+		if r < 0 || r >= m.Rows {
+			return nil, fmt.Errorf("sparse: PowerDenseRows: row %d (position %d) out of range [0,%d)", r, a, m.Rows)
+		}
+	}
+	if len(rows) == 0 || xc == 0 {
+		return &mat.Dense{}, nil
+	}
+	n := m.Rows
+	// need[l] = sorted set of rows of m^l·x required; need[k] = rows.
+	need := make([][]int, k+1)
+	mark := make([]bool, n)
+	need[k] = uniqueSorted(rows, mark)
+	for l := k; l > 0; l-- {
+		clear(mark)
+		var set []int
+		for _, i := range need[l] {
+			for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+				j := int(m.Indices[p])
+				if !mark[j] {
+					mark[j] = true
+					set = append(set, j)
+				}
+			}
+		}
+		slices.Sort(set)
+		need[l-1] = set
+	}
+	// pos[j] = position of row j within the previous level's matrix.
+	pos := make([]int32, n)
+	prev := x
+	prevRows := []int(nil) // nil: prev holds all rows of x in order
+	for l := 1; l <= k; l++ {
+		if prevRows != nil {
+			for a, j := range prevRows {
+				pos[j] = int32(a)
+			}
+		}
+		cur := mat.NewDense(max(len(need[l]), 1), xc, nil)
+		praw, craw := prev.RawMatrix(), cur.RawMatrix()
+		lvl := need[l]
+		full := prevRows == nil
+		err := parallelRows(ctx, len(lvl), workers, func(lo, hi int) {
+			for a := lo; a < hi; a++ {
+				i := lvl[a]
+				dst := craw.Data[a*craw.Stride : a*craw.Stride+xc]
+				for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+					j := int(m.Indices[p])
+					if !full {
+						j = int(pos[j])
+					}
+					floats.AddScaled(dst, m.Data[p], praw.Data[j*praw.Stride:j*praw.Stride+xc])
+				}
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		prev, prevRows = cur, lvl
+	}
+	out := mat.NewDense(len(rows), xc, nil)
+	if prevRows != nil {
+		for a, j := range prevRows {
+			pos[j] = int32(a)
+		}
+	}
+	for a, r := range rows {
+		src := r
+		if prevRows != nil {
+			src = int(pos[r])
+		}
+		copy(out.RawRowView(a), prev.RawRowView(src))
+	}
+	return out, nil
+}
+
+func uniqueSorted(rows []int, mark []bool) []int {
+	clear(mark)
+	var set []int
+	for _, r := range rows {
+		if !mark[r] {
+			mark[r] = true
+			set = append(set, r)
+		}
+	}
+	slices.Sort(set)
+	return set
+}
+
+// Mul returns the sparse product a·b in canonical form, computed in parallel
+// by row blocks (Gustavson's algorithm); deterministic for any workers.
+func Mul(ctx context.Context, a, b *CSR, workers int) (*CSR, error) {
+	if a.Cols != b.Rows {
+		return nil, fmt.Errorf("sparse: Mul: shapes %dx%d and %dx%d do not match", a.Rows, a.Cols, b.Rows, b.Cols)
+	}
+	type block struct {
+		idx []int32
+		val []float64
+		cnt []int
+	}
+	nb := (a.Rows + blockRows - 1) / blockRows
+	blocks := make([]block, nb)
+	var pool sync.Pool
+	err := parallelRows(ctx, a.Rows, workers, func(lo, hi int) {
+		sc, _ := pool.Get().(*mulScratch)
+		if sc == nil {
+			sc = &mulScratch{acc: make([]float64, b.Cols), touched: make([]bool, b.Cols)}
+		}
+		acc, touched := sc.acc, sc.touched
+		var bl block
+		bl.cnt = make([]int, hi-lo)
+		var cols []int32
+		for i := lo; i < hi; i++ {
+			cols = cols[:0]
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				k := a.Indices[p]
+				av := a.Data[p]
+				for q := b.Indptr[k]; q < b.Indptr[k+1]; q++ {
+					j := b.Indices[q]
+					if !touched[j] {
+						touched[j] = true
+						cols = append(cols, j)
+					}
+					acc[j] += av * b.Data[q]
+				}
+			}
+			slices.Sort(cols)
+			for _, j := range cols {
+				bl.idx = append(bl.idx, j)
+				bl.val = append(bl.val, acc[j])
+				acc[j] = 0
+				touched[j] = false
+			}
+			bl.cnt[i-lo] = len(cols)
+		}
+		pool.Put(sc)
+		blocks[lo/blockRows] = bl
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &CSR{Rows: a.Rows, Cols: b.Cols, Indptr: make([]int, a.Rows+1)}
+	total := 0
+	for _, bl := range blocks {
+		total += len(bl.idx)
+	}
+	out.Indices = make([]int32, 0, total)
+	out.Data = make([]float64, 0, total)
+	row := 0
+	for _, bl := range blocks {
+		out.Indices = append(out.Indices, bl.idx...)
+		out.Data = append(out.Data, bl.val...)
+		for _, c := range bl.cnt {
+			out.Indptr[row+1] = out.Indptr[row] + c
+			row++
+		}
+	}
+	return out, nil
+}
+
+type mulScratch struct {
+	acc     []float64
+	touched []bool
+}
