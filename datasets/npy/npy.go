@@ -1,0 +1,513 @@
+// Package npy reads NumPy .npy arrays and .npz archives (including scipy's
+// save_npz sparse matrices) defensively: every size is checked against the
+// bytes actually present before anything is allocated, and every error names
+// the file, the member and the byte position of the problem.
+//
+// Writing is left to github.com/sbinet/npyio; its reader is not used here
+// because it trusts the header (a malformed header makes it panic).
+package npy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// MaxBytes bounds the data of a single array (16 GiB).
+const MaxBytes = 16 << 30
+
+// Array is a decoded NumPy array in C (row-major) order.
+type Array struct {
+	Shape []int
+	// Kind is the NumPy kind: 'f' float, 'i' signed int, 'u' unsigned int,
+	// 'b' bool, 'U' unicode string, 'S' byte string.
+	Kind     byte
+	ItemSize int
+	// Floats holds every numeric element converted to float64 (ints and bools too).
+	Floats []float64
+	// Ints holds the elements of integer and bool arrays.
+	Ints []int64
+	// Strings holds the elements of string ('U' and 'S') arrays.
+	Strings []string
+}
+
+// Len returns the number of elements.
+func (a *Array) Len() int {
+	n := 1
+	for _, d := range a.Shape {
+		n *= d
+	}
+	return n
+}
+
+// Dense returns a 2-D numeric array as a matrix (a 1-D array becomes a column).
+func (a *Array) Dense() (*mat.Dense, error) {
+	if a.Floats == nil && a.Len() > 0 {
+		return nil, fmt.Errorf("npy: array of kind %q is not numeric", a.Kind)
+	}
+	switch len(a.Shape) {
+	case 1:
+		if a.Shape[0] == 0 {
+			return &mat.Dense{}, nil
+		}
+		return mat.NewDense(a.Shape[0], 1, a.Floats), nil
+	case 2:
+		if a.Shape[0] == 0 || a.Shape[1] == 0 {
+			return &mat.Dense{}, nil
+		}
+		return mat.NewDense(a.Shape[0], a.Shape[1], a.Floats), nil
+	}
+	return nil, fmt.Errorf("npy: array of shape %v is not 1-D or 2-D", a.Shape)
+}
+
+// Error is a decoding error at a byte position of a file (and member of an archive).
+type Error struct {
+	File   string
+	Member string // npz member, "" for a plain .npy file
+	Offset int64  // byte offset within the file or member
+	Msg    string
+	Err    error // underlying error, if any
+}
+
+func (e *Error) Error() string {
+	where := e.File
+	if e.Member != "" {
+		where += ": member " + e.Member
+	}
+	s := fmt.Sprintf("%s: byte %d: %s", where, e.Offset, e.Msg)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ReadFile reads a .npy file.
+func ReadFile(path string) (*Array, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return Read(f, st.Size(), path, "")
+}
+
+// Read decodes one .npy array of size bytes from r. file and member name the
+// source in errors.
+func Read(r io.Reader, size int64, file, member string) (*Array, error) {
+	fail := func(off int64, err error, format string, args ...any) error {
+		return &Error{File: file, Member: member, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err}
+	}
+	var pre [10]byte
+	if _, err := io.ReadFull(r, pre[:]); err != nil {
+		return nil, fail(0, err, "reading the .npy preamble")
+	}
+	if !bytes.Equal(pre[:6], []byte("\x93NUMPY")) {
+		return nil, fail(0, nil, "not a .npy array (magic %q, want \"\\x93NUMPY\")", pre[:6])
+	}
+	major := pre[6]
+	var hlen int64
+	off := int64(10)
+	switch major {
+	case 1:
+		hlen = int64(binary.LittleEndian.Uint16(pre[8:10]))
+	case 2, 3:
+		var more [2]byte
+		if _, err := io.ReadFull(r, more[:]); err != nil {
+			return nil, fail(10, err, "reading the header length")
+		}
+		hlen = int64(binary.LittleEndian.Uint32(append(pre[8:10:10], more[:]...)))
+		off = 12
+	default:
+		return nil, fail(6, nil, "unsupported .npy format version %d.%d", major, pre[7])
+	}
+	if hlen > size-off || hlen > 1<<20 {
+		return nil, fail(off, nil, "header length %d exceeds the %d bytes present", hlen, size-off)
+	}
+	hdr := make([]byte, hlen)
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return nil, fail(off, err, "reading the %d-byte header", hlen)
+	}
+	descr, fortran, shape, err := parseHeader(string(hdr))
+	if err != nil {
+		return nil, fail(off, err, "bad header %q", truncate(string(hdr), 120))
+	}
+	off += hlen
+	a := &Array{Shape: shape}
+	order, kind, isize, err := parseDescr(descr)
+	if err != nil {
+		return nil, fail(off-hlen, err, "header")
+	}
+	a.Kind, a.ItemSize = kind, isize
+	n := int64(1)
+	for _, d := range shape {
+		if d < 0 {
+			return nil, fail(off-hlen, nil, "negative dimension in shape %v", shape)
+		}
+		if d > 0 && n > MaxBytes/int64(d) {
+			return nil, fail(off-hlen, nil, "shape %v is too large", shape)
+		}
+		n *= int64(d)
+	}
+	nbytes := n * int64(isize)
+	if nbytes > MaxBytes || nbytes > size-off {
+		return nil, fail(off, nil, "shape %v of %s needs %d data bytes, %d present", shape, descr, nbytes, size-off)
+	}
+	raw := make([]byte, nbytes)
+	if _, err := io.ReadFull(r, raw); err != nil {
+		return nil, fail(off, err, "reading %d data bytes", nbytes)
+	}
+	if err := a.decode(raw, order, int(n)); err != nil {
+		return nil, fail(off, err, "data")
+	}
+	if fortran && len(shape) >= 2 {
+		a.toCOrder()
+	}
+	return a, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// parseDescr parses a dtype string such as "<f8", "|b1", "<U3".
+func parseDescr(d string) (binary.ByteOrder, byte, int, error) {
+	if len(d) < 2 {
+		return nil, 0, 0, fmt.Errorf("dtype %q not understood", d)
+	}
+	var order binary.ByteOrder = binary.LittleEndian
+	switch d[0] {
+	case '<', '|', '=':
+		d = d[1:]
+	case '>':
+		order = binary.BigEndian
+		d = d[1:]
+	}
+	if len(d) < 2 {
+		return nil, 0, 0, fmt.Errorf("dtype %q not understood", d)
+	}
+	kind := d[0]
+	size, err := strconv.Atoi(d[1:])
+	if err != nil || size <= 0 || size > 1<<16 {
+		return nil, 0, 0, fmt.Errorf("dtype %q: bad item size", d)
+	}
+	switch kind {
+	case 'f':
+		if size != 4 && size != 8 {
+			return nil, 0, 0, fmt.Errorf("dtype %q: float of %d bytes not supported", d, size)
+		}
+	case 'i', 'u':
+		if size != 1 && size != 2 && size != 4 && size != 8 {
+			return nil, 0, 0, fmt.Errorf("dtype %q: integer of %d bytes not supported", d, size)
+		}
+	case 'b':
+		if size != 1 {
+			return nil, 0, 0, fmt.Errorf("dtype %q: bool of %d bytes", d, size)
+		}
+	case 'U':
+		return order, 'U', 4 * size, nil
+	case 'S':
+		return order, 'S', size, nil
+	default:
+		return nil, 0, 0, fmt.Errorf("dtype %q: kind %q not supported (object arrays are never read)", d, kind)
+	}
+	return order, kind, size, nil
+}
+
+// DecodeRaw decodes n elements of the given dtype ("<f8", "i4", ...) from raw
+// bytes; it is shared with the pickle reader for numpy arrays inside pickles.
+func DecodeRaw(raw []byte, dtype string, shape []int) (*Array, error) {
+	order, kind, isize, err := parseDescr(dtype)
+	if err != nil {
+		return nil, err
+	}
+	n := 1
+	for _, d := range shape {
+		if d < 0 || (d > 0 && n > MaxBytes/d) {
+			return nil, fmt.Errorf("bad shape %v", shape)
+		}
+		n *= d
+	}
+	if n*isize != len(raw) {
+		return nil, fmt.Errorf("shape %v of %s needs %d bytes, have %d", shape, dtype, n*isize, len(raw))
+	}
+	a := &Array{Shape: shape, Kind: kind, ItemSize: isize}
+	if err := a.decode(raw, order, n); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Array) decode(raw []byte, order binary.ByteOrder, n int) error {
+	s := a.ItemSize
+	switch a.Kind {
+	case 'f':
+		a.Floats = make([]float64, n)
+		for i := range a.Floats {
+			if s == 8 {
+				a.Floats[i] = math.Float64frombits(order.Uint64(raw[i*8:]))
+			} else {
+				a.Floats[i] = float64(math.Float32frombits(order.Uint32(raw[i*4:])))
+			}
+		}
+	case 'i', 'u', 'b':
+		a.Ints = make([]int64, n)
+		a.Floats = make([]float64, n)
+		for i := range a.Ints {
+			b := raw[i*s : i*s+s]
+			var v int64
+			switch s {
+			case 1:
+				v = int64(b[0])
+				if a.Kind == 'i' {
+					v = int64(int8(b[0]))
+				}
+			case 2:
+				u := order.Uint16(b)
+				v = int64(u)
+				if a.Kind == 'i' {
+					v = int64(int16(u))
+				}
+			case 4:
+				u := order.Uint32(b)
+				v = int64(u)
+				if a.Kind == 'i' {
+					v = int64(int32(u))
+				}
+			case 8:
+				u := order.Uint64(b)
+				if a.Kind == 'u' && u > math.MaxInt64 {
+					return fmt.Errorf("element %d: unsigned value %d overflows int64", i, u)
+				}
+				v = int64(u)
+			}
+			if a.Kind == 'b' && v > 1 {
+				return fmt.Errorf("element %d: bool byte %d", i, v)
+			}
+			a.Ints[i] = v
+			a.Floats[i] = float64(v)
+		}
+	case 'U':
+		chars := s / 4
+		a.Strings = make([]string, n)
+		for i := range a.Strings {
+			var sb strings.Builder
+			for c := 0; c < chars; c++ {
+				r := rune(order.Uint32(raw[i*s+4*c:]))
+				if r == 0 {
+					break
+				}
+				if !utf8.ValidRune(r) {
+					return fmt.Errorf("element %d: invalid code point %d", i, r)
+				}
+				sb.WriteRune(r)
+			}
+			a.Strings[i] = sb.String()
+		}
+	case 'S':
+		a.Strings = make([]string, n)
+		for i := range a.Strings {
+			a.Strings[i] = strings.TrimRight(string(raw[i*s:i*s+s]), "\x00")
+		}
+	}
+	return nil
+}
+
+// toCOrder reorders a Fortran-ordered array's elements into C order.
+func (a *Array) toCOrder() {
+	n := a.Len()
+	shape := a.Shape
+	// Fortran index of C position: iterate C-order multi-index.
+	idx := make([]int, len(shape))
+	fstride := make([]int, len(shape))
+	st := 1
+	for d := range shape {
+		fstride[d] = st
+		st *= shape[d]
+	}
+	var cf []float64
+	var ci []int64
+	var cs []string
+	if a.Floats != nil {
+		cf = make([]float64, n)
+	}
+	if a.Ints != nil {
+		ci = make([]int64, n)
+	}
+	if a.Strings != nil {
+		cs = make([]string, n)
+	}
+	for c := 0; c < n; c++ {
+		f := 0
+		for d := range idx {
+			f += idx[d] * fstride[d]
+		}
+		if cf != nil {
+			cf[c] = a.Floats[f]
+		}
+		if ci != nil {
+			ci[c] = a.Ints[f]
+		}
+		if cs != nil {
+			cs[c] = a.Strings[f]
+		}
+		for d := len(idx) - 1; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	a.Floats, a.Ints, a.Strings = cf, ci, cs
+}
+
+// parseHeader parses the Python dict literal of a .npy header.
+func parseHeader(h string) (descr string, fortran bool, shape []int, err error) {
+	p := &litParser{s: strings.TrimRight(h, " \n\x00")}
+	if !p.eat('{') {
+		return "", false, nil, errors.New("header does not start with '{'")
+	}
+	seen := map[string]bool{}
+	for {
+		p.space()
+		if p.eat('}') {
+			break
+		}
+		key, err := p.str()
+		if err != nil {
+			return "", false, nil, err
+		}
+		p.space()
+		if !p.eat(':') {
+			return "", false, nil, fmt.Errorf("missing ':' after key %q", key)
+		}
+		p.space()
+		switch key {
+		case "descr":
+			descr, err = p.str()
+		case "fortran_order":
+			fortran, err = p.boolean()
+		case "shape":
+			shape, err = p.tuple()
+		default:
+			err = fmt.Errorf("unexpected key %q", key)
+		}
+		if err != nil {
+			return "", false, nil, err
+		}
+		seen[key] = true
+		p.space()
+		if !p.eat(',') {
+			p.space()
+			if !p.eat('}') {
+				return "", false, nil, fmt.Errorf("expected ',' or '}' at header position %d", p.i)
+			}
+			break
+		}
+	}
+	for _, k := range []string{"descr", "fortran_order", "shape"} {
+		if !seen[k] {
+			return "", false, nil, fmt.Errorf("header lacks %q", k)
+		}
+	}
+	return descr, fortran, shape, nil
+}
+
+type litParser struct {
+	s string
+	i int
+}
+
+func (p *litParser) space() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\n') {
+		p.i++
+	}
+}
+
+func (p *litParser) eat(c byte) bool {
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *litParser) str() (string, error) {
+	if p.i >= len(p.s) || (p.s[p.i] != '\'' && p.s[p.i] != '"') {
+		return "", fmt.Errorf("expected a string at header position %d", p.i)
+	}
+	q := p.s[p.i]
+	end := strings.IndexByte(p.s[p.i+1:], q)
+	if end < 0 {
+		return "", fmt.Errorf("unterminated string at header position %d", p.i)
+	}
+	v := p.s[p.i+1 : p.i+1+end]
+	p.i += end + 2
+	return v, nil
+}
+
+func (p *litParser) boolean() (bool, error) {
+	switch {
+	case strings.HasPrefix(p.s[p.i:], "True"):
+		p.i += 4
+		return true, nil
+	case strings.HasPrefix(p.s[p.i:], "False"):
+		p.i += 5
+		return false, nil
+	}
+	return false, fmt.Errorf("expected True or False at header position %d", p.i)
+}
+
+func (p *litParser) tuple() ([]int, error) {
+	if !p.eat('(') {
+		return nil, fmt.Errorf("expected '(' at header position %d", p.i)
+	}
+	shape := []int{}
+	for {
+		p.space()
+		if p.eat(')') {
+			return shape, nil
+		}
+		start := p.i
+		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+			p.i++
+		}
+		// numpy may write "3L" in Python 2 headers.
+		num := p.s[start:p.i]
+		p.eat('L')
+		v, err := strconv.Atoi(num)
+		if err != nil || len(num) > 12 {
+			return nil, fmt.Errorf("bad dimension %q at header position %d", num, start)
+		}
+		shape = append(shape, v)
+		if len(shape) > 32 {
+			return nil, errors.New("more than 32 dimensions")
+		}
+		p.space()
+		if !p.eat(',') {
+			p.space()
+			if !p.eat(')') {
+				return nil, fmt.Errorf("expected ',' or ')' at header position %d", p.i)
+			}
+			return shape, nil
+		}
+	}
+}

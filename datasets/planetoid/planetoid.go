@@ -1,0 +1,268 @@
+// Package planetoid loads the Planetoid citation graphs (Cora, Citeseer,
+// Pubmed) from their original ind.NAME.* Python pickles, the way Kipf &
+// Welling's GCN code does, with the standard split.
+package planetoid
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/hylaflow/hylaflow/datasets"
+	"github.com/hylaflow/hylaflow/datasets/npy"
+	"github.com/hylaflow/hylaflow/datasets/pyobj"
+	"github.com/hylaflow/hylaflow/sparse"
+	"github.com/nlpodyssey/gopickle/types"
+)
+
+// Names lists the Planetoid datasets.
+var Names = []string{"cora", "citeseer", "pubmed"}
+
+// Suffixes are the file suffixes of one dataset: ind.NAME.SUFFIX.
+var Suffixes = []string{"x", "y", "tx", "ty", "allx", "ally", "graph", "test.index"}
+
+// Files returns the paths of the files of dataset name under dir (the
+// planetoid/ folder of the data root).
+func Files(dir, name string) []string {
+	out := make([]string, len(Suffixes))
+	for i, s := range Suffixes {
+		out[i] = filepath.Join(dir, "ind."+name+"."+s)
+	}
+	return out
+}
+
+// Load reads dataset name from dir (the folder holding ind.NAME.*).
+//
+// Features = vstack(allx, tx) with tx row k moved to graph id test.index[k];
+// labels likewise from (ally, ty). Citeseer's test ids that have no tx row
+// get zero features and label -1. The adjacency is the undirected graph of
+// the adjacency lists (duplicates merged, self loops dropped). Split: train =
+// the first len(y) nodes, val = the next 500, test = the sorted test.index.
+func Load(dir, name string) (*datasets.Graph, error) {
+	path := func(s string) string { return filepath.Join(dir, "ind."+name+"."+s) }
+	sparseFile := func(s string) (*sparse.CSR, error) {
+		v, err := pyobj.LoadFile(path(s))
+		if err != nil {
+			return nil, err
+		}
+		m, ok := v.(*pyobj.CSRMatrix)
+		if !ok {
+			return nil, fmt.Errorf("%s: holds %T, want a scipy csr_matrix", path(s), v)
+		}
+		c, err := m.CSR()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path(s), err)
+		}
+		return c, nil
+	}
+	labelFile := func(s string) (*npy.Array, error) {
+		v, err := pyobj.LoadFile(path(s))
+		if err != nil {
+			return nil, err
+		}
+		a, ok := v.(*pyobj.NDArray)
+		if !ok {
+			return nil, fmt.Errorf("%s: holds %T, want a numpy array", path(s), v)
+		}
+		arr, err := a.Array()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path(s), err)
+		}
+		if len(arr.Shape) != 2 || arr.Floats == nil {
+			return nil, fmt.Errorf("%s: labels of shape %v, want a 2-D one-hot matrix", path(s), arr.Shape)
+		}
+		return arr, nil
+	}
+	for _, f := range Files(dir, name) {
+		if _, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("planetoid %s: %w (get the files with `hylaflow datasets fetch %s`)", name, err, name)
+		}
+	}
+	x, err := sparseFile("x")
+	if err != nil {
+		return nil, err
+	}
+	y, err := labelFile("y")
+	if err != nil {
+		return nil, err
+	}
+	tx, err := sparseFile("tx")
+	if err != nil {
+		return nil, err
+	}
+	ty, err := labelFile("ty")
+	if err != nil {
+		return nil, err
+	}
+	allx, err := sparseFile("allx")
+	if err != nil {
+		return nil, err
+	}
+	ally, err := labelFile("ally")
+	if err != nil {
+		return nil, err
+	}
+	testIdx, err := readIndex(path("test.index"))
+	if err != nil {
+		return nil, err
+	}
+	classes := ally.Shape[1]
+	d := allx.Cols
+	switch {
+	case tx.Cols != d || x.Cols != d:
+		return nil, fmt.Errorf("planetoid %s: feature widths differ: allx %d, tx %d, x %d", name, d, tx.Cols, x.Cols)
+	case y.Shape[1] != classes || ty.Shape[1] != classes:
+		return nil, fmt.Errorf("planetoid %s: label widths differ: ally %d, ty %d, y %d", name, classes, ty.Shape[1], y.Shape[1])
+	case allx.Rows != ally.Shape[0] || tx.Rows != ty.Shape[0] || x.Rows != y.Shape[0]:
+		return nil, fmt.Errorf("planetoid %s: feature and label row counts differ (allx %d/ally %d, tx %d/ty %d, x %d/y %d)",
+			name, allx.Rows, ally.Shape[0], tx.Rows, ty.Shape[0], x.Rows, y.Shape[0])
+	case len(testIdx) != tx.Rows:
+		return nil, fmt.Errorf("planetoid %s: %d test indices for %d tx rows", name, len(testIdx), tx.Rows)
+	case len(testIdx) == 0:
+		return nil, fmt.Errorf("planetoid %s: empty test index", name)
+	}
+	sorted := slices.Clone(testIdx)
+	slices.Sort(sorted)
+	lo, hi := sorted[0], sorted[len(sorted)-1]
+	if lo != allx.Rows {
+		return nil, fmt.Errorf("%s: smallest test index %d, want len(allx) = %d", path("test.index"), lo, allx.Rows)
+	}
+	for k := 1; k < len(sorted); k++ {
+		if sorted[k] == sorted[k-1] {
+			return nil, fmt.Errorf("%s: test index %d repeated", path("test.index"), sorted[k])
+		}
+	}
+	n := hi + 1 // Citeseer: ids in [lo, hi] without a tx row are isolated nodes
+	if n-allx.Rows > 10*tx.Rows {
+		return nil, fmt.Errorf("%s: test index range [%d,%d] implausibly wide for %d rows", path("test.index"), lo, hi, tx.Rows)
+	}
+	// Row of the feature/label source for each node: allx row i for i < len(allx);
+	// tx row k for node testIdx[k]; none for the gaps.
+	ri := make([]int, 0, allx.NNZ()+tx.NNZ())
+	ci := make([]int, 0, cap(ri))
+	vals := make([]float64, 0, cap(ri))
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = -1
+	}
+	argmax := func(a *npy.Array, row int) int {
+		best, bi := 0.0, -1
+		for c := 0; c < classes; c++ {
+			if v := a.Floats[row*classes+c]; v > best {
+				best, bi = v, c
+			}
+		}
+		return bi
+	}
+	for i := 0; i < allx.Rows; i++ {
+		for p := allx.Indptr[i]; p < allx.Indptr[i+1]; p++ {
+			ri, ci, vals = append(ri, i), append(ci, int(allx.Indices[p])), append(vals, allx.Data[p])
+		}
+		labels[i] = argmax(ally, i)
+	}
+	for k, node := range testIdx {
+		for p := tx.Indptr[k]; p < tx.Indptr[k+1]; p++ {
+			ri, ci, vals = append(ri, node), append(ci, int(tx.Indices[p])), append(vals, tx.Data[p])
+		}
+		labels[node] = argmax(ty, k)
+	}
+	feats, err := sparse.FromCOO(n, d, ri, ci, vals)
+	if err != nil {
+		return nil, fmt.Errorf("planetoid %s: features: %w", name, err)
+	}
+	adj, err := readGraph(path("graph"), n)
+	if err != nil {
+		return nil, err
+	}
+	nTrain := y.Shape[0]
+	if nTrain+500 > allx.Rows {
+		return nil, fmt.Errorf("planetoid %s: %d training rows + 500 validation rows exceed the %d rows of allx", name, nTrain, allx.Rows)
+	}
+	g := &datasets.Graph{
+		Name: name, Source: "planetoid", Adj: adj, SparseFeatures: feats,
+		Labels: labels, Classes: classes,
+		Train: seq(0, nTrain), Val: seq(nTrain, nTrain+500), Test: sorted,
+	}
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("planetoid %s: %w", name, err)
+	}
+	return g, nil
+}
+
+func seq(lo, hi int) []int {
+	s := make([]int, hi-lo)
+	for i := range s {
+		s[i] = lo + i
+	}
+	return s
+}
+
+// readIndex reads one non-negative integer per line.
+func readIndex(path string) ([]int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	line := 0
+	for sc.Scan() {
+		line++
+		t := bytes.TrimSpace(sc.Bytes())
+		if len(t) == 0 {
+			continue
+		}
+		v, err := strconv.Atoi(string(t))
+		if err != nil || v < 0 || v > 1<<30 {
+			return nil, fmt.Errorf("%s:%d: expected a non-negative node index, got %q", path, line, truncate(string(t)))
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
+	}
+	return out, nil
+}
+
+func truncate(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// readGraph reads the adjacency-list dict {node: [neighbours]} of n nodes.
+func readGraph(path string, n int) (*sparse.CSR, error) {
+	v, err := pyobj.LoadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := v.(*types.Dict)
+	if !ok {
+		return nil, fmt.Errorf("%s: holds %T, want a dict of adjacency lists", path, v)
+	}
+	var us, vs []int
+	for k, e := range *d {
+		u, ok := pyobj.AsInt(e.Key)
+		if !ok || u < 0 || u >= n {
+			return nil, fmt.Errorf("%s: entry %d: key %v is not a node id in [0,%d)", path, k, e.Key, n)
+		}
+		lst, ok := e.Value.(*types.List)
+		if !ok {
+			return nil, fmt.Errorf("%s: node %d: neighbours are %T, want a list", path, u, e.Value)
+		}
+		for _, w := range *lst {
+			v, ok := pyobj.AsInt(w)
+			if !ok || v < 0 || v >= n {
+				return nil, fmt.Errorf("%s: node %d: neighbour %v is not a node id in [0,%d)", path, u, w, n)
+			}
+			us = append(us, u)
+			vs = append(vs, v)
+		}
+	}
+	return datasets.SymmetricFromEdges(n, us, vs)
+}
