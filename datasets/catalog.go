@@ -1,0 +1,317 @@
+package datasets
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// File is one file of a dataset.
+type File struct {
+	Path   string // relative to the data root, slash-separated
+	URL    string // canonical download location; "" when it cannot be downloaded
+	Size   int64  // bytes; 0 when unknown
+	SHA256 string // hex; "" when no checksum is known
+}
+
+// Stats are a dataset's headline statistics.
+type Stats struct {
+	Nodes    int `json:"nodes"`
+	Edges    int `json:"edges"` // distinct undirected pairs, self loops excluded
+	Features int `json:"features"`
+	Classes  int `json:"classes"`
+}
+
+// Entry describes a known dataset.
+type Entry struct {
+	Name   string
+	Source string // planetoid|hgcn|reddit|textgcn|synthetic
+	Doc    string
+	Files  []File // empty for generated datasets
+	// Expected are the statistics the loaders produce (Edges: distinct undirected pairs).
+	Expected Stats
+	// Paper are the statistics quoted by the paper (edge counts there count raw links).
+	Paper Stats
+}
+
+// Catalog returns the known datasets in a fixed order.
+func Catalog() []Entry {
+	f := func(paths ...string) []File {
+		out := make([]File, len(paths))
+		for i, p := range paths {
+			kf, ok := knownFiles[p]
+			if !ok {
+				kf = File{Path: p}
+			}
+			out[i] = kf
+		}
+		return out
+	}
+	planetoid := func(name string) []File {
+		var ps []string
+		for _, s := range []string{"x", "y", "tx", "ty", "allx", "ally", "graph", "test.index"} {
+			ps = append(ps, "planetoid/ind."+name+"."+s)
+		}
+		return f(ps...)
+	}
+	return []Entry{
+		{Name: "cora", Source: "planetoid", Doc: "Cora citation graph, Planetoid split (140/500/1000)", Files: planetoid("cora"),
+			Expected: Stats{2708, 5278, 1433, 7}, Paper: Stats{2708, 5429, 1433, 7}},
+		{Name: "citeseer", Source: "planetoid", Doc: "Citeseer citation graph, Planetoid split (120/500/1000); 15 isolated test-range nodes", Files: planetoid("citeseer"),
+			Expected: Stats{3327, 4552, 3703, 6}, Paper: Stats{3327, 4732, 3703, 6}},
+		{Name: "pubmed", Source: "planetoid", Doc: "Pubmed citation graph, Planetoid split (60/500/1000); allx rebuilt (6 significant digits)", Files: planetoid("pubmed"),
+			Expected: Stats{19717, 44324, 500, 3}, Paper: Stats{19717, 44338, 500, 3}},
+		{Name: "disease_nc", Source: "hgcn", Doc: "HGCN Disease (node classification): SIR epidemic on a tree",
+			Files:    f("hgcn/disease_nc/disease_nc.edges.csv", "hgcn/disease_nc/disease_nc.labels.npy", "hgcn/disease_nc/disease_nc.feats.npz"),
+			Expected: Stats{1044, 1043, 1000, 2}, Paper: Stats{1044, 1043, 1000, 2}},
+		{Name: "disease_lp", Source: "hgcn", Doc: "HGCN Disease-M (link prediction variant; labels 0/1)",
+			Files:    f("hgcn/disease_lp/disease_lp.edges.csv", "hgcn/disease_lp/disease_lp.labels.npy", "hgcn/disease_lp/disease_lp.feats.npz"),
+			Expected: Stats{2665, 2664, 11, 2}},
+		{Name: "airport", Source: "hgcn", Doc: "HGCN Airport: flight network, labels = binned population feature",
+			Files:    f("hgcn/airport/airport.p"),
+			Expected: Stats{3188, 18630, 4, 4}, Paper: Stats{3188, 18631, 4, 4}},
+		{Name: "r8", Source: "textgcn", Doc: "Reuters R8 (7674 docs, 8 classes)",
+			Files: f("textgcn/R8.txt", "textgcn/corpus/R8.clean.txt", "textgcn/corpus/R8.txt"), Paper: Stats{Nodes: 7674, Classes: 8}},
+		{Name: "r52", Source: "textgcn", Doc: "Reuters R52 (9100 docs, 52 classes); corpus approximate (training half rebuilt)",
+			Files: f("textgcn/R52.txt", "textgcn/corpus/R52.txt"), Paper: Stats{Nodes: 9100, Classes: 52}},
+		{Name: "ohsumed", Source: "textgcn", Doc: "Ohsumed (7400 docs, 23 classes)",
+			Files: f("textgcn/ohsumed.txt", "textgcn/corpus/ohsumed.txt"), Paper: Stats{Nodes: 7400, Classes: 23}},
+		{Name: "mr", Source: "textgcn", Doc: "Movie reviews (10662 docs, 2 classes)",
+			Files: f("textgcn/mr.txt", "textgcn/corpus/mr.clean.txt", "textgcn/corpus/mr.txt"), Paper: Stats{Nodes: 10662, Classes: 2}},
+		{Name: "reddit", Source: "reddit", Doc: "Reddit posts (FastGCN reddit.npz + reddit_adj.npz; not distributed here)",
+			Files: f("reddit/reddit.npz", "reddit/reddit_adj.npz"), Paper: Stats{232965, 11606919, 602, 41}},
+		{Name: "synthetic_disease", Source: "synthetic", Doc: "Generated disease-propagation tree (SIR epidemic), any size, seeded; built in"},
+		{Name: "synthetic_sbm", Source: "synthetic", Doc: "Generated Reddit-scale degree-corrected SBM (232,965 nodes, 602 features, 41 classes); built in"},
+	}
+}
+
+// Lookup returns the catalogue entry of name (case-insensitive).
+func Lookup(name string) (Entry, bool) {
+	for _, e := range Catalog() {
+		if strings.EqualFold(e.Name, name) {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// Names returns the catalogue's dataset names.
+func Names() []string {
+	var out []string
+	for _, e := range Catalog() {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// DefaultRoot returns the data root: $HYLAFLOW_DATA if set, else
+// ../shared/datasets relative to the working directory if it exists, else
+// CacheRoot() (where fetch puts downloaded files).
+func DefaultRoot() string {
+	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
+		return d
+	}
+	if st, err := os.Stat(filepath.Join("..", "shared", "datasets")); err == nil && st.IsDir() {
+		abs, err := filepath.Abs(filepath.Join("..", "shared", "datasets"))
+		if err == nil {
+			return abs
+		}
+	}
+	return CacheRoot()
+}
+
+// CacheRoot returns the per-user directory for fetched datasets
+// (os.UserCacheDir()/hylaflow/datasets).
+func CacheRoot() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		d = os.TempDir()
+	}
+	return filepath.Join(d, "hylaflow", "datasets")
+}
+
+// Roots returns the directories searched for dataset files, in order:
+// DefaultRoot() and, if different, CacheRoot().
+func Roots() []string {
+	r := []string{DefaultRoot()}
+	if c := CacheRoot(); c != r[0] {
+		r = append(r, c)
+	}
+	return r
+}
+
+// Present reports which of the entry's files exist under root with the
+// expected size (size only; Verify checks digests).
+func (e Entry) Present(root string) (present, missing []File) {
+	for _, f := range e.Files {
+		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(f.Path)))
+		if err == nil && st.Mode().IsRegular() && (f.Size == 0 || st.Size() == f.Size) {
+			present = append(present, f)
+		} else {
+			missing = append(missing, f)
+		}
+	}
+	return present, missing
+}
+
+// FindRoot returns the first of Roots() that holds all files of e, or "".
+func (e Entry) FindRoot() string {
+	for _, r := range Roots() {
+		if _, missing := e.Present(r); len(missing) == 0 {
+			return r
+		}
+	}
+	return ""
+}
+
+// Verify checks the size and sha256 of a file under root.
+func Verify(root string, f File) error {
+	path := filepath.Join(root, filepath.FromSlash(f.Path))
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, fh)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if f.Size > 0 && n != f.Size {
+		return fmt.Errorf("%s: %d bytes, want %d", path, n, f.Size)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); f.SHA256 != "" && got != f.SHA256 {
+		return fmt.Errorf("%s: sha256 %s, want %s", path, got, f.SHA256)
+	}
+	return nil
+}
+
+// FetchOptions control Fetch.
+type FetchOptions struct {
+	Client *http.Client // nil: http.DefaultClient
+	// From, if set, copies files from this local directory (laid out like a
+	// data root) instead of downloading them.
+	From string
+	// AllowUnverified lets files without a known checksum be downloaded.
+	AllowUnverified bool
+	// Logf reports progress; may be nil.
+	Logf func(format string, args ...any)
+}
+
+// ErrNoSource is returned for a file that has no download location.
+var ErrNoSource = errors.New("no public download location")
+
+// Fetch puts the files into dest (a data root), verifying sizes and sha256
+// digests. Files already present and valid are skipped. Each file is written
+// to a temporary name and renamed once verified, so a failed fetch never
+// leaves a corrupt file behind.
+func Fetch(ctx context.Context, files []File, dest string, opts FetchOptions) error {
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	client := opts.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	var errs []error
+	for _, f := range files {
+		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
+			errs = append(errs, fmt.Errorf("%s: not a relative path inside the data root", f.Path))
+			continue
+		}
+		target := filepath.Join(dest, filepath.FromSlash(f.Path))
+		if f.SHA256 != "" && Verify(dest, f) == nil {
+			logf("%s: present and verified\n", f.Path)
+			continue
+		}
+		if err := fetchOne(ctx, client, f, target, opts); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		logf("%s: ok\n", f.Path)
+	}
+	return errors.Join(errs...)
+}
+
+func fetchOne(ctx context.Context, client *http.Client, f File, target string, opts FetchOptions) error {
+	if f.SHA256 == "" && !opts.AllowUnverified {
+		return fmt.Errorf("%s: no known sha256 checksum; refusing to fetch without --allow-unverified", f.Path)
+	}
+	var src io.ReadCloser
+	if opts.From != "" {
+		fh, err := os.Open(filepath.Join(opts.From, filepath.FromSlash(f.Path)))
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Path, err)
+		}
+		src = fh
+	} else {
+		if f.URL == "" {
+			return fmt.Errorf("%s: %w; copy it with --from DIR", f.Path, ErrNoSource)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.URL, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Path, err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Path, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return fmt.Errorf("%s: GET %s: %s", f.Path, f.URL, resp.Status)
+		}
+		src = resp.Body
+	}
+	defer src.Close()
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), ".fetch-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	h := sha256.New()
+	limit := int64(1 << 34)
+	if f.Size > 0 {
+		limit = f.Size + 1
+	}
+	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(src, limit))
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.Path, err)
+	}
+	if f.Size > 0 && n != f.Size {
+		return fmt.Errorf("%s: got %d bytes, want %d", f.Path, n, f.Size)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if f.SHA256 != "" && sum != f.SHA256 {
+		return fmt.Errorf("%s: sha256 %s, want %s", f.Path, sum, f.SHA256)
+	}
+	if f.SHA256 == "" && opts.Logf != nil {
+		opts.Logf("%s: unverified download, sha256 %s\n", f.Path, sum)
+	}
+	return os.Rename(tmp.Name(), target)
+}
+
+// FilesOf returns the entry's files that have a download location or are
+// missing under root, sorted by path.
+func FilesOf(e Entry) []File {
+	out := slices.Clone(e.Files)
+	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
