@@ -96,4 +96,7 @@ type FeatureMap interface {
 	// Backward sets gradZ (m×d0) to ∂L/∂Z given gradOut = ∂L/∂φ(Z) (m×D),
 	// for the Z of the most recent Forward.
 	Backward(gradOut, gradZ *mat.Dense)
+	// SetWorkers sets how many goroutines Forward and Backward may use
+	// (≥ 1; the default is runtime.GOMAXPROCS(0)). Results do not depend on it.
+	SetWorkers(n int)
 }

@@ -1,0 +1,349 @@
+package hyla
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Implementation notes (both maps).
+//
+// The maps are elementwise in the m×D output: entry (i, j) needs row i of Z
+// and sample j only. Forward and Backward therefore loop over rows and, per
+// row, over the D samples with the d0-long inner products written out; no
+// gonum matrix product is used. That keeps the work in one pass over the
+// output, lets the maps run on a fixed number of workers over contiguous row
+// blocks, and makes the result bit-identical for every worker count (each
+// entry and each row sum is computed by one goroutine in a fixed order).
+// A BLAS product Z·Ωᵀ would add a second pass over m×D memory and, through
+// gonum's own goroutines, fight the worker pool; with d0 = 16 it saves
+// nothing.
+//
+// HyLa shares one logarithm per entry between the amplitude and the angle:
+// with P = (1−‖z‖²)/‖z−ω‖² (the 2-D Poisson kernel ratio), ⟨ω,z⟩_H = log P
+// and the amplitude exp((n−1)/2·⟨ω,z⟩_H) = P^{(n−1)/2} is an integer power
+// times at most one square root, so no exp is evaluated. Forward keeps
+// ∂φ/∂h and ∂φ/∂h/‖z−ω‖² for Backward, so Backward costs a few
+// multiply-adds per entry and no transcendental function.
+
+// minParallelEntries is the output size below which the maps run serially.
+const minParallelEntries = 1 << 14
+
+// rowParallel runs fn(lo, hi) over [0, rows) split into at most workers
+// contiguous blocks.
+func rowParallel(rows, cols, workers int, fn func(lo, hi int)) {
+	if workers < 1 {
+		workers = 1
+	}
+	if workers > rows {
+		workers = rows
+	}
+	if workers <= 1 || rows*cols < minParallelEntries {
+		fn(0, rows)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (rows + workers - 1) / workers
+	for lo := 0; lo < rows; lo += per {
+		hi := min(lo+per, rows)
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			fn(lo, hi)
+		}(lo, hi)
+	}
+	wg.Wait()
+}
+
+func checkDims(what string, m *mat.Dense, rows, cols int) {
+	if r, c := m.Dims(); r != rows || c != cols {
+		panic(fmt.Sprintf("hyla: %s is %d×%d, want %d×%d", what, r, c, rows, cols))
+	}
+}
+
+// grow returns buf resliced to n, reallocating only when its capacity is short.
+func grow(buf []float64, n int) []float64 {
+	if cap(buf) < n {
+		return make([]float64, n)
+	}
+	return buf[:n]
+}
+
+// HyLaMap is the HyLa feature map φ_j(z) = exp(ρ·h_j)·cos(λ'_j·h_j + b_j)
+// with h_j = ⟨ω_j, z⟩_H, ρ = (d0−1)/2 and λ'_j = λ_j/2 (ConventionCode) or
+// λ_j (ConventionPaper). Like the official code it has no 1/√D factor.
+// Points must lie in the open ball (use ProjectRows).
+type HyLaMap struct {
+	s       *Samples
+	conv    Convention
+	lam     []float64 // effective frequencies λ'
+	twoRho  int       // d0−1
+	workers int
+
+	rows int
+	z    []float64 // copy of the last Z (rows×d0)
+	a    []float64 // 1−‖z_i‖² per row
+	e1   []float64 // ∂φ/∂h, rows×D
+	e2   []float64 // ∂φ/∂h / ‖z−ω‖², rows×D
+}
+
+// NewHyLaMap returns the HyLa feature map of HyLa samples s (Kind "hyla")
+// under the given λ convention ("" means ConventionCode). It uses
+// runtime.GOMAXPROCS(0) workers until SetWorkers says otherwise.
+func NewHyLaMap(s *Samples, conv Convention) FeatureMap {
+	m, err := NewHyLa(s, conv)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// NewHyLa is NewHyLaMap returning the concrete type and an error for
+// inconsistent samples or an unknown convention.
+func NewHyLa(s *Samples, conv Convention) (*HyLaMap, error) {
+	if s == nil || s.Omega == nil {
+		return nil, fmt.Errorf("hyla: HyLa map: no samples")
+	}
+	if s.Kind != "" && s.Kind != "hyla" {
+		return nil, fmt.Errorf("hyla: HyLa map: samples are of kind %q, want \"hyla\"", s.Kind)
+	}
+	d := s.Features()
+	if len(s.Lambda) != d || len(s.B) != d {
+		return nil, fmt.Errorf("hyla: HyLa map: %d boundary points but %d λ and %d b", d, len(s.Lambda), len(s.B))
+	}
+	if s.Dim() < 1 {
+		return nil, fmt.Errorf("hyla: HyLa map: dimension %d", s.Dim())
+	}
+	var f float64
+	switch conv {
+	case ConventionCode, "":
+		conv, f = ConventionCode, 0.5
+	case ConventionPaper:
+		f = 1
+	default:
+		return nil, fmt.Errorf("hyla: unknown λ convention %q (want %q or %q)", conv, ConventionCode, ConventionPaper)
+	}
+	lam := make([]float64, d)
+	for j, l := range s.Lambda {
+		lam[j] = f * l
+	}
+	return &HyLaMap{s: s, conv: conv, lam: lam, twoRho: s.Dim() - 1, workers: runtime.GOMAXPROCS(0)}, nil
+}
+
+// Dim returns d0.
+func (h *HyLaMap) Dim() int { return h.s.Dim() }
+
+// Features returns D.
+func (h *HyLaMap) Features() int { return h.s.Features() }
+
+// SetWorkers sets the number of goroutines Forward and Backward use (≥ 1).
+// The results do not depend on it.
+func (h *HyLaMap) SetWorkers(n int) { h.workers = max(n, 1) }
+
+// Convention returns the λ convention in use.
+func (h *HyLaMap) Convention() Convention { return h.conv }
+
+// powHalf returns p^(k/2) for k ≥ 0 by repeated squaring and one square root.
+func powHalf(p float64, k int) float64 {
+	r := 1.0
+	if k&1 == 1 {
+		r = math.Sqrt(p)
+	}
+	base := p
+	for e := k >> 1; e > 0; e >>= 1 {
+		if e&1 == 1 {
+			r *= base
+		}
+		base *= base
+	}
+	return r
+}
+
+// Forward sets out (m×D) to φ(Z) for Z (m×d0) and keeps what Backward needs.
+func (h *HyLaMap) Forward(z, out *mat.Dense) {
+	m, d0 := z.Dims()
+	D := h.Features()
+	checkDims("HyLa Forward: Z", z, m, h.Dim())
+	checkDims("HyLa Forward: output", out, m, D)
+	h.rows = m
+	h.z = grow(h.z, m*d0)
+	h.a = grow(h.a, m)
+	h.e1 = grow(h.e1, m*D)
+	h.e2 = grow(h.e2, m*D)
+	omega := h.s.Omega.RawMatrix()
+	rho := float64(h.twoRho) / 2
+	rowParallel(m, D, h.workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			zi := h.z[i*d0 : (i+1)*d0]
+			copy(zi, z.RawRowView(i))
+			a := oneMinusSq(zi)
+			h.a[i] = a
+			o := out.RawRowView(i)
+			e1 := h.e1[i*D : (i+1)*D]
+			e2 := h.e2[i*D : (i+1)*D]
+			for j := 0; j < D; j++ {
+				w := omega.Data[j*omega.Stride : j*omega.Stride+d0]
+				var q float64
+				for k, v := range zi {
+					t := v - w[k]
+					q += t * t
+				}
+				p := a / q
+				lp := math.Log(p)
+				mag := powHalf(p, h.twoRho)
+				lam := h.lam[j]
+				sn, cs := math.Sincos(lam*lp + h.s.B[j])
+				o[j] = mag * cs
+				d := mag * (rho*cs - lam*sn)
+				e1[j] = d
+				e2[j] = d / q
+			}
+		}
+	})
+}
+
+// Backward sets gradZ (m×d0) to ∂L/∂Z from gradOut = ∂L/∂φ(Z) (m×D), for the
+// Z of the most recent Forward:
+//
+//	∂h_j/∂z = −2z/(1−‖z‖²) − 2(z−ω_j)/‖z−ω_j‖².
+func (h *HyLaMap) Backward(gradOut, gradZ *mat.Dense) {
+	m, d0, D := h.rows, h.Dim(), h.Features()
+	checkDims("HyLa Backward: gradient of the output", gradOut, m, D)
+	checkDims("HyLa Backward: gradient of Z", gradZ, m, d0)
+	omega := h.s.Omega.RawMatrix()
+	rowParallel(m, D, h.workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			g := gradOut.RawRowView(i)
+			e1 := h.e1[i*D : (i+1)*D]
+			e2 := h.e2[i*D : (i+1)*D]
+			gz := gradZ.RawRowView(i)
+			for k := range gz {
+				gz[k] = 0
+			}
+			var s1, s2 float64
+			for j := 0; j < D; j++ {
+				gj := g[j]
+				s1 += gj * e1[j]
+				c := gj * e2[j]
+				s2 += c
+				w := omega.Data[j*omega.Stride : j*omega.Stride+d0]
+				for k, v := range w {
+					gz[k] += c * v
+				}
+			}
+			zi := h.z[i*d0 : (i+1)*d0]
+			f := s1/h.a[i] + s2
+			for k := range gz {
+				gz[k] = 2*gz[k] - 2*f*zi[k]
+			}
+		}
+	})
+}
+
+// RFFMap is the random Fourier feature map of the official code's baseline,
+// φ_j(z) = √(2/d0)·cos(⟨Λ_j, z⟩ + b_j), for Euclidean points z ∈ R^{d0}
+// (note √(2/d0), not √(2/D), as in the code).
+type RFFMap struct {
+	s       *Samples
+	scale   float64
+	workers int
+
+	rows int
+	e    []float64 // −√(2/d0)·sin(·), rows×D
+}
+
+// NewRFFMap returns the RFF map of RFF samples s (Kind "rff"; row j of
+// s.Omega is column j of Λ). It uses runtime.GOMAXPROCS(0) workers until
+// SetWorkers says otherwise.
+func NewRFFMap(s *Samples) FeatureMap {
+	m, err := NewRFF(s)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// NewRFF is NewRFFMap returning the concrete type and an error for
+// inconsistent samples.
+func NewRFF(s *Samples) (*RFFMap, error) {
+	if s == nil || s.Omega == nil {
+		return nil, fmt.Errorf("hyla: RFF map: no samples")
+	}
+	if s.Kind != "" && s.Kind != "rff" {
+		return nil, fmt.Errorf("hyla: RFF map: samples are of kind %q, want \"rff\"", s.Kind)
+	}
+	if len(s.B) != s.Features() {
+		return nil, fmt.Errorf("hyla: RFF map: %d frequencies but %d phases", s.Features(), len(s.B))
+	}
+	if s.Dim() < 1 {
+		return nil, fmt.Errorf("hyla: RFF map: dimension %d", s.Dim())
+	}
+	return &RFFMap{s: s, scale: math.Sqrt(2 / float64(s.Dim())), workers: runtime.GOMAXPROCS(0)}, nil
+}
+
+// Dim returns d0.
+func (r *RFFMap) Dim() int { return r.s.Dim() }
+
+// Features returns D.
+func (r *RFFMap) Features() int { return r.s.Features() }
+
+// SetWorkers sets the number of goroutines Forward and Backward use (≥ 1).
+// The results do not depend on it.
+func (r *RFFMap) SetWorkers(n int) { r.workers = max(n, 1) }
+
+// Forward sets out (m×D) to φ(Z) for Z (m×d0).
+func (r *RFFMap) Forward(z, out *mat.Dense) {
+	m, d0 := z.Dims()
+	D := r.Features()
+	checkDims("RFF Forward: Z", z, m, r.Dim())
+	checkDims("RFF Forward: output", out, m, D)
+	r.rows = m
+	r.e = grow(r.e, m*D)
+	omega := r.s.Omega.RawMatrix()
+	rowParallel(m, D, r.workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			zi := z.RawRowView(i)
+			o := out.RawRowView(i)
+			e := r.e[i*D : (i+1)*D]
+			for j := 0; j < D; j++ {
+				w := omega.Data[j*omega.Stride : j*omega.Stride+d0]
+				arg := r.s.B[j]
+				for k, v := range zi {
+					arg += v * w[k]
+				}
+				sn, cs := math.Sincos(arg)
+				o[j] = r.scale * cs
+				e[j] = -r.scale * sn
+			}
+		}
+	})
+}
+
+// Backward sets gradZ (m×d0) to ∂L/∂Z from gradOut (m×D) for the Z of the
+// most recent Forward.
+func (r *RFFMap) Backward(gradOut, gradZ *mat.Dense) {
+	m, d0, D := r.rows, r.Dim(), r.Features()
+	checkDims("RFF Backward: gradient of the output", gradOut, m, D)
+	checkDims("RFF Backward: gradient of Z", gradZ, m, d0)
+	omega := r.s.Omega.RawMatrix()
+	rowParallel(m, D, r.workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			g := gradOut.RawRowView(i)
+			e := r.e[i*D : (i+1)*D]
+			gz := gradZ.RawRowView(i)
+			for k := range gz {
+				gz[k] = 0
+			}
+			for j := 0; j < D; j++ {
+				c := g[j] * e[j]
+				w := omega.Data[j*omega.Stride : j*omega.Stride+d0]
+				for k, v := range w {
+					gz[k] += c * v
+				}
+			}
+		}
+	})
+}
