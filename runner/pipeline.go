@@ -3,6 +3,8 @@
 package runner
 
 import (
+	"time"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hylaflow/hylaflow/registry"
 )
@@ -34,8 +36,21 @@ type Instance struct {
 	Params registry.Values
 	// Inputs lists, per input slot of Type, the outputs it consumes, in order.
 	Inputs map[string][]InputRef
+	// Resources are the instance's resource requests: the stage block's
+	// resources block over the pipeline block's, field by field. Locally
+	// CPUs caps Job.Workers; the Slurm executor turns them into sbatch options.
+	Resources Resources
 	// Range is the stage block's declaration range, for diagnostics.
 	Range hcl.Range
+}
+
+// Resources are the compute resources a stage instance asks for. A zero
+// field means "not set" (the executor's default applies).
+type Resources struct {
+	CPUs  int           // cores, ≥ 1 when set
+	MemMB int64         // memory in MiB, from mem = "4G" / "512M" / "2048" (MiB)
+	Time  time.Duration // wall-time limit, from time = "1h30m" / "90m" / "2d"
+	GPUs  int           // GPUs, ≥ 0
 }
 
 // InputRef names one output of a producer instance.
