@@ -1,5 +1,630 @@
 package stages
 
-import "github.com/hylaflow/hylaflow/registry"
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
-func registerData(r *registry.Registry) error { return nil }
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/datasets"
+	"github.com/hylaflow/hylaflow/datasets/hgcn"
+	"github.com/hylaflow/hylaflow/datasets/planetoid"
+	"github.com/hylaflow/hylaflow/datasets/reddit"
+	"github.com/hylaflow/hylaflow/datasets/synthetic"
+	"github.com/hylaflow/hylaflow/datasets/textgcn"
+	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Output and input names of the data stages.
+const (
+	dataOutGraph    = "graph"
+	dataOutSplit    = "split"
+	dataOutFeatures = "features"
+)
+
+// Extra members of the data artifacts (beyond artifact/schema.go):
+//
+//	graph after normalize:   adj_raw  the adjacency before normalisation (sparse),
+//	                         kept so inductive precompute can renormalise the
+//	                         training subgraph
+//	precompute, node level:  SK       sparse S^K (X̄ = S^K·φ(Z) = S^{K-1}·S·φ(Z))
+const (
+	dataMemberAdjRaw = "adj_raw"
+	dataMemberSK     = "SK"
+)
+
+func registerData(r *registry.Registry) error {
+	for _, t := range []*registry.Type{dataDatasetType(), dataNormalizeType(), dataSplitType(), dataPrecomputeType()} {
+		if err := r.Register(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------- dataset
+
+func dataDatasetType() *registry.Type {
+	return &registry.Type{
+		Name:    "dataset",
+		Version: "1",
+		Doc: "Loads a benchmark graph from its original files (planetoid: cora|citeseer|pubmed; " +
+			"hgcn: disease_nc|disease_lp|airport; reddit: FastGCN's npz files; textgcn: R8|R52|ohsumed|mr) " +
+			"or generates one (synthetic: disease|sbm). Files are looked up under root (default: " +
+			"$HYLAFLOW_DATA, else ../shared/datasets, else the user cache that `hylaflow datasets fetch` fills). " +
+			"The output graph has the raw symmetric adjacency without self loops, the features, the labels " +
+			"(-1 = unlabelled) and the dataset's own split when it defines one (Planetoid, Reddit, TextGCN, SBM).",
+		Params: []registry.Param{
+			{Name: "source", Type: registry.String, Required: true, Enum: []string{"planetoid", "hgcn", "reddit", "textgcn", "synthetic"},
+				Doc: "which loader reads the files"},
+			{Name: "name", Type: registry.String, Required: true, Doc: "dataset name, e.g. cora, airport, R8, disease (synthetic), sbm (synthetic)"},
+			{Name: "root", Type: registry.Path, Default: "", Doc: "data root holding planetoid/, hgcn/, reddit/, textgcn/; empty = default root"},
+			{Name: "seed", Type: registry.Int, Default: 0, Doc: "synthetic: generator seed; textgcn: seed of the validation draw"},
+			{Name: "nodes", Type: registry.Int, Default: 0, Doc: "synthetic: number of nodes (0 = 1044 for disease, 232965 for sbm)"},
+			{Name: "edges", Type: registry.Int, Default: 0, Doc: "synthetic sbm: distinct edges to aim for (0 = 11,606,919)"},
+			{Name: "features", Type: registry.Int, Default: 0, Doc: "synthetic: feature columns (0 = 16 for disease, 602 for sbm)"},
+			{Name: "classes", Type: registry.Int, Default: 0, Doc: "synthetic sbm: number of classes (0 = 41)"},
+			{Name: "identity_features", Type: registry.Bool, Default: false,
+				Doc: "hgcn disease: use the identity matrix when NAME.feats.npz is absent (HGCN's use_feats=0)"},
+			{Name: "view", Type: registry.String, Default: "transductive", Enum: []string{"transductive", "inductive"},
+				Doc: "textgcn: transductive = the doc+word corpus graph without features (node level); inductive = documents only, TF-IDF rows as features, no edges"},
+			{Name: "val_fraction", Type: registry.Float, Default: 0.1, Doc: "textgcn: fraction of training documents held out for validation"},
+			{Name: "window", Type: registry.Int, Default: 20, Doc: "textgcn: PMI sliding window"},
+			{Name: "min_freq", Type: registry.Int, Default: 5, Doc: "textgcn: words rarer than this are removed when cleaning"},
+			{Name: "clean", Type: registry.Bool, Default: false, Doc: "textgcn: clean the raw corpus instead of reading corpus/NAME.clean.txt"},
+		},
+		Outputs:     []registry.Output{{Name: dataOutGraph, Kind: artifact.KindGraph, Doc: "the graph (artifact/schema.go KindGraph layout)"}},
+		Run:         dataRunDataset,
+		Fingerprint: dataFingerprint,
+	}
+}
+
+// dataRoot resolves the root parameter.
+func dataRoot(p registry.Values, source string) string {
+	if r := p.String("root"); r != "" {
+		return r
+	}
+	if e, ok := datasets.Lookup(p.String("name")); ok && e.Source == source {
+		if r := e.FindRoot(); r != "" {
+			return r
+		}
+	}
+	return datasets.DefaultRoot()
+}
+
+// dataTextName maps a user's spelling to the TextGCN file name.
+func dataTextName(name string) string {
+	switch strings.ToLower(name) {
+	case "r8":
+		return "R8"
+	case "r52":
+		return "R52"
+	case "mr":
+		return "mr"
+	case "ohsumed":
+		return "ohsumed"
+	}
+	return name
+}
+
+// dataFiles lists the files a dataset instance reads (for the fingerprint).
+func dataFiles(p registry.Values) ([]string, error) {
+	source, name := p.String("source"), p.String("name")
+	root := dataRoot(p, source)
+	switch source {
+	case "planetoid":
+		return planetoid.Files(filepath.Join(root, "planetoid"), name), nil
+	case "hgcn":
+		return hgcn.Files(filepath.Join(root, "hgcn"), name), nil
+	case "reddit":
+		return reddit.Files(filepath.Join(root, "reddit")), nil
+	case "textgcn":
+		n := dataTextName(name)
+		dir := filepath.Join(root, "textgcn")
+		return []string{filepath.Join(dir, n+".txt"), filepath.Join(dir, "corpus", n+".clean.txt"), filepath.Join(dir, "corpus", n+".txt")}, nil
+	case "synthetic":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("dataset: unknown source %q", source)
+}
+
+// dataFingerprint identifies the files by path within the root, size and
+// modification time (a missing file is recorded as missing).
+func dataFingerprint(p registry.Values) (string, error) {
+	files, err := dataFiles(p)
+	if err != nil {
+		return "", err
+	}
+	root := dataRoot(p, p.String("source"))
+	h := sha256.New()
+	for _, f := range files {
+		rel, err := filepath.Rel(root, f)
+		if err != nil {
+			rel = f
+		}
+		st, err := os.Stat(f)
+		switch {
+		case err == nil:
+			fmt.Fprintf(h, "%s\x00%d\x00%d\n", filepath.ToSlash(rel), st.Size(), st.ModTime().UnixNano())
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(h, "%s\x00missing\n", filepath.ToSlash(rel))
+		default:
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func dataRunDataset(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+	p := job.Params
+	source, name := p.String("source"), p.String("name")
+	root := dataRoot(p, source)
+	var (
+		g   *datasets.Graph
+		err error
+	)
+	switch source {
+	case "planetoid":
+		g, err = planetoid.Load(filepath.Join(root, "planetoid"), strings.ToLower(name))
+	case "hgcn":
+		g, err = hgcn.Load(filepath.Join(root, "hgcn"), strings.ToLower(name), hgcn.Options{IdentityFeatures: p.Bool("identity_features")})
+	case "reddit":
+		g, err = reddit.Load(filepath.Join(root, "reddit"))
+	case "textgcn":
+		g, err = dataLoadText(root, name, p)
+	case "synthetic":
+		g, err = dataGenerate(ctx, name, p, job.Workers)
+	default:
+		err = fmt.Errorf("unknown source %q", source)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s/%s: %w", source, name, err)
+	}
+	a, err := dataGraphArtifact(g)
+	if err != nil {
+		return nil, err
+	}
+	job.Logf("%s: %d nodes, %d edges, %d features, %d classes", g.Name, g.Nodes(), g.Edges(), g.FeatureDim(), g.Classes)
+	return map[string]*artifact.Artifact{dataOutGraph: a}, nil
+}
+
+func dataGenerate(ctx context.Context, name string, p registry.Values, workers int) (*datasets.Graph, error) {
+	seed := uint64(p.Int("seed"))
+	switch strings.ToLower(name) {
+	case "disease", "synthetic_disease":
+		return synthetic.GenerateDisease(synthetic.DiseaseOptions{Nodes: p.Int("nodes"), Features: p.Int("features"), Seed: seed})
+	case "sbm", "synthetic_sbm":
+		return synthetic.GenerateSBM(ctx, synthetic.SBMOptions{Nodes: p.Int("nodes"), Edges: p.Int("edges"),
+			Features: p.Int("features"), Classes: p.Int("classes"), Seed: seed, Workers: workers})
+	}
+	return nil, fmt.Errorf("unknown synthetic dataset %q (want disease or sbm)", name)
+}
+
+func dataLoadText(root, name string, p registry.Values) (*datasets.Graph, error) {
+	c, err := textgcn.Load(filepath.Join(root, "textgcn"), dataTextName(name), textgcn.Options{
+		Seed: p.Int("seed"), ValFraction: p.Float("val_fraction"), Window: p.Int("window"),
+		MinFreq: p.Int("min_freq"), Clean: p.Bool("clean"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if c.DocWord == nil || len(c.Labels) != c.Docs {
+		return nil, fmt.Errorf("textgcn %s: corpus without doc-word matrix or labels", name)
+	}
+	g := &datasets.Graph{Name: c.Name, Source: "textgcn", Classes: len(c.Classes), Binary: len(c.Classes) == 2,
+		Train: slices.Clone(c.Train), Val: slices.Clone(c.Val), Test: slices.Clone(c.Test)}
+	switch p.String("view") {
+	case "inductive":
+		g.Adj = &sparse.CSR{Rows: c.Docs, Cols: c.Docs, Indptr: make([]int, c.Docs+1)}
+		g.SparseFeatures = c.DocWord
+		g.Labels = slices.Clone(c.Labels)
+		g.Inductive = true
+	default:
+		adj := c.Adjacency()
+		if adj == nil {
+			return nil, fmt.Errorf("textgcn %s: no corpus graph", name)
+		}
+		g.Adj = adj
+		g.Docs = c.Docs
+		g.Labels = make([]int, adj.Rows)
+		for i := range g.Labels {
+			g.Labels[i] = -1
+		}
+		copy(g.Labels, c.Labels)
+	}
+	return g, g.Validate()
+}
+
+// dataGraphArtifact encodes g in the KindGraph layout.
+func dataGraphArtifact(g *datasets.Graph) (*artifact.Artifact, error) {
+	a := artifact.New(artifact.KindGraph)
+	a.SetSparse(artifact.MemberAdj, g.Adj)
+	switch {
+	case g.SparseFeatures != nil:
+		a.SetSparse(artifact.MemberFeatures, g.SparseFeatures)
+	case g.DenseFeatures != nil:
+		a.SetDense(artifact.MemberFeatures, g.DenseFeatures)
+	}
+	a.SetInts(artifact.MemberLabels, g.Labels)
+	if g.Train != nil || g.Val != nil || g.Test != nil {
+		a.SetInts(artifact.MemberTrain, dataNonNil(g.Train))
+		a.SetInts(artifact.MemberVal, dataNonNil(g.Val))
+		a.SetInts(artifact.MemberTest, dataNonNil(g.Test))
+	}
+	err := a.SetJSON(artifact.MemberInfo, artifact.GraphInfo{
+		Name: g.Name, Source: g.Source, Nodes: g.Nodes(), Edges: g.Edges(), Classes: g.Classes,
+		Binary: g.Binary, Normalization: "none", Inductive: g.Inductive, Docs: g.Docs,
+	})
+	return a, err
+}
+
+func dataNonNil(s []int) []int {
+	if s == nil {
+		return []int{}
+	}
+	return s
+}
+
+// dataCopy returns a shallow copy of a (members are shared; artifacts are immutable).
+func dataCopy(a *artifact.Artifact, kind artifact.Kind) *artifact.Artifact {
+	out := artifact.New(kind)
+	for _, n := range a.Names() {
+		v, _ := a.Member(n)
+		switch m := v.(type) {
+		case *mat.Dense:
+			out.SetDense(n, m)
+		case []float64:
+			out.SetFloats(n, m)
+		case []int:
+			out.SetInts(n, m)
+		case *sparse.CSR:
+			out.SetSparse(n, m)
+		case []byte:
+			out.SetFile(n, m)
+		default:
+			_ = out.SetJSON(n, m) // json.RawMessage marshals to itself
+		}
+	}
+	return out
+}
+
+func dataInfo(a *artifact.Artifact) (artifact.GraphInfo, error) {
+	var info artifact.GraphInfo
+	err := a.JSON(artifact.MemberInfo, &info)
+	return info, err
+}
+
+func dataOneInput(job *registry.Job, slot string) (*artifact.Artifact, error) {
+	in := job.Inputs[slot]
+	if len(in) != 1 || in[0] == nil {
+		return nil, fmt.Errorf("input %q: got %d artifacts, want 1", slot, len(in))
+	}
+	return in[0], nil
+}
+
+// ---------------------------------------------------------------- normalize
+
+func dataNormalizeType() *registry.Type {
+	return &registry.Type{
+		Name:    "normalize",
+		Version: "1",
+		Doc: "Normalises a graph: adjacency sym_self_loops gives S = D^-1/2 (A+I) D^-1/2 (D the degrees of A+I), " +
+			"none keeps A; features row divides each row by its sum, standardize centres and scales each column " +
+			"with the training nodes' mean and standard deviation (all nodes if there is no split; FastGCN's Reddit rule).",
+		Params: []registry.Param{
+			{Name: "adjacency", Type: registry.String, Default: "sym_self_loops", Enum: []string{"sym_self_loops", "none"}, Doc: "adjacency normalisation"},
+			{Name: "features", Type: registry.String, Default: "none", Enum: []string{"none", "row", "standardize"}, Doc: "feature normalisation"},
+		},
+		Inputs:  []registry.Input{{Name: "graph", Kind: artifact.KindGraph, Doc: "graph from a dataset stage"}},
+		Outputs: []registry.Output{{Name: dataOutGraph, Kind: artifact.KindGraph, Doc: "the normalised graph (adj = S, adj_raw = A)"}},
+		Run:     dataRunNormalize,
+	}
+}
+
+func dataRunNormalize(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+	in, err := dataOneInput(job, "graph")
+	if err != nil {
+		return nil, err
+	}
+	info, err := dataInfo(in)
+	if err != nil {
+		return nil, err
+	}
+	if info.Normalization != "none" {
+		return nil, fmt.Errorf("normalize: graph is already normalised (%s)", info.Normalization)
+	}
+	adj, err := in.Sparse(artifact.MemberAdj)
+	if err != nil {
+		return nil, err
+	}
+	out := dataCopy(in, artifact.KindGraph)
+	if mode := job.Params.String("adjacency"); mode == "sym_self_loops" {
+		s, err := sparse.SymNormalize(adj)
+		if err != nil {
+			return nil, fmt.Errorf("normalize: %w", err)
+		}
+		out.SetSparse(artifact.MemberAdj, s)
+		out.SetSparse(dataMemberAdjRaw, adj)
+		info.Normalization = mode
+	}
+	if in.Has(artifact.MemberFeatures) {
+		switch job.Params.String("features") {
+		case "row":
+			if x, err := in.Sparse(artifact.MemberFeatures); err == nil {
+				out.SetSparse(artifact.MemberFeatures, sparse.RowNormalize(x))
+			} else if x, err := in.Dense(artifact.MemberFeatures); err == nil {
+				out.SetDense(artifact.MemberFeatures, datasets.RowNormalizeDense(x))
+			}
+		case "standardize":
+			x, err := dataDenseFeatures(in)
+			if err != nil {
+				return nil, err
+			}
+			var rows []int
+			if in.Has(artifact.MemberTrain) {
+				rows, _ = in.Ints(artifact.MemberTrain)
+				if len(rows) == 0 {
+					rows = nil
+				}
+			}
+			out.SetDense(artifact.MemberFeatures, datasets.StandardizeColumns(x, rows))
+		}
+	}
+	if err := out.SetJSON(artifact.MemberInfo, info); err != nil {
+		return nil, err
+	}
+	return map[string]*artifact.Artifact{dataOutGraph: out}, ctx.Err()
+}
+
+// dataDenseFeatures returns the features as a dense matrix.
+func dataDenseFeatures(a *artifact.Artifact) (*mat.Dense, error) {
+	v, ok := a.Member(artifact.MemberFeatures)
+	if !ok {
+		return nil, errors.New("graph has no features (a node-level graph? use level = \"nodes\")")
+	}
+	switch x := v.(type) {
+	case *mat.Dense:
+		return x, nil
+	case *sparse.CSR:
+		if x.Rows == 0 || x.Cols == 0 {
+			return &mat.Dense{}, nil
+		}
+		if float64(x.Rows)*float64(x.Cols) > 1<<31 {
+			return nil, fmt.Errorf("features %dx%d too large to make dense", x.Rows, x.Cols)
+		}
+		return x.ToDense(), nil
+	}
+	return nil, fmt.Errorf("features member is %T", v)
+}
+
+// ---------------------------------------------------------------- split
+
+func dataSplitType() *registry.Type {
+	return &registry.Type{
+		Name:    "split",
+		Version: "1",
+		Doc: "Chooses train/validation/test nodes. rule planetoid or given keeps the dataset's own split; " +
+			"hgcn applies HGCN's rule (shuffle label != 0 and label == 0 nodes separately with the seed, " +
+			"m = min of the two counts, val = round(p_val·m) and test = round(p_test·m) of each group, train = the rest); " +
+			"random shuffles all labelled nodes. p_val/p_test < 0 take the official values " +
+			"(disease 0.10/0.60, airport 0.15/0.15).",
+		Params: []registry.Param{
+			{Name: "rule", Type: registry.String, Default: "given", Enum: []string{"planetoid", "given", "hgcn", "random"}, Doc: "split rule"},
+			{Name: "seed", Type: registry.Int, Default: 0, Doc: "seed of the shuffles (hgcn, random)"},
+			{Name: "p_val", Type: registry.Float, Default: -1.0, Doc: "validation proportion (negative: the dataset's official value)"},
+			{Name: "p_test", Type: registry.Float, Default: -1.0, Doc: "test proportion (negative: the dataset's official value)"},
+		},
+		Inputs:  []registry.Input{{Name: "graph", Kind: artifact.KindGraph, Doc: "graph whose labels are split"}},
+		Outputs: []registry.Output{{Name: dataOutSplit, Kind: artifact.KindSplit, Doc: "train, val, test node indices"}},
+		Run:     dataRunSplit,
+	}
+}
+
+func dataRunSplit(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+	in, err := dataOneInput(job, "graph")
+	if err != nil {
+		return nil, err
+	}
+	info, err := dataInfo(in)
+	if err != nil {
+		return nil, err
+	}
+	labels, err := in.Ints(artifact.MemberLabels)
+	if err != nil {
+		return nil, err
+	}
+	p := job.Params
+	rule := p.String("rule")
+	seed := p.Int("seed")
+	var train, val, test []int
+	switch rule {
+	case "planetoid", "given":
+		if !in.Has(artifact.MemberTrain) {
+			return nil, fmt.Errorf("split: dataset %s defines no split; use rule = \"hgcn\" or \"random\"", info.Name)
+		}
+		train, _ = in.Ints(artifact.MemberTrain)
+		val, _ = in.Ints(artifact.MemberVal)
+		test, _ = in.Ints(artifact.MemberTest)
+	case "hgcn", "random":
+		pv, pt := p.Float("p_val"), p.Float("p_test")
+		if pv < 0 || pt < 0 {
+			def, ok := dataOfficialSplit(info.Name)
+			if !ok {
+				return nil, fmt.Errorf("split: no official proportions for %s; set p_val and p_test", info.Name)
+			}
+			if pv < 0 {
+				pv = def[0]
+			}
+			if pt < 0 {
+				pt = def[1]
+			}
+		}
+		if rule == "hgcn" {
+			train, val, test, err = datasets.HGCNSplit(labels, pv, pt, uint64(seed))
+		} else {
+			train, val, test, err = datasets.RandomSplit(labels, pv, pt, uint64(seed))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("split: %w", err)
+		}
+	}
+	out := artifact.New(artifact.KindSplit)
+	out.SetInts(artifact.MemberTrain, dataNonNil(train))
+	out.SetInts(artifact.MemberVal, dataNonNil(val))
+	out.SetInts(artifact.MemberTest, dataNonNil(test))
+	if err := out.SetJSON(artifact.MemberInfo, artifact.SplitInfo{Rule: rule, Seed: seed}); err != nil {
+		return nil, err
+	}
+	job.Logf("split %s seed %d: %d train, %d val, %d test", rule, seed, len(train), len(val), len(test))
+	return map[string]*artifact.Artifact{dataOutSplit: out}, ctx.Err()
+}
+
+func dataOfficialSplit(name string) ([2]float64, bool) {
+	switch {
+	case strings.HasPrefix(name, "disease") || name == "synthetic_disease":
+		return hgcn.DiseaseSplit, true
+	case name == "airport":
+		return hgcn.AirportSplit, true
+	}
+	return [2]float64{}, false
+}
+
+// ---------------------------------------------------------------- precompute
+
+func dataPrecomputeType() *registry.Type {
+	return &registry.Type{
+		Name:    "precompute",
+		Version: "1",
+		Doc: "Applies the normalised adjacency S K times. level features: X = S^K X (dense); with inductive " +
+			"also X_train = S_train^K X[train], S_train the normalised training subgraph (needs a split). " +
+			"level nodes: S and SK = S^K as sparse matrices for node-level HyLa (X̄ = S^{K-1}·S·φ(Z)). " +
+			"Labels and the split (from the split input if connected, else the graph's) are copied. " +
+			"The product runs in parallel by row blocks and is bit-identical for any thread count.",
+		Params: []registry.Param{
+			{Name: "k", Type: registry.Int, Default: 2, Doc: "number of propagation steps K ≥ 0"},
+			{Name: "level", Type: registry.String, Default: "features", Enum: []string{"features", "nodes"}, Doc: "feature-level or node-level HyLa"},
+			{Name: "inductive", Type: registry.Bool, Default: false, Doc: "also propagate on the training subgraph only (X_train)"},
+		},
+		Inputs: []registry.Input{
+			{Name: "graph", Kind: artifact.KindGraph, Doc: "graph from a normalize stage"},
+			{Name: "split", Kind: artifact.KindSplit, Optional: true, Doc: "split to attach (and to use for the inductive subgraph)"},
+		},
+		Outputs: []registry.Output{{Name: dataOutFeatures, Kind: artifact.KindFeatures, Doc: "X (and X_train) or S, SK; labels; split; info"}},
+		Run:     dataRunPrecompute,
+	}
+}
+
+func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+	in, err := dataOneInput(job, "graph")
+	if err != nil {
+		return nil, err
+	}
+	info, err := dataInfo(in)
+	if err != nil {
+		return nil, err
+	}
+	if info.Normalization != "sym_self_loops" {
+		return nil, fmt.Errorf("precompute: graph %s is not normalised (%q); add a normalize stage with adjacency = \"sym_self_loops\"", info.Name, info.Normalization)
+	}
+	s, err := in.Sparse(artifact.MemberAdj)
+	if err != nil {
+		return nil, err
+	}
+	p := job.Params
+	k := p.Int("k")
+	if k < 0 || k > 64 {
+		return nil, fmt.Errorf("precompute: k = %d, want 0..64", k)
+	}
+	out := artifact.New(artifact.KindFeatures)
+	labels, err := in.Ints(artifact.MemberLabels)
+	if err != nil {
+		return nil, err
+	}
+	out.SetInts(artifact.MemberLabels, labels)
+	splitSrc := in
+	if sp := job.Inputs["split"]; len(sp) == 1 && sp[0] != nil {
+		splitSrc = sp[0]
+	}
+	var train []int
+	if splitSrc.Has(artifact.MemberTrain) {
+		for _, m := range []string{artifact.MemberTrain, artifact.MemberVal, artifact.MemberTest} {
+			v, err := splitSrc.Ints(m)
+			if err != nil {
+				return nil, err
+			}
+			for _, i := range v {
+				if i < 0 || i >= s.Rows {
+					return nil, fmt.Errorf("precompute: %s index %d outside the %d nodes", m, i, s.Rows)
+				}
+			}
+			out.SetInts(m, v)
+		}
+		train, _ = splitSrc.Ints(artifact.MemberTrain)
+	}
+	workers := max(job.Workers, 1)
+	switch p.String("level") {
+	case "nodes":
+		out.SetSparse(artifact.MemberS, s)
+		sk := sparse.Identity(s.Rows)
+		for i := 0; i < k; i++ {
+			job.Progress.Report(i, k, "S^K")
+			if sk, err = sparse.Mul(ctx, sk, s, workers); err != nil {
+				return nil, err
+			}
+		}
+		out.SetSparse(dataMemberSK, sk)
+	default:
+		x, err := dataDenseFeatures(in)
+		if err != nil {
+			return nil, fmt.Errorf("precompute: %w", err)
+		}
+		xk, err := sparse.PowerDense(ctx, s, x, k, workers)
+		if err != nil {
+			return nil, fmt.Errorf("precompute: %w", err)
+		}
+		out.SetDense(artifact.MemberX, xk)
+		if p.Bool("inductive") {
+			if train == nil {
+				return nil, errors.New("precompute: inductive needs a split (connect a split stage or use a dataset that defines one)")
+			}
+			raw := s
+			if in.Has(dataMemberAdjRaw) {
+				raw, _ = in.Sparse(dataMemberAdjRaw)
+			} else {
+				return nil, errors.New("precompute: inductive needs the raw adjacency (adj_raw) kept by the normalize stage")
+			}
+			sub, err := raw.Submatrix(train, train)
+			if err != nil {
+				return nil, fmt.Errorf("precompute: training subgraph: %w", err)
+			}
+			strain, err := sparse.SymNormalize(sub)
+			if err != nil {
+				return nil, err
+			}
+			_, d := x.Dims()
+			xt := mat.NewDense(max(len(train), 1), max(d, 1), nil)
+			if len(train) > 0 && d > 0 {
+				for a, i := range train {
+					copy(xt.RawRowView(a), x.RawRowView(i))
+				}
+				if xt, err = sparse.PowerDense(ctx, strain, xt, k, workers); err != nil {
+					return nil, err
+				}
+				out.SetDense(artifact.MemberXTrain, xt)
+			}
+		}
+	}
+	if err := out.SetJSON(artifact.MemberInfo, info); err != nil {
+		return nil, err
+	}
+	return map[string]*artifact.Artifact{dataOutFeatures: out}, ctx.Err()
+}
