@@ -1,0 +1,257 @@
+package stages
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+type dataTestProgress struct{}
+
+func (dataTestProgress) Report(done, total int, msg string) {}
+
+// dataRun runs stage typ with params (defaults filled in) and inputs.
+func dataRun(t *testing.T, typ string, params map[string]any, inputs map[string][]*artifact.Artifact, workers int) map[string]*artifact.Artifact {
+	t.Helper()
+	out, err := dataRunErr(typ, params, inputs, workers)
+	if err != nil {
+		t.Fatalf("%s: %v", typ, err)
+	}
+	return out
+}
+
+func dataRunErr(typ string, params map[string]any, inputs map[string][]*artifact.Artifact, workers int) (map[string]*artifact.Artifact, error) {
+	r := Default()
+	st, ok := r.Lookup(typ)
+	if !ok {
+		panic("no stage type " + typ)
+	}
+	vals := registry.Values{}
+	for _, p := range st.Params {
+		if v, ok := params[p.Name]; ok {
+			vals[p.Name] = v
+		} else if !p.Required {
+			vals[p.Name] = p.Default
+		}
+	}
+	job := &registry.Job{Address: typ + ".test", Key: "k", Params: vals, Inputs: inputs,
+		Seed: 1, RNG: rand.New(rand.NewPCG(1, 1)), Progress: dataTestProgress{},
+		Logf: func(string, ...any) {}, Workers: workers}
+	return st.Run(context.Background(), job)
+}
+
+func dataTestRoot(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
+		return d
+	}
+	root, err := filepath.Abs(filepath.Join("..", "..", "shared", "datasets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("datasets directory absent: %v", err)
+	}
+	return root
+}
+
+func TestDataSyntheticPipeline(t *testing.T) {
+	g := dataRun(t, "dataset", map[string]any{"source": "synthetic", "name": "disease", "seed": 3, "nodes": 400}, nil, 1)["graph"]
+	var info artifact.GraphInfo
+	if err := g.JSON("info", &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.Nodes != 400 || info.Edges != 399 || info.Classes != 2 || info.Normalization != "none" {
+		t.Fatalf("info = %+v", info)
+	}
+	// Same seed, same graph.
+	g2 := dataRun(t, "dataset", map[string]any{"source": "synthetic", "name": "disease", "seed": 3, "nodes": 400}, nil, 2)["graph"]
+	a1, _ := g.Sparse("adj")
+	a2, _ := g2.Sparse("adj")
+	x1, _ := g.Dense("features")
+	x2, _ := g2.Dense("features")
+	if !sparse.Equal(a1, a2) || !mat.Equal(x1, x2) {
+		t.Fatal("synthetic dataset differs between runs with the same seed")
+	}
+
+	norm := dataRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {g}}, 1)["graph"]
+	sp := dataRun(t, "split", map[string]any{"rule": "hgcn", "seed": 1}, map[string][]*artifact.Artifact{"graph": {norm}}, 1)["split"]
+	train, _ := sp.Ints("train")
+	val, _ := sp.Ints("val")
+	test, _ := sp.Ints("test")
+	if len(train)+len(val)+len(test) != 400 || len(val) == 0 || len(test) <= len(val) {
+		t.Fatalf("split sizes %d/%d/%d", len(train), len(val), len(test))
+	}
+
+	for _, w := range []int{1, 2} {
+		feats := dataRun(t, "precompute", map[string]any{"k": 2, "inductive": true},
+			map[string][]*artifact.Artifact{"graph": {norm}, "split": {sp}}, w)["features"]
+		X, err := feats.Dense("X")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Dense reference: S = D^-1/2 (A+I) D^-1/2, X2 = S S X.
+		ad := a1.ToDense()
+		n, _ := ad.Dims()
+		deg := make([]float64, n)
+		for i := 0; i < n; i++ {
+			ad.Set(i, i, ad.At(i, i)+1)
+			deg[i] = mat.Sum(ad.RowView(i))
+		}
+		s := mat.NewDense(n, n, nil)
+		s.Apply(func(i, j int, v float64) float64 { return v / math.Sqrt(deg[i]*deg[j]) }, ad)
+		var sx, ssx mat.Dense
+		sx.Mul(s, x1)
+		ssx.Mul(s, &sx)
+		if !mat.EqualApprox(X, &ssx, 1e-12) {
+			t.Fatal("precompute X differs from the dense S·S·X")
+		}
+		// X_train: the training subgraph renormalised, applied twice.
+		xt, err := feats.Dense("X_train")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := len(train)
+		at := mat.NewDense(m, m, nil)
+		dt := make([]float64, m)
+		for a, i := range train {
+			for b, j := range train {
+				v := a1.At(i, j)
+				if a == b {
+					v++
+				}
+				at.Set(a, b, v)
+			}
+		}
+		for a := 0; a < m; a++ {
+			dt[a] = mat.Sum(at.RowView(a))
+		}
+		at.Apply(func(i, j int, v float64) float64 { return v / math.Sqrt(dt[i]*dt[j]) }, at)
+		_, d := x1.Dims()
+		xtr := mat.NewDense(m, d, nil)
+		for a, i := range train {
+			xtr.SetRow(a, x1.RawRowView(i))
+		}
+		var t1, t2 mat.Dense
+		t1.Mul(at, xtr)
+		t2.Mul(at, &t1)
+		if !mat.EqualApprox(xt, &t2, 1e-12) {
+			t.Fatal("precompute X_train differs from the dense training-subgraph product")
+		}
+		if got, _ := feats.Ints("train"); len(got) != len(train) {
+			t.Fatal("split not copied into the features artifact")
+		}
+	}
+
+	nodes := dataRun(t, "precompute", map[string]any{"k": 2, "level": "nodes"},
+		map[string][]*artifact.Artifact{"graph": {norm}}, 2)["features"]
+	S, _ := nodes.Sparse("S")
+	SK, err := nodes.Sparse("SK")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s2 mat.Dense
+	s2.Mul(S.ToDense(), S.ToDense())
+	if !mat.EqualApprox(SK.ToDense(), &s2, 1e-14) {
+		t.Fatal("SK differs from S·S")
+	}
+}
+
+func TestDataErrors(t *testing.T) {
+	g := dataRun(t, "dataset", map[string]any{"source": "synthetic", "name": "disease", "nodes": 50}, nil, 1)["graph"]
+	for _, tc := range []struct {
+		name   string
+		typ    string
+		params map[string]any
+		inputs map[string][]*artifact.Artifact
+	}{
+		{"precompute needs normalisation", "precompute", nil, map[string][]*artifact.Artifact{"graph": {g}}},
+		{"given split absent", "split", map[string]any{"rule": "given"}, map[string][]*artifact.Artifact{"graph": {g}}},
+		{"unknown synthetic", "dataset", map[string]any{"source": "synthetic", "name": "nope"}, nil},
+		{"missing planetoid files", "dataset", map[string]any{"source": "planetoid", "name": "cora", "root": t.TempDir()}, nil},
+	} {
+		if _, err := dataRunErr(tc.typ, tc.params, tc.inputs, 1); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
+
+func TestDataFingerprintTracksFiles(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "hgcn", "disease_nc")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := Default().Lookup("dataset")
+	p := registry.Values{"source": "hgcn", "name": "disease_nc", "root": root}
+	f0, err := st.Fingerprint(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "disease_nc.edges.csv"), []byte("0,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f1, _ := st.Fingerprint(p)
+	if err := os.WriteFile(filepath.Join(dir, "disease_nc.edges.csv"), []byte("0,1\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f2, _ := st.Fingerprint(p)
+	if f0 == f1 || f1 == f2 {
+		t.Fatalf("fingerprint does not follow the files: %s %s %s", f0, f1, f2)
+	}
+}
+
+func TestDataRealDatasets(t *testing.T) {
+	root := dataTestRoot(t)
+	for _, tc := range []struct {
+		source, name                string
+		nodes, edges, feats, classes int
+		train, val, test            int
+	}{
+		{"planetoid", "cora", 2708, 5278, 1433, 7, 140, 500, 1000},
+		{"hgcn", "airport", 3188, 18630, 4, 4, -1, -1, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := dataRun(t, "dataset", map[string]any{"source": tc.source, "name": tc.name, "root": root}, nil, 2)["graph"]
+			var info artifact.GraphInfo
+			if err := g.JSON("info", &info); err != nil {
+				t.Fatal(err)
+			}
+			if info.Nodes != tc.nodes || info.Edges != tc.edges || info.Classes != tc.classes {
+				t.Fatalf("info = %+v", info)
+			}
+			norm := dataRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {g}}, 2)["graph"]
+			if tc.train >= 0 {
+				sp := dataRun(t, "split", map[string]any{"rule": "planetoid"}, map[string][]*artifact.Artifact{"graph": {norm}}, 1)["split"]
+				for m, want := range map[string]int{"train": tc.train, "val": tc.val, "test": tc.test} {
+					if v, _ := sp.Ints(m); len(v) != want {
+						t.Errorf("%s: %d nodes, want %d", m, len(v), want)
+					}
+				}
+			} else {
+				sp := dataRun(t, "split", map[string]any{"rule": "hgcn", "seed": 0}, map[string][]*artifact.Artifact{"graph": {norm}}, 1)["split"]
+				val, _ := sp.Ints("val")
+				// airport: m = min(#label≠0, #label==0) = 521; round(0.15·521) = 78 per group
+				if len(val) != 156 {
+					t.Errorf("airport val = %d, want 156", len(val))
+				}
+			}
+			f := dataRun(t, "precompute", map[string]any{"k": 2}, map[string][]*artifact.Artifact{"graph": {norm}}, 2)["features"]
+			X, err := f.Dense("X")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, c := X.Dims(); r != tc.nodes || c != tc.feats {
+				t.Fatalf("X is %dx%d", r, c)
+			}
+		})
+	}
+}
