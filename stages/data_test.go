@@ -212,9 +212,9 @@ func TestDataFingerprintTracksFiles(t *testing.T) {
 func TestDataRealDatasets(t *testing.T) {
 	root := dataTestRoot(t)
 	for _, tc := range []struct {
-		source, name                string
+		source, name                 string
 		nodes, edges, feats, classes int
-		train, val, test            int
+		train, val, test             int
 	}{
 		{"planetoid", "cora", 2708, 5278, 1433, 7, 140, 500, 1000},
 		{"hgcn", "airport", 3188, 18630, 4, 4, -1, -1, -1},
