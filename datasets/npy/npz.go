@@ -188,8 +188,8 @@ func (a *Archive) Sparse() (*sparse.CSR, error) {
 		}
 		ri := make([]int, nnz)
 		for i := 0; i < major; i++ {
-			if indptr[i+1] < indptr[i] {
-				return nil, fail("indptr.npy", "indptr decreases at position %d", i+1)
+			if indptr[i+1] < indptr[i] || indptr[i+1] > nnz {
+				return nil, fail("indptr.npy", "indptr[%d] = %d is not in [indptr[%d] = %d, nnz = %d]", i+1, indptr[i+1], i, indptr[i], nnz)
 			}
 			for p := indptr[i]; p < indptr[i+1]; p++ {
 				ri[p] = i

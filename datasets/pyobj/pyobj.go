@@ -348,8 +348,8 @@ func (m *CSRMatrix) CSR() (*sparse.CSR, error) {
 	ci := make([]int, nnz)
 	for i := 0; i < rows; i++ {
 		lo, hi := indptr.Ints[i], indptr.Ints[i+1]
-		if hi < lo {
-			return nil, fmt.Errorf("csr_matrix: indptr decreases at row %d", i)
+		if hi < lo || hi > int64(nnz) {
+			return nil, fmt.Errorf("csr_matrix: indptr[%d] = %d is not in [indptr[%d] = %d, nnz = %d]", i+1, hi, i, lo, nnz)
 		}
 		for p := lo; p < hi; p++ {
 			ri[p] = i

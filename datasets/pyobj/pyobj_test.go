@@ -1,0 +1,281 @@
+package pyobj
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nlpodyssey/gopickle/types"
+)
+
+// pk builds protocol-2 pickles opcode by opcode, the way Python 2's cPickle
+// writes the Planetoid files.
+type pk struct{ bytes.Buffer }
+
+func (p *pk) op(b ...byte) *pk { p.Write(b); return p }
+func (p *pk) global(mod, name string) *pk {
+	p.WriteByte('c')
+	p.WriteString(mod + "\n" + name + "\n")
+	return p
+}
+func (p *pk) int1(v byte) *pk { return p.op('K', v) }
+func (p *pk) str(s string) *pk { // SHORT_BINSTRING
+	p.op('U', byte(len(s)))
+	p.WriteString(s)
+	return p
+}
+func (p *pk) binstr(b []byte) *pk { // BINSTRING
+	p.WriteByte('T')
+	binary.Write(&p.Buffer, binary.LittleEndian, int32(len(b)))
+	p.Write(b)
+	return p
+}
+
+// ndarray emits numpy's reduce + BUILD for a 1-D or 2-D array.
+func (p *pk) ndarray(dtype string, shape []byte, fortran bool, raw []byte) *pk {
+	p.global("numpy.core.multiarray", "_reconstruct")
+	p.global("numpy", "ndarray")
+	p.int1(0).op(0x85).str("b").op(0x87, 'R') // (0,), 'b' → TUPLE3, REDUCE
+	p.op('(').int1(1)
+	p.op('(')
+	for _, d := range shape {
+		p.int1(d)
+	}
+	p.op('t')
+	p.global("numpy", "dtype").str(dtype).int1(0).int1(1).op(0x87, 'R')
+	p.op('(').int1(3).str("<").op('N', 'N', 'N').op('J', 0xff, 0xff, 0xff, 0xff).op('J', 0xff, 0xff, 0xff, 0xff).int1(0).op('t', 'b')
+	if fortran {
+		p.op(0x88)
+	} else {
+		p.op(0x89)
+	}
+	p.binstr(raw).op('t', 'b')
+	return p
+}
+
+func le32(vals ...int32) []byte {
+	var b bytes.Buffer
+	binary.Write(&b, binary.LittleEndian, vals)
+	return b.Bytes()
+}
+
+func lef32(vals ...float32) []byte {
+	var b bytes.Buffer
+	binary.Write(&b, binary.LittleEndian, vals)
+	return b.Bytes()
+}
+
+// csrPickle is a 2×3 float32 csr_matrix [[0,1.5,0],[2,0,-3]] as Planetoid stores it.
+func csrPickle() []byte {
+	p := &pk{}
+	p.op(0x80, 2)
+	p.global("scipy.sparse.csr", "csr_matrix").op(')', 0x81)
+	p.op('}', '(')
+	p.str("format").str("csr")
+	p.str("_shape").int1(2).int1(3).op(0x86)
+	p.str("indptr").ndarray("i4", []byte{3}, false, le32(0, 1, 3))
+	p.str("indices").ndarray("i4", []byte{3}, false, le32(1, 0, 2))
+	p.str("data").ndarray("f4", []byte{3}, false, lef32(1.5, 2, -3))
+	p.str("maxprint").int1(50)
+	p.op('u', 'b', '.')
+	return p.Bytes()
+}
+
+func TestCSRFixture(t *testing.T) {
+	v, err := Load(csrPickle(), "fixture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := v.(*CSRMatrix)
+	if !ok {
+		t.Fatalf("got %T", v)
+	}
+	c, err := m.CSR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]float64{{0, 1.5, 0}, {2, 0, -3}}
+	for i := range want {
+		for j := range want[i] {
+			if c.At(i, j) != want[i][j] {
+				t.Fatalf("(%d,%d) = %v, want %v", i, j, c.At(i, j), want[i][j])
+			}
+		}
+	}
+}
+
+func TestNDArrayFortranAndDefaultDict(t *testing.T) {
+	// 2×3 int32 array stored in Fortran order: columns (1,4), (2,5), (3,6).
+	p := &pk{}
+	p.op(0x80, 2).ndarray("i4", []byte{2, 3}, true, le32(1, 4, 2, 5, 3, 6)).op('.')
+	v, err := Load(p.Bytes(), "fortran")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := v.(*NDArray).Dense()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []float64{1, 2, 3, 4, 5, 6} {
+		if got := d.At(i/3, i%3); got != want {
+			t.Fatalf("element %d = %v, want %v", i, got, want)
+		}
+	}
+	// defaultdict(list, {0: [1, 2], 1: [0]})
+	q := &pk{}
+	q.op(0x80, 2).global("collections", "defaultdict").global("__builtin__", "list").op(0x85, 'R')
+	q.op('(').int1(0).op(']', '(').int1(1).int1(2).op('e').int1(1).op(']').int1(0).op('a', 'u', '.')
+	v, err = Load(q.Bytes(), "graph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dict := v.(*types.Dict)
+	if dict.Len() != 2 {
+		t.Fatalf("dict has %d entries", dict.Len())
+	}
+	l0 := (*dict)[0].Value.(*types.List)
+	if l0.Len() != 2 || l0.Get(1) != 2 {
+		t.Fatalf("adjacency list of 0 = %v", *l0)
+	}
+}
+
+func TestMalformedPicklesFailCleanly(t *testing.T) {
+	good := csrPickle()
+	// Every truncation is an error naming the file, never a panic.
+	for n := 0; n < len(good); n++ {
+		if _, err := Load(good[:n], "trunc.pkl"); err == nil {
+			t.Fatalf("truncated at %d: no error", n)
+		} else if !strings.Contains(err.Error(), "trunc.pkl") {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+	}
+	huge := &pk{}
+	huge.op(0x80, 2).op('T', 0xff, 0xff, 0xff, 0x7f).op('.')
+	forbidden := &pk{}
+	forbidden.op(0x80, 2).global("os", "system").str("echo hi").op(0x85, 'R', '.')
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"huge length", huge.Bytes(), "BINSTRING needs"},
+		{"forbidden class", forbidden.Bytes(), "os.system is not allowed"},
+		{"unknown opcode", []byte{0x80, 2, 0xff}, "unknown pickle opcode 0xff"},
+		{"no stop", []byte{0x80, 2, 'N'}, "without a STOP"},
+		{"odd dict items", []byte{0x80, 2, '(', 'K', 1, 'd', '.'}, "fixture"},
+	} {
+		_, err := Load(tc.data, "fixture")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to contain %q", tc.name, err, tc.want)
+		}
+		var pe *Error
+		if err != nil && !errors.As(err, &pe) {
+			t.Errorf("%s: error is %T, want *Error", tc.name, err)
+		}
+	}
+	// A shape that does not match the data is caught when decoding.
+	bad := &pk{}
+	bad.op(0x80, 2).ndarray("f8", []byte{4}, false, make([]byte, 8)).op('.')
+	v, err := Load(bad.Bytes(), "shape")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.(*NDArray).Array(); err == nil {
+		t.Error("shape/data mismatch: no error")
+	}
+}
+
+func dataRoot(t testing.TB) string {
+	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
+		return d
+	}
+	root, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "datasets"))
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("datasets directory absent: %v", err)
+	}
+	return root
+}
+
+func TestRealPickles(t *testing.T) {
+	root := dataRoot(t)
+	v, err := LoadFile(filepath.Join(root, "planetoid", "ind.cora.x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := v.(*CSRMatrix).CSR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Rows != 140 || x.Cols != 1433 || x.NNZ() != 2647 {
+		t.Fatalf("ind.cora.x is %dx%d with %d entries", x.Rows, x.Cols, x.NNZ())
+	}
+	for _, val := range x.Data {
+		if val != 1 {
+			t.Fatalf("Cora features are binary, found %v", val)
+		}
+	}
+	v, err = LoadFile(filepath.Join(root, "planetoid", "ind.cora.y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := v.(*NDArray).Array()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y.Shape[0] != 140 || y.Shape[1] != 7 {
+		t.Fatalf("ind.cora.y shape %v", y.Shape)
+	}
+	for i := 0; i < 140; i++ {
+		s := 0.0
+		for j := 0; j < 7; j++ {
+			s += y.Floats[i*7+j]
+		}
+		if s != 1 {
+			t.Fatalf("row %d of ind.cora.y is not one-hot", i)
+		}
+	}
+	v, err = LoadFile(filepath.Join(root, "hgcn", "airport", "airport.p"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := v.(*Graph).Nodes()
+	if err != nil || nodes.Len() != 3188 {
+		t.Fatalf("airport nodes: %v %v", nodes.Len(), err)
+	}
+	feat, _ := DictGet((*nodes)[0].Value.(*types.Dict), "feat")
+	if f, ok := AsFloat(feat.(*types.List).Get(0)); !ok || math.Abs(f-0.5142588721377778) > 0 {
+		t.Fatalf("first airport feature = %v", feat)
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	f.Add(csrPickle())
+	p := &pk{}
+	p.op(0x80, 2).ndarray("i4", []byte{2, 3}, true, le32(1, 4, 2, 5, 3, 6)).op('.')
+	f.Add(p.Bytes())
+	f.Add([]byte{0x80, 2, '(', 'K', 1, 'd', '.'})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Load(data, "fuzz")
+		if err != nil {
+			return
+		}
+		switch x := v.(type) {
+		case *CSRMatrix:
+			if m, err := x.CSR(); err == nil {
+				if err := m.Validate(); err != nil {
+					t.Fatalf("CSR accepted an invalid matrix: %v", err)
+				}
+			}
+		case *NDArray:
+			_, _ = x.Array()
+		case *Graph:
+			_, _ = x.Nodes()
+			_, _ = x.Adj()
+		}
+	})
+}
