@@ -1,0 +1,122 @@
+package runner
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// WriteDiagnostics renders diags as text with source snippets (re-reading
+// the files they name), wrapped at width columns (0 = no wrapping).
+func WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, width uint, color bool) error {
+	files := map[string]*hcl.File{}
+	for _, d := range diags {
+		for _, r := range []*hcl.Range{d.Subject, d.Context} {
+			if r == nil || r.Filename == "" {
+				continue
+			}
+			if _, done := files[r.Filename]; done {
+				continue
+			}
+			if b, err := os.ReadFile(r.Filename); err == nil {
+				files[r.Filename] = &hcl.File{Bytes: b}
+			} else {
+				files[r.Filename] = nil
+			}
+		}
+	}
+	for name, f := range files {
+		if f == nil {
+			delete(files, name)
+		}
+	}
+	return hcl.NewDiagnosticTextWriter(w, files, width, color).WriteDiagnostics(diags)
+}
+
+// jsonDiagnostic is the shape of one diagnostic in WriteDiagnosticsJSON.
+type jsonDiagnostic struct {
+	Severity string     `json:"severity"` // "error" or "warning"
+	Summary  string     `json:"summary"`
+	Detail   string     `json:"detail,omitempty"`
+	Range    *jsonRange `json:"range,omitempty"`
+}
+
+type jsonRange struct {
+	Filename string  `json:"filename"`
+	Start    jsonPos `json:"start"`
+	End      jsonPos `json:"end"`
+}
+
+type jsonPos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+	Byte   int `json:"byte"`
+}
+
+// WriteDiagnosticsJSON renders diags as a JSON array for tools: objects
+// with severity, summary, detail and range {filename, start, end}, where
+// positions have a 1-based line and column and a 0-based byte offset.
+func WriteDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) error {
+	out := make([]jsonDiagnostic, 0, len(diags))
+	for _, d := range diags {
+		jd := jsonDiagnostic{Severity: "error", Summary: d.Summary, Detail: d.Detail}
+		if d.Severity == hcl.DiagWarning {
+			jd.Severity = "warning"
+		}
+		if r := d.Subject; r != nil {
+			jd.Range = &jsonRange{
+				Filename: r.Filename,
+				Start:    jsonPos{r.Start.Line, r.Start.Column, r.Start.Byte},
+				End:      jsonPos{r.End.Line, r.End.Column, r.End.Byte},
+			}
+		}
+		out = append(out, jd)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// didYouMean returns the candidate closest to name by edit distance when
+// it is close enough to be a likely typo, else "".
+func didYouMean(name string, candidates []string) string {
+	best, bestDist := "", -1
+	for _, c := range candidates {
+		d := editDistance(name, c)
+		if bestDist < 0 || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	limit := 2
+	if n := len([]rune(name)); n <= 3 {
+		limit = 1
+	}
+	if bestDist < 0 || bestDist > limit || best == name {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, by runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
