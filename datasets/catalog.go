@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -306,12 +305,4 @@ func fetchOne(ctx context.Context, client *http.Client, f File, target string, o
 		opts.Logf("%s: unverified download, sha256 %s\n", f.Path, sum)
 	}
 	return os.Rename(tmp.Name(), target)
-}
-
-// FilesOf returns the entry's files that have a download location or are
-// missing under root, sorted by path.
-func FilesOf(e Entry) []File {
-	out := slices.Clone(e.Files)
-	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	return out
 }

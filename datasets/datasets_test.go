@@ -1,0 +1,198 @@
+package datasets
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hylaflow/hylaflow/sparse"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+func TestHGCNSplit(t *testing.T) {
+	// 30 positives (labels 1..3), 70 negatives, 5 unlabelled.
+	labels := make([]int, 105)
+	for i := range labels {
+		switch {
+		case i < 30:
+			labels[i] = 1 + i%3
+		case i < 100:
+			labels[i] = 0
+		default:
+			labels[i] = -1
+		}
+	}
+	train, val, test, err := HGCNSplit(labels, 0.15, 0.6, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// m = 30: n_val = round(4.5) = 4 (half to even, as Python), n_test = 18 per group.
+	if len(val) != 8 || len(test) != 36 || len(train) != 100-44 {
+		t.Fatalf("sizes %d/%d/%d", len(train), len(val), len(test))
+	}
+	pos := func(s []int) int {
+		c := 0
+		for _, i := range s {
+			if labels[i] > 0 {
+				c++
+			}
+		}
+		return c
+	}
+	if pos(val) != 4 || pos(test) != 18 {
+		t.Fatalf("val/test not balanced: %d %d positives", pos(val), pos(test))
+	}
+	all := slices.Concat(train, val, test)
+	slices.Sort(all)
+	if len(slices.Compact(all)) != 100 || all[len(all)-1] != 99 {
+		t.Fatal("split is not a partition of the labelled nodes")
+	}
+	tr2, _, _, _ := HGCNSplit(labels, 0.15, 0.6, 4)
+	tr3, _, _, _ := HGCNSplit(labels, 0.15, 0.6, 5)
+	if !slices.Equal(train, tr2) || slices.Equal(train, tr3) {
+		t.Fatal("split not determined by the seed")
+	}
+	if _, _, _, err := HGCNSplit(labels, 0.6, 0.6, 0); err == nil {
+		t.Error("proportions > 1: no error")
+	}
+	rtr, rv, rte, err := RandomSplit(labels, 0.1, 0.2, 1)
+	if err != nil || len(rv) != 10 || len(rte) != 20 || len(rtr) != 70 {
+		t.Fatalf("random split %d/%d/%d %v", len(rtr), len(rv), len(rte), err)
+	}
+}
+
+func TestRoundHalfEven(t *testing.T) {
+	for x, want := range map[float64]int{0.5: 0, 1.5: 2, 2.5: 2, 21.1: 21, 126.6: 127, 78.15: 78} {
+		if got := roundHalfEven(x); got != want {
+			t.Errorf("round(%v) = %d, want %d", x, got, want)
+		}
+	}
+}
+
+func TestCountEdgesAndSymmetric(t *testing.T) {
+	// Directed entries 0→1, 1→0, 2→1 (one direction only), 3→3 (loop).
+	a, _ := sparse.FromCOO(4, 4, []int{0, 1, 2, 3}, []int{1, 0, 1, 3}, nil)
+	if got := CountEdges(a); got != 2 {
+		t.Fatalf("CountEdges = %d, want 2", got)
+	}
+	s, err := SymmetricFromEdges(4, []int{0, 1, 2, 3, 0}, []int{1, 0, 1, 3, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.IsSymmetric() || s.NNZ() != 4 || s.At(3, 3) != 0 || s.At(0, 1) != 1 {
+		t.Fatalf("SymmetricFromEdges: %v", s.ToDense())
+	}
+}
+
+func TestStandardizeColumns(t *testing.T) {
+	x := mat.NewDense(4, 2, []float64{1, 5, 2, 5, 3, 5, 100, 7})
+	z := StandardizeColumns(x, []int{0, 1, 2})
+	col := mat.Col(nil, 0, z)
+	if math.Abs(stat.Mean(col[:3], nil)) > 1e-15 || math.Abs(stat.PopStdDev(col[:3], nil)-1) > 1e-12 {
+		t.Fatalf("train rows not standardised: %v", col)
+	}
+	if math.Abs(z.At(3, 0)-(100-2)/math.Sqrt(2.0/3)) > 1e-9 {
+		t.Fatalf("test row uses the training statistics: %v", z.At(3, 0))
+	}
+	if z.At(0, 1) != 0 || z.At(3, 1) != 2 {
+		t.Fatalf("constant column: %v %v", z.At(0, 1), z.At(3, 1))
+	}
+}
+
+func TestFetch(t *testing.T) {
+	content := []byte("0,1\n1,2\n")
+	sum := sha256.Sum256(content)
+	good := hex.EncodeToString(sum[:])
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(content)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	dest := t.TempDir()
+	f := File{Path: "hgcn/x/x.edges.csv", URL: srv.URL + "/x", Size: int64(len(content)), SHA256: good}
+	if err := Fetch(ctx, []File{f}, dest, FetchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(dest, f); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		f    File
+		opts FetchOptions
+		want string
+	}{
+		{"bad checksum", File{Path: "a/b", URL: srv.URL + "/x", Size: int64(len(content)), SHA256: strings.Repeat("0", 64)}, FetchOptions{}, "sha256"},
+		{"bad size", File{Path: "a/c", URL: srv.URL + "/x", Size: 3, SHA256: good}, FetchOptions{}, "want 3"},
+		{"404", File{Path: "a/d", URL: srv.URL + "/missing", SHA256: good}, FetchOptions{}, "404"},
+		{"unverified refused", File{Path: "a/e", URL: srv.URL + "/x"}, FetchOptions{}, "--allow-unverified"},
+		{"no url", File{Path: "a/f", SHA256: good}, FetchOptions{}, "--from"},
+		{"escaping path", File{Path: "../evil", URL: srv.URL + "/x", SHA256: good}, FetchOptions{}, "inside the data root"},
+	} {
+		err := Fetch(ctx, []File{tc.f}, dest, tc.opts)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+		if _, serr := os.Stat(filepath.Join(dest, tc.f.Path)); serr == nil {
+			t.Errorf("%s: a file was left behind", tc.name)
+		}
+	}
+	// --allow-unverified and --from.
+	if err := Fetch(ctx, []File{{Path: "a/g", URL: srv.URL + "/x"}}, dest, FetchOptions{AllowUnverified: true}); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if err := Fetch(ctx, []File{{Path: f.Path, SHA256: good}}, other, FetchOptions{From: dest}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(other, f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCatalogFilesHaveChecksums(t *testing.T) {
+	for _, e := range Catalog() {
+		for _, f := range e.Files {
+			if f.URL != "" && f.SHA256 == "" && e.Name != "disease_nc" {
+				t.Errorf("%s: %s has a URL but no checksum", e.Name, f.Path)
+			}
+		}
+	}
+	// Against the shared datasets, every listed file with a checksum verifies.
+	root := os.Getenv("HYLAFLOW_DATA")
+	if root == "" {
+		root, _ = filepath.Abs(filepath.Join("..", "..", "shared", "datasets"))
+	}
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("datasets directory absent: %v", err)
+	}
+	checked := 0
+	for _, e := range Catalog() {
+		present, _ := e.Present(root)
+		for _, f := range present {
+			if f.SHA256 == "" {
+				continue
+			}
+			if err := Verify(root, f); err != nil {
+				t.Error(err)
+			}
+			checked++
+		}
+	}
+	if checked < 30 {
+		t.Errorf("only %d files verified", checked)
+	}
+}

@@ -1,0 +1,122 @@
+package synthetic
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/hylaflow/hylaflow/sparse"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+func TestDiseaseIsSeededTreeWithSignal(t *testing.T) {
+	g, err := GenerateDisease(DiseaseOptions{Nodes: 3000, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Nodes() != 3000 || g.Edges() != 2999 {
+		t.Fatalf("%d nodes %d edges, want a tree", g.Nodes(), g.Edges())
+	}
+	// Connected: a BFS from 0 reaches every node.
+	seen := make([]bool, 3000)
+	queue := []int{0}
+	seen[0] = true
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for p := g.Adj.Indptr[u]; p < g.Adj.Indptr[u+1]; p++ {
+			if v := int(g.Adj.Indices[p]); !seen[v] {
+				seen[v] = true
+				queue = append(queue, v)
+			}
+		}
+	}
+	for i, s := range seen {
+		if !s {
+			t.Fatalf("node %d unreachable", i)
+		}
+	}
+	// Infected fraction near HGCN Disease's 20%, and infected nodes are more susceptible.
+	var inf, healthy []float64
+	for i, l := range g.Labels {
+		if l == 1 {
+			inf = append(inf, g.DenseFeatures.At(i, 0))
+		} else {
+			healthy = append(healthy, g.DenseFeatures.At(i, 0))
+		}
+	}
+	frac := float64(len(inf)) / 3000
+	if frac < 0.08 || frac > 0.45 {
+		t.Errorf("infected fraction %.3f", frac)
+	}
+	if stat.Mean(inf, nil) <= stat.Mean(healthy, nil)+0.05 {
+		t.Errorf("susceptibility feature does not separate the classes: %.3f vs %.3f", stat.Mean(inf, nil), stat.Mean(healthy, nil))
+	}
+	h, err := GenerateDisease(DiseaseOptions{Nodes: 3000, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sparse.Equal(g.Adj, h.Adj) || !mat.Equal(g.DenseFeatures, h.DenseFeatures) {
+		t.Fatal("same seed, different graph")
+	}
+	o, _ := GenerateDisease(DiseaseOptions{Nodes: 3000, Seed: 8})
+	if sparse.Equal(g.Adj, o.Adj) {
+		t.Fatal("different seeds, same graph")
+	}
+	if _, err := GenerateDisease(DiseaseOptions{Nodes: 1}); err == nil {
+		t.Error("1 node: no error")
+	}
+}
+
+func TestSBMDeterministicAcrossWorkers(t *testing.T) {
+	opts := SBMOptions{Nodes: 20000, Edges: 200000, Features: 8, Classes: 10, Seed: 3}
+	var ref *mat.Dense
+	var refAdj *sparse.CSR
+	for _, w := range []int{1, 2, 5} {
+		o := opts
+		o.Workers = w
+		g, err := GenerateSBM(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref, refAdj = g.DenseFeatures, g.Adj
+			// distinct edges within 0.5% of the target (top-up rounds)
+			if e := g.Edges(); e < 199000 || e > 200000*11/10 {
+				t.Fatalf("%d distinct edges for a target of 200000", e)
+			}
+			// homophily: most edges inside a class (p_in = 0.8 plus chance hits)
+			in := 0
+			for i := 0; i < g.Adj.Rows; i++ {
+				for p := g.Adj.Indptr[i]; p < g.Adj.Indptr[i+1]; p++ {
+					if g.Labels[i] == g.Labels[g.Adj.Indices[p]] {
+						in++
+					}
+				}
+			}
+			if f := float64(in) / float64(g.Adj.NNZ()); f < 0.7 || f > 0.9 {
+				t.Errorf("within-class edge fraction %.3f", f)
+			}
+			if len(g.Train)+len(g.Val)+len(g.Test) != 20000 || math.Abs(float64(len(g.Train))/20000-0.66) > 0.001 {
+				t.Errorf("split %d/%d/%d", len(g.Train), len(g.Val), len(g.Test))
+			}
+			continue
+		}
+		if !sparse.Equal(g.Adj, refAdj) || !mat.Equal(g.DenseFeatures, ref) {
+			t.Fatalf("workers=%d changes the graph", w)
+		}
+	}
+}
+
+// BenchmarkRedditScale generates the default Reddit-scale SBM. It needs
+// about 2 GB; run it with -bench RedditScale -benchtime 1x.
+func BenchmarkRedditScale(b *testing.B) {
+	for b.Loop() {
+		g, err := GenerateSBM(context.Background(), SBMOptions{Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(g.Edges()), "edges")
+	}
+}
