@@ -196,3 +196,37 @@ func TestCatalogFilesHaveChecksums(t *testing.T) {
 		t.Errorf("only %d files verified", checked)
 	}
 }
+
+func TestHyperbolicity(t *testing.T) {
+	ctx := context.Background()
+	// A path and a tree are 0-hyperbolic.
+	n := 200
+	var us, vs []int
+	for i := 1; i < n; i++ {
+		us = append(us, (i-1)/3)
+		vs = append(vs, i)
+	}
+	tree, _ := SymmetricFromEdges(n, us, vs)
+	h, err := EstimateHyperbolicity(ctx, tree, 50, 20000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Delta != 0 || h.Component != n || h.Diameter == 0 {
+		t.Fatalf("tree: %+v", h)
+	}
+	// A cycle of length 4k has δ = k (four points at distance k apart; all landmarks sampled).
+	m := 40
+	us, vs = nil, nil
+	for i := 0; i < m; i++ {
+		us = append(us, i)
+		vs = append(vs, (i+1)%m)
+	}
+	cyc, _ := SymmetricFromEdges(m, us, vs)
+	h, err = EstimateHyperbolicity(ctx, cyc, m, 200000, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Delta != 10 || h.Diameter != 20 || h.Relative != 1 {
+		t.Fatalf("cycle C40: %+v, want δ = 10, diameter 20", h)
+	}
+}
