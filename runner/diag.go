@@ -90,7 +90,10 @@ func didYouMean(name string, candidates []string) string {
 		}
 	}
 	limit := 2
-	if n := len([]rune(name)); n <= 3 {
+	switch n := len([]rune(name)); {
+	case n <= 2:
+		return "" // every short name is "close" to every other
+	case n <= 4:
 		limit = 1
 	}
 	if bestDist < 0 || bestDist > limit || best == name {
@@ -99,24 +102,30 @@ func didYouMean(name string, candidates []string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, by runes.
+// editDistance is the optimal-string-alignment distance between a and b
+// (Levenshtein plus adjacent transpositions, so "epcohs" is one edit from
+// "epochs"), by runes.
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return d[len(ra)][len(rb)]
 }

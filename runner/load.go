@@ -79,6 +79,7 @@ type varDecl struct {
 	name  string
 	typ   cty.Type
 	value cty.Value // the default, then overridden; cty.NilVal when unset
+	bad   bool      // a problem with it was reported already
 	block *hcl.Block
 }
 
@@ -238,6 +239,8 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) {
 			l.diags = append(l.diags, d...)
 			if !d.HasErrors() {
 				v.typ = ty
+			} else {
+				v.bad = true
 			}
 		}
 		if a, ok := content.Attributes["description"]; ok {
@@ -250,11 +253,13 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) {
 			}
 		}
 		if a, ok := content.Attributes["default"]; ok {
+			v.bad = true
 			if l.checkRefs(a.Expr, scope{what: "a variable's default"}) {
 				val, d := a.Expr.Value(&hcl.EvalContext{Functions: l.funcs})
 				l.diags = append(l.diags, d...)
 				if !d.HasErrors() {
 					v.value = l.convertVar(v, val, a.Expr.Range().Ptr(), "default")
+					v.bad = v.value == cty.NilVal
 				}
 			}
 		}
@@ -265,8 +270,7 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) {
 // diagnostic (and returning cty.NilVal) when it does not fit.
 func (l *loader) convertVar(v *varDecl, val cty.Value, subject *hcl.Range, what string) cty.Value {
 	if !val.IsWhollyKnown() {
-		l.errorf(subject, "Invalid value for variable", "The %s of variable %q must be known when the pipeline is loaded.", what, v.name)
-		return cty.NilVal
+		return cty.NilVal // an unknown value stands for an error reported elsewhere
 	}
 	out, err := convert.Convert(val, v.typ)
 	if err != nil {
@@ -335,6 +339,10 @@ func (l *loader) applyVarOverrides() {
 	}
 	for _, name := range sortedNames(l.varDecls) {
 		v := l.varDecls[name]
+		if v.value == cty.NilVal && v.bad {
+			l.vars[name] = cty.DynamicVal
+			continue
+		}
 		if v.value == cty.NilVal {
 			l.errorf(rangePtr(v.block.DefRange), "No value for required variable",
 				"Variable %q has no default; set it with -var %s=VALUE or in a -var-file.", name, name)

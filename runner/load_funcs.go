@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,12 +136,17 @@ func readSandboxed(dir, rel string) ([]byte, error) {
 	if filepath.IsAbs(rel) {
 		return nil, fmt.Errorf("file(%q): absolute paths are not allowed; give a path relative to the pipeline's directory", rel)
 	}
+	if c := filepath.Clean(rel); c == ".." || strings.HasPrefix(c, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("file(%q): the path leaves the pipeline's directory", rel)
+	}
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, fmt.Errorf("file(%q): %w", rel, err)
 	}
 	p, err := filepath.EvalSymlinks(filepath.Join(root, rel))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("file(%q): no such file in the pipeline's directory", rel)
+	} else if err != nil {
 		return nil, fmt.Errorf("file(%q): %w", rel, err)
 	}
 	if r, err := filepath.Rel(root, p); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {

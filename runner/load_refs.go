@@ -222,6 +222,9 @@ type refVal struct {
 	whole  bool
 }
 
+// errUnknown says that a value is unknown because of an error reported elsewhere.
+var errUnknown = fmt.Errorf("unknown value")
+
 // instanceAttr marks an object as a stage instance.
 const instanceAttr = "__instance"
 
@@ -236,7 +239,7 @@ func (l *loader) collectRefs(v cty.Value, out *[]refVal) error {
 		return nil
 	}
 	if !v.IsKnown() {
-		return fmt.Errorf("the value is not known when the pipeline is loaded")
+		return errUnknown
 	}
 	ty := v.Type()
 	switch {

@@ -75,20 +75,7 @@ func (l *loader) decodeStages(blocks []*hcl.Block) {
 		} else {
 			l.unknownType(typeName, b.LabelRanges[0])
 		}
-		content, remain, d := b.Body.PartialContent(stageSchema)
-		l.diags = append(l.diags, d...)
-		sb.forEach = content.Attributes["for_each"]
-		sb.matrix = content.Attributes["matrix"]
-		for _, rb := range content.Blocks {
-			if sb.resources != nil {
-				l.errorf(rangePtr(rb.DefRange), "Duplicate resources block", "A stage takes one resources block; the first is at %s.", sb.resources.DefRange)
-				continue
-			}
-			sb.resources = rb
-		}
-		attrs, d := remain.JustAttributes()
-		l.diags = append(l.diags, d...)
-		sb.attrs = attrs
+		l.splitStageBody(sb)
 		l.expand(sb)
 		for i, key := range sb.keys {
 			addr := sb.id
@@ -104,6 +91,54 @@ func (l *loader) decodeStages(blocks []*hcl.Block) {
 	for _, sb := range l.blocks {
 		if sb.typ != nil && !sb.bad {
 			l.decodeInstances(sb)
+		}
+	}
+}
+
+// splitStageBody separates a stage body into for_each/matrix, the
+// resources block and the parameter/input attributes. (hclsyntax's
+// JustAttributes rejects a body holding any block, even one already
+// decoded by PartialContent, so the native body is read directly.)
+func (l *loader) splitStageBody(sb *stageBlock) {
+	body, ok := sb.block.Body.(*hclsyntax.Body)
+	if !ok {
+		content, remain, d := sb.block.Body.PartialContent(stageSchema)
+		l.diags = append(l.diags, d...)
+		sb.forEach, sb.matrix = content.Attributes["for_each"], content.Attributes["matrix"]
+		if len(content.Blocks) > 0 {
+			sb.resources = content.Blocks[0]
+		}
+		attrs, d := remain.JustAttributes()
+		l.diags = append(l.diags, d...)
+		sb.attrs = attrs
+		return
+	}
+	sb.attrs = hcl.Attributes{}
+	for name, a := range body.Attributes {
+		switch name {
+		case "for_each":
+			sb.forEach = a.AsHCLAttribute()
+		case "matrix":
+			sb.matrix = a.AsHCLAttribute()
+		default:
+			sb.attrs[name] = a.AsHCLAttribute()
+		}
+	}
+	for _, blk := range body.Blocks {
+		rb := blk.AsHCLBlock()
+		switch {
+		case blk.Type != "resources":
+			detail := fmt.Sprintf("A stage body holds parameters, inputs, for_each or matrix, and one resources block; not a %q block.", blk.Type)
+			if s := didYouMean(blk.Type, []string{"resources"}); s != "" {
+				detail += fmt.Sprintf(" Did you mean %q?", s)
+			}
+			l.errorf(rangePtr(rb.TypeRange), "Unsupported block type", "%s", detail)
+		case len(blk.Labels) > 0:
+			l.errorf(rangePtr(rb.LabelRanges[0]), "Extraneous label", "A resources block takes no labels.")
+		case sb.resources != nil:
+			l.errorf(rangePtr(rb.DefRange), "Duplicate resources block", "A stage takes one resources block; the first is at %s.", sb.resources.DefRange)
+		default:
+			sb.resources = rb
 		}
 	}
 }
@@ -126,7 +161,7 @@ func (l *loader) expand(sb *stageBlock) {
 	if a == nil {
 		a, what = sb.matrix, "matrix"
 	}
-	sc := scope{local: true, what: what, stageHint: " The instances of every stage must be known before anything runs."}
+	sc := scope{local: true, what: "the " + what + " argument", stageHint: " The instances of every stage must be known before anything runs."}
 	if !l.checkRefs(a.Expr, sc) {
 		sb.bad = true
 		return
@@ -138,8 +173,12 @@ func (l *loader) expand(sb *stageBlock) {
 		return
 	}
 	rng := a.Expr.Range()
-	if val.IsNull() || !val.IsWhollyKnown() {
-		l.errorf(&rng, "Invalid "+what+" argument", "%s must be a known, non-null value.", what)
+	if !val.IsWhollyKnown() { // an unknown value stands for an error reported elsewhere
+		sb.bad = true
+		return
+	}
+	if val.IsNull() {
+		l.errorf(&rng, "Invalid "+what+" argument", "%s must not be null.", what)
 		sb.bad = true
 		return
 	}
@@ -150,7 +189,7 @@ func (l *loader) expand(sb *stageBlock) {
 		sb.keys, sb.eachVals, err = expandMatrix(val)
 	}
 	if err != nil {
-		l.errorf(&rng, "Invalid "+what+" argument", "%v", err)
+		l.errorf(&rng, "Invalid "+what+" argument", "%v.", err)
 		sb.keys, sb.eachVals, sb.bad = nil, nil, true
 	}
 }
@@ -349,6 +388,7 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 		input *registry.Input
 	}
 	var plans []attrPlan
+	failed := map[string]bool{} // reported already: not also "missing"
 	for _, name := range sortedNames(sb.attrs) {
 		a := sb.attrs[name]
 		pl := attrPlan{a: a}
@@ -364,6 +404,8 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 			what: fmt.Sprintf("parameter %q", name), stageHint: hint}
 		if l.checkRefs(a.Expr, sc) {
 			plans = append(plans, pl)
+		} else {
+			failed[name] = true
 		}
 	}
 	var resOK bool
@@ -385,6 +427,9 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 			inst.EachKey = ""
 		}
 		set := map[string]bool{}
+		for name := range failed {
+			set[name] = true
+		}
 		for _, pl := range plans {
 			val, d := pl.a.Expr.Value(ctx)
 			l.diags = append(l.diags, d...)
@@ -447,7 +492,9 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 // their number and kinds.
 func (l *loader) resolveInput(inst *Instance, in *registry.Input, val cty.Value, rng hcl.Range) []InputRef {
 	var refs []refVal
-	if err := l.collectRefs(val, &refs); err != nil {
+	if err := l.collectRefs(val, &refs); err == errUnknown {
+		return nil
+	} else if err != nil {
 		l.errorf(&rng, "Invalid input",
 			"Input slot %q of stage type %q takes stage references (stage.TYPE.NAME, stage.TYPE.NAME.OUTPUT, or a list of them): %v.",
 			in.Name, inst.Type.Name, err)
@@ -509,7 +556,7 @@ func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value
 		return nil, false
 	}
 	if !val.IsWhollyKnown() {
-		return bad("must be known when the pipeline is loaded")
+		return nil, false // an unknown value stands for an error reported elsewhere
 	}
 	if val.Type().Equals(refType) || (val.Type().IsObjectType() && val.Type().HasAttribute(instanceAttr)) {
 		return bad("takes a value, not a stage reference")
@@ -524,7 +571,10 @@ func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value
 	}
 	cv, err := convert.Convert(val, want)
 	if err != nil {
-		return bad("must be %s, got %s", friendlyParamType(p.Type), val.Type().FriendlyName())
+		if want.IsListType() && (val.Type().IsTupleType() || val.Type().IsListType() || val.Type().IsSetType()) {
+			return bad("must be %s: %v", friendlyParamType(p.Type), err)
+		}
+		return bad("must be %s, got %s", friendlyParamType(p.Type), friendlyType(val.Type()))
 	}
 	elems := []cty.Value{cv}
 	if want.IsListType() {
@@ -633,6 +683,25 @@ func friendlyParamType(t registry.ParamType) string {
 		return "a list of numbers"
 	}
 	return string(t)
+}
+
+// friendlyType names a value's type as a pipeline author sees it.
+func friendlyType(t cty.Type) string {
+	switch {
+	case t.IsTupleType() || t.IsListType():
+		return "a list"
+	case t.IsSetType():
+		return "a set"
+	case t.IsObjectType() || t.IsMapType():
+		return "an object"
+	case t == cty.String:
+		return "a string"
+	case t == cty.Number:
+		return "a number"
+	case t == cty.Bool:
+		return "a bool"
+	}
+	return t.FriendlyName()
 }
 
 func contains(xs []string, s string) bool {

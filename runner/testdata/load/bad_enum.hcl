@@ -1,0 +1,9 @@
+stage "source" "a" {
+  name = "a"
+  mode = "weigthed"
+}
+
+stage "source" "b" {
+  name = "b"
+  mode = "circular"
+}

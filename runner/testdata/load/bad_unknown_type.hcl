@@ -1,0 +1,11 @@
+stage "source" "cora" {
+  name = "cora"
+}
+
+stage "trian" "cora" {
+  data = stage.source.cora
+}
+
+stage "collect" "all" {
+  runs = stage.trian.cora
+}

@@ -1,0 +1,2 @@
+scale  = 0.25
+epochs = 20
