@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hylaflow/hylaflow/datasets"
+	"github.com/hylaflow/hylaflow/datasets/hgcn"
+	"github.com/hylaflow/hylaflow/datasets/planetoid"
+	"github.com/hylaflow/hylaflow/datasets/reddit"
+	"github.com/hylaflow/hylaflow/datasets/synthetic"
+	"github.com/hylaflow/hylaflow/datasets/textgcn"
+)
+
+func init() {
+	registerCommand(&command{
+		Name:    "datasets",
+		Summary: "list the benchmark datasets, show their statistics, fetch their files",
+		Run:     datasetsCmdRun,
+	})
+}
+
+const datasetsCmdUsage = `Usage:
+  hylaflow datasets list                 every known dataset, its statistics and whether its files are present
+  hylaflow datasets info NAME            load NAME and print nodes, edges, features, classes, split sizes and
+                                         a sampled hyperbolicity estimate
+  hylaflow datasets fetch [flags] NAME   download NAME's files (sha256-verified) into the data directory
+
+Files are looked up in $HYLAFLOW_DATA, else ../shared/datasets, else the user cache directory.
+fetch flags:
+  --dest DIR           target data directory (default: $HYLAFLOW_DATA, else the user cache directory)
+  --from DIR           copy the files from a local directory laid out like a data root
+  --allow-unverified   also fetch files whose checksum is not known
+`
+
+func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, datasetsCmdUsage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	switch args[0] {
+	case "list":
+		if len(args) != 1 {
+			fmt.Fprintln(stderr, "hylaflow datasets list: takes no arguments")
+			return exitUsage
+		}
+		datasetsCmdList(stdout)
+		return exitOK
+	case "info":
+		fs := flag.NewFlagSet("datasets info", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		root := fs.String("root", "", "data root (default: the first root holding the files)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return exitUsage
+		}
+		if fs.NArg() != 1 {
+			fmt.Fprintln(stderr, "hylaflow datasets info: want one dataset NAME (see `hylaflow datasets list`)")
+			return exitUsage
+		}
+		if err := datasetsCmdInfo(ctx, fs.Arg(0), *root, stdout); err != nil {
+			fmt.Fprintf(stderr, "hylaflow datasets info: %v\n", err)
+			if errors.Is(err, context.Canceled) {
+				return exitCanceled
+			}
+			return exitStageFailed
+		}
+		return exitOK
+	case "fetch":
+		fs := flag.NewFlagSet("datasets fetch", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		dest := fs.String("dest", "", "target data directory")
+		from := fs.String("from", "", "copy from this local data directory instead of downloading")
+		unverified := fs.Bool("allow-unverified", false, "fetch files without a known checksum")
+		if err := fs.Parse(args[1:]); err != nil {
+			return exitUsage
+		}
+		if fs.NArg() != 1 {
+			fmt.Fprintln(stderr, "hylaflow datasets fetch: want one dataset NAME (see `hylaflow datasets list`)")
+			return exitUsage
+		}
+		if err := datasetsCmdFetch(ctx, fs.Arg(0), *dest, *from, *unverified, stdout); err != nil {
+			fmt.Fprintf(stderr, "hylaflow datasets fetch: %v\n", err)
+			if errors.Is(err, context.Canceled) {
+				return exitCanceled
+			}
+			return exitStageFailed
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "hylaflow datasets: unknown subcommand %q\n\n%s", args[0], datasetsCmdUsage)
+	return exitUsage
+}
+
+func datasetsCmdList(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSOURCE\tNODES\tEDGES\tFEATURES\tCLASSES\tFILES")
+	num := func(v int) string {
+		if v == 0 {
+			return "-"
+		}
+		return fmt.Sprint(v)
+	}
+	for _, e := range datasets.Catalog() {
+		st := e.Expected
+		if st.Nodes == 0 {
+			st = e.Paper
+		}
+		status := "built in"
+		if len(e.Files) > 0 {
+			if r := e.FindRoot(); r != "" {
+				status = "present in " + r
+			} else {
+				_, missing := e.Present(datasets.DefaultRoot())
+				status = fmt.Sprintf("missing %d of %d (hylaflow datasets fetch %s)", len(missing), len(e.Files), e.Name)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Source, num(st.Nodes), num(st.Edges), num(st.Features), num(st.Classes), status)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nEDGES counts distinct undirected pairs without self loops; the paper counts raw links")
+	fmt.Fprintln(w, "(cora 5429, citeseer 4732, pubmed 44338, airport 18631 including one self loop).")
+}
+
+// datasetsCmdLoad loads a catalogue entry from root.
+func datasetsCmdLoad(ctx context.Context, e datasets.Entry, root string) (*datasets.Graph, error) {
+	switch e.Source {
+	case "planetoid":
+		return planetoid.Load(filepath.Join(root, "planetoid"), e.Name)
+	case "hgcn":
+		return hgcn.Load(filepath.Join(root, "hgcn"), e.Name, hgcn.Options{IdentityFeatures: true})
+	case "reddit":
+		return reddit.Load(filepath.Join(root, "reddit"))
+	case "synthetic":
+		if e.Name == "synthetic_sbm" {
+			return synthetic.GenerateSBM(ctx, synthetic.SBMOptions{})
+		}
+		return synthetic.GenerateDisease(synthetic.DiseaseOptions{})
+	}
+	return nil, fmt.Errorf("source %q has no graph loader", e.Source)
+}
+
+func datasetsCmdInfo(ctx context.Context, name, root string, w io.Writer) error {
+	e, ok := datasets.Lookup(name)
+	if !ok {
+		return fmt.Errorf("unknown dataset %q (known: %s)", name, strings.Join(datasets.Names(), ", "))
+	}
+	if root == "" && len(e.Files) > 0 {
+		root = e.FindRoot()
+		if root == "" {
+			_, missing := e.Present(datasets.DefaultRoot())
+			var names []string
+			for _, f := range missing {
+				names = append(names, f.Path)
+			}
+			return fmt.Errorf("%s: files missing under %s: %s; get them with `hylaflow datasets fetch %s`",
+				e.Name, strings.Join(datasets.Roots(), " and "), strings.Join(names, ", "), e.Name)
+		}
+	}
+	fmt.Fprintf(w, "%s (%s): %s\n", e.Name, e.Source, e.Doc)
+	if root != "" {
+		fmt.Fprintf(w, "root:       %s\n", root)
+	}
+	if e.Source == "textgcn" {
+		c, err := textgcn.Load(filepath.Join(root, "textgcn"), datasetsCmdTextName(e.Name), textgcn.Options{ValFraction: 0.1, Window: 20, MinFreq: 5})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "documents:  %d\nvocabulary: %d\nclasses:    %d\nsplit:      %d train / %d val / %d test\n",
+			c.Docs, len(c.Vocab), len(c.Classes), len(c.Train), len(c.Val), len(c.Test))
+		if e.Paper.Nodes != 0 {
+			fmt.Fprintf(w, "paper:      %d documents, %d classes\n", e.Paper.Nodes, e.Paper.Classes)
+		}
+		return nil
+	}
+	g, err := datasetsCmdLoad(ctx, e, root)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "nodes:      %d\nedges:      %d (distinct undirected, no self loops)\nfeatures:   %d\nclasses:    %d\n",
+		g.Nodes(), g.Edges(), g.FeatureDim(), g.Classes)
+	if e.Paper.Nodes != 0 {
+		fmt.Fprintf(w, "paper:      %d nodes, %d edges, %d features, %d classes\n", e.Paper.Nodes, e.Paper.Edges, e.Paper.Features, e.Paper.Classes)
+	}
+	counts := make([]int, g.Classes)
+	unlabelled := 0
+	for _, l := range g.Labels {
+		if l < 0 {
+			unlabelled++
+		} else {
+			counts[l]++
+		}
+	}
+	fmt.Fprintf(w, "labels:     %v", counts)
+	if unlabelled > 0 {
+		fmt.Fprintf(w, " (+%d unlabelled)", unlabelled)
+	}
+	fmt.Fprintln(w)
+	switch {
+	case g.Train != nil:
+		fmt.Fprintf(w, "split:      %d train / %d val / %d test (given)\n", len(g.Train), len(g.Val), len(g.Test))
+	case e.Source == "hgcn" || e.Name == "synthetic_disease":
+		p := hgcn.DiseaseSplit
+		if e.Name == "airport" {
+			p = hgcn.AirportSplit
+		}
+		tr, va, te, err := datasets.HGCNSplit(g.Labels, p[0], p[1], 0)
+		if err == nil {
+			fmt.Fprintf(w, "split:      %d train / %d val / %d test (HGCN rule, p_val %.2f, p_test %.2f)\n", len(tr), len(va), len(te), p[0], p[1])
+		}
+	}
+	h, err := datasets.EstimateHyperbolicity(ctx, g.Adj, 128, 100000, 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "hyperbolicity: δ ≈ %.1f (max over %d sampled quadruples; mean %.2f), diameter ≥ %d, 2δ/diam %.2f, largest component %d nodes\n",
+		h.Delta, h.Samples, h.Mean, h.Diameter, h.Relative, h.Component)
+	return nil
+}
+
+func datasetsCmdTextName(name string) string {
+	switch name {
+	case "r8":
+		return "R8"
+	case "r52":
+		return "R52"
+	}
+	return name
+}
+
+func datasetsCmdFetch(ctx context.Context, name, dest, from string, unverified bool, w io.Writer) error {
+	e, ok := datasets.Lookup(name)
+	if !ok {
+		return fmt.Errorf("unknown dataset %q (known: %s)", name, strings.Join(datasets.Names(), ", "))
+	}
+	if len(e.Files) == 0 {
+		fmt.Fprintf(w, "%s is generated by hylaflow; nothing to fetch\n", e.Name)
+		return nil
+	}
+	if dest == "" {
+		dest = os.Getenv("HYLAFLOW_DATA")
+		if dest == "" {
+			dest = datasets.CacheRoot()
+		}
+	}
+	files := slices.Clone(e.Files)
+	if e.Name == "reddit" && from == "" {
+		return fmt.Errorf("reddit: FastGCN's reddit.npz and reddit_adj.npz have no canonical download; build them with FastGCN's " +
+			"transformRedditGraph2NPZ.py from GraphSAGE's Reddit data and copy them with --from DIR (DIR/reddit/reddit.npz)")
+	}
+	fmt.Fprintf(w, "fetching %s into %s\n", e.Name, dest)
+	return datasets.Fetch(ctx, files, dest, datasets.FetchOptions{
+		From: from, AllowUnverified: unverified,
+		Logf: func(format string, args ...any) { fmt.Fprintf(w, "  "+format, args...) },
+	})
+}
