@@ -64,14 +64,15 @@ func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
 		fs := flag.NewFlagSet("datasets info", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		root := fs.String("root", "", "data root (default: the first root holding the files)")
-		if err := fs.Parse(args[1:]); err != nil {
+		pos, err := datasetsCmdParse(fs, args[1:])
+		if err != nil {
 			return exitUsage
 		}
-		if fs.NArg() != 1 {
+		if len(pos) != 1 {
 			fmt.Fprintln(stderr, "hylaflow datasets info: want one dataset NAME (see `hylaflow datasets list`)")
 			return exitUsage
 		}
-		if err := datasetsCmdInfo(ctx, fs.Arg(0), *root, stdout); err != nil {
+		if err := datasetsCmdInfo(ctx, pos[0], *root, stdout); err != nil {
 			fmt.Fprintf(stderr, "hylaflow datasets info: %v\n", err)
 			if errors.Is(err, context.Canceled) {
 				return exitCanceled
@@ -85,14 +86,15 @@ func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
 		dest := fs.String("dest", "", "target data directory")
 		from := fs.String("from", "", "copy from this local data directory instead of downloading")
 		unverified := fs.Bool("allow-unverified", false, "fetch files without a known checksum")
-		if err := fs.Parse(args[1:]); err != nil {
+		pos, err := datasetsCmdParse(fs, args[1:])
+		if err != nil {
 			return exitUsage
 		}
-		if fs.NArg() != 1 {
+		if len(pos) != 1 {
 			fmt.Fprintln(stderr, "hylaflow datasets fetch: want one dataset NAME (see `hylaflow datasets list`)")
 			return exitUsage
 		}
-		if err := datasetsCmdFetch(ctx, fs.Arg(0), *dest, *from, *unverified, stdout); err != nil {
+		if err := datasetsCmdFetch(ctx, pos[0], *dest, *from, *unverified, stdout); err != nil {
 			fmt.Fprintf(stderr, "hylaflow datasets fetch: %v\n", err)
 			if errors.Is(err, context.Canceled) {
 				return exitCanceled
@@ -103,6 +105,21 @@ func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "hylaflow datasets: unknown subcommand %q\n\n%s", args[0], datasetsCmdUsage)
 	return exitUsage
+}
+
+// datasetsCmdParse parses flags placed before or after the positional arguments.
+func datasetsCmdParse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 func datasetsCmdList(w io.Writer) {
