@@ -211,7 +211,7 @@ func KernelGaussian(n int, scale, d float64, nodes int) (float64, error) {
 	if !(scale >= 0) || math.IsInf(scale, 0) {
 		return 0, fmt.Errorf("hyla: kernel: scale %g, want a finite s ≥ 0", scale)
 	}
-	if scale == 0 {
+	if scale == 0 || d == 0 { // k_λ(0) = ½ for every λ
 		return KernelLambda(n, 0, d)
 	}
 	if nodes < 0 || nodes == 1 || nodes > 1000 {
