@@ -14,6 +14,7 @@ require (
 	github.com/campoy/embedmd v1.0.0 // indirect
 	github.com/dominikbraun/graph v0.23.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/google/go-cmp v0.6.0 // indirect
 	github.com/hashicorp/hcl/v2 v2.25.0 // indirect
 	github.com/mattn/go-sqlite3 v1.14.53 // indirect
 	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
