@@ -129,3 +129,7 @@ func editDistance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// DidYouMean returns the candidate that name is most likely a typo of, or
+// "" when none is close; commands use it for their own suggestions.
+func DidYouMean(name string, candidates []string) string { return didYouMean(name, candidates) }

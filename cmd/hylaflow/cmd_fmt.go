@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+)
+
+func init() {
+	registerCommand(&command{
+		Name:    "fmt",
+		Summary: "rewrite pipeline files in the canonical HCL layout",
+		Run:     fmtCmdRun,
+	})
+}
+
+const fmtCmdUsage = `Usage: hylaflow fmt [flags] FILE...
+
+Rewrites each pipeline file in place in the canonical HCL layout (indentation,
+aligned "=" signs, spacing), like terraform fmt. Only layout changes; a file
+with syntax errors is reported and left alone. Prints the files it changed.
+
+Flags:
+  --check   change nothing; list the files that are not formatted and exit 1
+            if there are any (for CI)
+
+Exit status: 0 done (or all formatted with --check), 1 files need formatting
+(--check) or could not be written, 2 usage error, 3 a file has syntax errors.
+`
+
+func fmtCmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := validateCmdFlagSet("fmt", stderr)
+	check := fs.Bool("check", false, "only report unformatted files")
+	files, err := validateCmdParse(fs, args)
+	if err != nil {
+		return validateCmdParseStatus(err, stdout, stderr, "fmt", fmtCmdUsage)
+	}
+	if len(files) == 0 {
+		fmt.Fprint(stderr, "hylaflow fmt: no files given\n\n"+fmtCmdUsage)
+		return exitUsage
+	}
+	status := exitOK
+	worse := func(s int) {
+		if s == exitInvalid || status == exitOK {
+			status = s
+		}
+	}
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "hylaflow fmt: %v\n", err)
+			worse(exitStageFailed)
+			continue
+		}
+		if _, diags := hclsyntax.ParseConfig(src, file, hcl.InitialPos); diags.HasErrors() {
+			validateCmdWriteDiags(stderr, diags)
+			worse(exitInvalid)
+			continue
+		}
+		out := hclwrite.Format(src)
+		if bytes.Equal(out, src) {
+			continue
+		}
+		if *check {
+			fmt.Fprintln(stdout, file)
+			worse(exitStageFailed)
+			continue
+		}
+		if err := fmtCmdWriteFile(file, out); err != nil {
+			fmt.Fprintf(stderr, "hylaflow fmt: %v\n", err)
+			worse(exitStageFailed)
+			continue
+		}
+		fmt.Fprintln(stdout, file)
+	}
+	return status
+}
+
+// fmtCmdWriteFile replaces file atomically (temp file, fsync, rename), keeping its mode.
+func fmtCmdWriteFile(file string, b []byte) error {
+	st, err := os.Stat(file)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".fmt-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", file, err)
+	}
+	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}

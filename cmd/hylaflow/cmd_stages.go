@@ -1,0 +1,178 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/runner"
+)
+
+func init() {
+	registerCommand(&command{
+		Name:    "stages",
+		Summary: "list the registered stage types: parameters, inputs, outputs, docs",
+		Run:     stagesCmdRun,
+	})
+}
+
+const stagesCmdUsage = `Usage: hylaflow stages [flags] [NAME...]
+
+Describes the stage types a pipeline can use in stage "TYPE" "NAME" blocks:
+version, documentation, input slots (artifact kind; "many" slots take a list
+or a whole for_each stage), parameters (type, default or "required", allowed
+values) and outputs (referenced as stage.TYPE.NAME.OUTPUT; the first output
+is the default of stage.TYPE.NAME). Without NAME, every type is described.
+
+Flags:
+  --json   print the descriptions as a JSON array
+
+Exit status: 0 printed, 2 usage error or unknown NAME.
+`
+
+// stagesCmdJSON is the --json shape of one stage type.
+type stagesCmdJSON struct {
+	Name    string            `json:"name"`
+	Version string            `json:"version"`
+	Doc     string            `json:"doc,omitempty"`
+	Params  []stagesCmdParam  `json:"params"`
+	Inputs  []registry.Input  `json:"inputs"`
+	Outputs []registry.Output `json:"outputs"`
+}
+
+type stagesCmdParam struct {
+	Name     string             `json:"name"`
+	Type     registry.ParamType `json:"type"`
+	Default  any                `json:"default,omitempty"`
+	Required bool               `json:"required,omitempty"`
+	Enum     []string           `json:"enum,omitempty"`
+	Doc      string             `json:"doc,omitempty"`
+}
+
+func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := validateCmdFlagSet("stages", stderr)
+	jsonOut := fs.Bool("json", false, "print JSON")
+	names, err := validateCmdParse(fs, args)
+	if err != nil {
+		return validateCmdParseStatus(err, stdout, stderr, "stages", stagesCmdUsage)
+	}
+	reg := validateCmdRegistry()
+	if len(names) == 0 {
+		names = reg.Names()
+	}
+	var types []*registry.Type
+	for _, n := range names {
+		t, ok := reg.Lookup(n)
+		if !ok {
+			msg := fmt.Sprintf("hylaflow stages: no stage type %q", n)
+			if s := runner.DidYouMean(n, reg.Names()); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			fmt.Fprintf(stderr, "%s\nRegistered types: %s\n", msg, validateCmdJoin(reg.Names()))
+			return exitUsage
+		}
+		types = append(types, t)
+	}
+	if *jsonOut {
+		out := make([]stagesCmdJSON, 0, len(types))
+		for _, t := range types {
+			j := stagesCmdJSON{Name: t.Name, Version: t.Version, Doc: t.Doc,
+				Params: []stagesCmdParam{}, Inputs: t.Inputs, Outputs: t.Outputs}
+			if j.Inputs == nil {
+				j.Inputs = []registry.Input{}
+			}
+			for _, p := range t.Params {
+				jp := stagesCmdParam{Name: p.Name, Type: p.Type, Required: p.Required, Enum: p.Enum, Doc: p.Doc}
+				if !p.Required {
+					jp.Default = p.Default
+				}
+				j.Params = append(j.Params, jp)
+			}
+			out = append(out, j)
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "hylaflow stages: %v\n", err)
+			return exitStageFailed
+		}
+		return exitOK
+	}
+	for i, t := range types {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		stagesCmdDescribe(stdout, t)
+	}
+	return exitOK
+}
+
+// stagesCmdDescribe prints one stage type for people.
+func stagesCmdDescribe(w io.Writer, t *registry.Type) {
+	fmt.Fprintf(w, "%s (version %s)\n", t.Name, t.Version)
+	if t.Doc != "" {
+		fmt.Fprintf(w, "  %s\n", t.Doc)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if len(t.Inputs) > 0 {
+		fmt.Fprintln(tw, "  inputs:")
+		for _, in := range t.Inputs {
+			kind := string(in.Kind)
+			if in.Many {
+				kind += ", many"
+			}
+			if in.Optional {
+				kind += ", optional"
+			}
+			fmt.Fprintf(tw, "    %s\t%s%s\n", in.Name, kind, stagesCmdCell(in.Doc))
+		}
+	}
+	if len(t.Params) > 0 {
+		fmt.Fprintln(tw, "  parameters:")
+		for _, p := range t.Params {
+			def := "(required)"
+			if !p.Required {
+				def = "= " + stagesCmdValue(p.Default)
+			}
+			doc := p.Doc
+			if len(p.Enum) > 0 {
+				doc = strings.TrimSpace("one of " + strings.Join(p.Enum, "|") + ". " + doc)
+			}
+			fmt.Fprintf(tw, "    %s\t%s\t%s%s\n", p.Name, p.Type, def, stagesCmdCell(doc))
+		}
+	}
+	fmt.Fprintln(tw, "  outputs:")
+	for _, o := range t.Outputs {
+		fmt.Fprintf(tw, "    %s\t%s%s\n", o.Name, o.Kind, stagesCmdCell(o.Doc))
+	}
+	tw.Flush()
+}
+
+// stagesCmdCell is a last table cell: a tab and doc, or nothing (no trailing blanks).
+func stagesCmdCell(doc string) string {
+	if doc == "" {
+		return ""
+	}
+	return "\t" + doc
+}
+
+// stagesCmdValue renders a default value in HCL syntax.
+func stagesCmdValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []string:
+		q := make([]string, len(x))
+		for i, s := range x {
+			q[i] = fmt.Sprintf("%q", s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	case []int, []float64:
+		s := fmt.Sprint(x)
+		return "[" + strings.ReplaceAll(strings.Trim(s, "[]"), " ", ", ") + "]"
+	}
+	return fmt.Sprint(v)
+}

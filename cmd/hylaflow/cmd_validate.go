@@ -1,0 +1,158 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/stages"
+	"golang.org/x/term"
+)
+
+func init() {
+	registerCommand(&command{
+		Name:    "validate",
+		Summary: "check pipeline files without running anything (for CI)",
+		Run:     validateCmdRun,
+	})
+}
+
+// validateCmdRegistry returns the stage types that validate, graph and
+// stages check against; tests replace it with a test-only registry.
+var validateCmdRegistry = func() *registry.Registry { return stages.Default() }
+
+const validateCmdUsage = `Usage: hylaflow validate [flags] FILE...
+
+Checks each pipeline file without running or caching anything: HCL syntax,
+stage types, parameter names, types and values, required parameters and
+inputs, references between stages and their outputs, for_each and matrix
+expansions, variables, and dependency cycles. Every problem is reported at
+once, with file:line:col and a source snippet.
+
+Prints "ok FILE (N stages)" for each valid file, N counting the instances
+after for_each/matrix expansion.
+
+Flags (before or after the files):
+  -json              print all diagnostics as one JSON array on stdout
+                     (objects with severity, summary, detail and range)
+  -var NAME=VALUE    set a pipeline variable; VALUE is an HCL expression
+                     ([1, 2], true, 0.5) or else a string; repeatable
+  -var-file FILE     read variables from an HCL file of NAME = VALUE lines; repeatable
+
+Exit status: 0 all files valid, 2 usage error, 3 a file is invalid.
+`
+
+// validateCmdParse parses flags that may appear before, between or after
+// the positional arguments, which it returns in order.
+func validateCmdParse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// validateCmdFlagSet returns a flag set that reports errors on stderr and
+// leaves printing the usage to validateCmdParseStatus.
+func validateCmdFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	return fs
+}
+
+// validateCmdParseStatus maps a flag-parsing error to an exit code:
+// -h/--help prints usage on stdout and succeeds; a bad flag is a usage error.
+func validateCmdParseStatus(err error, stdout, stderr io.Writer, name, usage string) int {
+	if err == flag.ErrHelp {
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "(see hylaflow %s --help)\n", name)
+	return exitUsage
+}
+
+// validateCmdWriteDiags writes diagnostics as text, with colour and
+// wrapping when w is a terminal (and NO_COLOR is unset).
+func validateCmdWriteDiags(w io.Writer, diags hcl.Diagnostics) {
+	width, color := uint(0), false
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
+			width = uint(cols)
+		}
+		color = os.Getenv("NO_COLOR") == ""
+	}
+	if err := runner.WriteDiagnostics(w, diags, width, color); err != nil {
+		fmt.Fprintf(w, "%s\n", diags.Error())
+	}
+}
+
+func validateCmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := validateCmdFlagSet("validate", stderr)
+	jsonOut := fs.Bool("json", false, "print diagnostics as JSON")
+	var opts runner.LoadOptions
+	opts.RegisterFlags(fs)
+	files, err := validateCmdParse(fs, args)
+	if err != nil {
+		return validateCmdParseStatus(err, stdout, stderr, "validate", validateCmdUsage)
+	}
+	if len(files) == 0 {
+		fmt.Fprint(stderr, "hylaflow validate: no pipeline files given\n\n"+validateCmdUsage)
+		return exitUsage
+	}
+	reg := validateCmdRegistry()
+	var all hcl.Diagnostics
+	status := exitOK
+	for _, file := range files {
+		p, diags := runner.Load(reg, file, opts)
+		all = append(all, diags...)
+		if diags.HasErrors() {
+			status = exitInvalid
+		}
+		if *jsonOut {
+			continue
+		}
+		if len(diags) > 0 {
+			validateCmdWriteDiags(stderr, diags)
+		}
+		if p != nil {
+			fmt.Fprintf(stdout, "ok %s (%d stages)\n", file, len(p.Instances))
+		}
+	}
+	if *jsonOut {
+		if err := runner.WriteDiagnosticsJSON(stdout, all); err != nil {
+			fmt.Fprintf(stderr, "hylaflow validate: %v\n", err)
+			return exitStageFailed
+		}
+	} else if status == exitInvalid {
+		n := 0
+		for _, d := range all {
+			if d.Severity == hcl.DiagError {
+				n++
+			}
+		}
+		fmt.Fprintf(stderr, "hylaflow validate: %d %s\n", n, validateCmdPlural(n, "error", "errors"))
+	}
+	return status
+}
+
+func validateCmdPlural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// validateCmdJoin is strings.Join for short lists in messages.
+func validateCmdJoin(xs []string) string { return strings.Join(xs, ", ") }

@@ -1,0 +1,7 @@
+stage "source" "cora" {
+  nme = "cora"
+}
+
+stage "train" "cora" {
+  data = stage.source.citeseer
+}

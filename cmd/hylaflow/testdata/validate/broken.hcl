@@ -1,0 +1,3 @@
+stage "source" "cora" {
+  name = 
+}

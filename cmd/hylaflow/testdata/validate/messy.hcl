@@ -1,0 +1,5 @@
+stage "source" "cora" {
+name = "cora"
+    n =   5
+  mode="plain"
+}
