@@ -133,3 +133,34 @@ func TestDigitize(t *testing.T) {
 		}
 	}
 }
+
+func FuzzEdgeCSV(f *testing.F) {
+	f.Add([]byte("0,1\n0,2\n2,3\n"))
+	f.Add([]byte("a,b\r\nb,c\r\n\n"))
+	f.Add([]byte("1;2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "f.edges.csv")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ids, us, vs, err := readEdgeCSV(p)
+		if err != nil {
+			if !strings.Contains(err.Error(), p) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if len(us) != len(vs) {
+			t.Fatal("edge ends differ in number")
+		}
+		for k := range us {
+			if us[k] < 0 || us[k] >= len(ids) || vs[k] < 0 || vs[k] >= len(ids) {
+				t.Fatalf("edge %d (%d,%d) outside %d nodes", k, us[k], vs[k], len(ids))
+			}
+		}
+		if _, err := datasets.SymmetricFromEdges(len(ids), us, vs); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -118,5 +119,32 @@ func BenchmarkRedditScale(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(g.Edges()), "edges")
+	}
+}
+
+// BenchmarkRedditScalePrecompute is the scale benchmark of the data path:
+// generate the Reddit-scale SBM, build S = D^-1/2 (A+I) D^-1/2 and compute
+// S²X. Run with -bench RedditScalePrecompute -benchtime 1x (about 4 GB).
+func BenchmarkRedditScalePrecompute(b *testing.B) {
+	ctx := context.Background()
+	for b.Loop() {
+		t0 := time.Now()
+		g, err := GenerateSBM(ctx, SBMOptions{Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		s, err := sparse.SymNormalize(g.Adj)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		if _, err := sparse.PowerDense(ctx, s, g.DenseFeatures, 2, 0); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		b.ReportMetric(t1.Sub(t0).Seconds(), "generate-s")
+		b.ReportMetric(t2.Sub(t1).Seconds(), "normalize-s")
+		b.ReportMetric(t3.Sub(t2).Seconds(), "precompute-s")
 	}
 }
