@@ -113,8 +113,8 @@ func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
 // stagesCmdDescribe prints one stage type for people.
 func stagesCmdDescribe(w io.Writer, t *registry.Type) {
 	fmt.Fprintf(w, "%s (version %s)\n", t.Name, t.Version)
-	if t.Doc != "" {
-		fmt.Fprintf(w, "  %s\n", t.Doc)
+	for _, line := range stagesCmdWrap(t.Doc, 96) {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(t.Inputs) > 0 {
@@ -127,7 +127,7 @@ func stagesCmdDescribe(w io.Writer, t *registry.Type) {
 			if in.Optional {
 				kind += ", optional"
 			}
-			fmt.Fprintf(tw, "    %s\t%s%s\n", in.Name, kind, stagesCmdCell(in.Doc))
+			stagesCmdRow(tw, in.Doc, in.Name, kind)
 		}
 	}
 	if len(t.Params) > 0 {
@@ -136,27 +136,62 @@ func stagesCmdDescribe(w io.Writer, t *registry.Type) {
 			def := "(required)"
 			if !p.Required {
 				def = "= " + stagesCmdValue(p.Default)
+				if r := []rune(def); len(r) > 32 {
+					def = string(r[:28]) + " …" // the full value: --json
+				}
 			}
 			doc := p.Doc
 			if len(p.Enum) > 0 {
 				doc = strings.TrimSpace("one of " + strings.Join(p.Enum, "|") + ". " + doc)
 			}
-			fmt.Fprintf(tw, "    %s\t%s\t%s%s\n", p.Name, p.Type, def, stagesCmdCell(doc))
+			stagesCmdRow(tw, doc, p.Name, string(p.Type), def)
 		}
 	}
 	fmt.Fprintln(tw, "  outputs:")
 	for _, o := range t.Outputs {
-		fmt.Fprintf(tw, "    %s\t%s%s\n", o.Name, o.Kind, stagesCmdCell(o.Doc))
+		stagesCmdRow(tw, o.Doc, o.Name, string(o.Kind))
 	}
 	tw.Flush()
 }
 
-// stagesCmdCell is a last table cell: a tab and doc, or nothing (no trailing blanks).
-func stagesCmdCell(doc string) string {
-	if doc == "" {
-		return ""
+// stagesCmdRow writes one table row: the cells, then doc wrapped into a
+// last column (continuation lines keep the columns aligned; no trailing blanks).
+func stagesCmdRow(tw io.Writer, doc string, cells ...string) {
+	lines := stagesCmdWrap(doc, 64)
+	if len(lines) == 0 {
+		lines = []string{""}
 	}
-	return "\t" + doc
+	for i, line := range lines {
+		row := cells
+		if i > 0 {
+			row = make([]string, len(cells))
+		}
+		text := "    " + strings.Join(row, "\t")
+		if line != "" {
+			text += "\t" + line
+		}
+		fmt.Fprintln(tw, text)
+	}
+}
+
+// stagesCmdWrap splits text into lines of at most width bytes at spaces.
+func stagesCmdWrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // stagesCmdValue renders a default value in HCL syntax.
