@@ -1,0 +1,466 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/hylaflow/hylaflow/cache"
+)
+
+// Stage statuses, as recorded in the run history.
+const (
+	StatusCached   = "cached"
+	StatusRan      = "ran"
+	StatusFailed   = "failed"
+	StatusSkipped  = "skipped"
+	StatusCanceled = "canceled"
+)
+
+// Run statuses.
+const (
+	RunOK       = "ok"
+	RunFailed   = "failed"
+	RunCanceled = "canceled"
+)
+
+// RunOptions configure Run.
+type RunOptions struct {
+	PlanOptions
+	// Jobs is the number of stages run at once (≤ 0: runtime.NumCPU()).
+	Jobs int
+	// Cores is the number of cores divided between running stages for
+	// Job.Workers (≤ 0: runtime.NumCPU()).
+	Cores int
+	// KeepGoing continues with every stage that does not depend on a failed
+	// one; without it no new stage starts after a failure (running ones finish).
+	KeepGoing bool
+	// Executor runs the stages (nil: a Local executor on the store).
+	Executor Executor
+	// Observer receives progress events (nil: none). It must be safe for
+	// concurrent use.
+	Observer Observer
+	// Args are recorded with the run (the command line).
+	Args []string
+}
+
+// StageResult is the outcome of one stage instance in a run.
+type StageResult struct {
+	Address  string
+	Key      string
+	Status   string // StatusCached, StatusRan, …
+	Reason   string // why it ran, or why it was skipped/canceled
+	Start    time.Time
+	Duration time.Duration
+	Outputs  []cache.OutputRef
+	Metrics  map[string]float64
+	Err      error // failed: the stage's error
+}
+
+// RunResult is the outcome of a run.
+type RunResult struct {
+	RunID  int64
+	Plan   *Plan
+	Status string // RunOK, RunFailed, RunCanceled
+	// Stages in plan order.
+	Stages    []*StageResult
+	ByAddress map[string]*StageResult
+	Wall      time.Duration
+}
+
+// Count returns how many stages ended with status.
+func (r *RunResult) Count(status string) int {
+	n := 0
+	for _, s := range r.Stages {
+		if s.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// Failed returns the stages that failed, in plan order.
+func (r *RunResult) Failed() []*StageResult {
+	var out []*StageResult
+	for _, s := range r.Stages {
+		if s.Status == StatusFailed {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// execStep is the scheduler's state of one plan step.
+type execStep struct {
+	*Step
+	index      int
+	res        *StageResult
+	dependents []*execStep
+	pending    map[string]bool // producer addresses not finished yet
+	started    bool
+	finished   bool
+	force      bool
+	retried    bool // recomputed once because a cached output was unreadable
+}
+
+type execDone struct {
+	step *execStep
+	res  *Result
+	err  error
+	at   time.Time
+}
+
+// Run plans p against store and executes the stages that are not cached,
+// as many at once as opts.Jobs, each as soon as its inputs are done. It
+// records the run and every stage's outcome in store. Stage failures and
+// cancellation are reported in the result (Status); the error is for
+// problems of the runner itself (planning, the run record).
+func Run(ctx context.Context, p *Pipeline, store RunStore, opts RunOptions) (*RunResult, error) {
+	start := time.Now()
+	plan, err := MakePlan(p, store, opts.PlanOptions)
+	if err != nil {
+		return nil, err
+	}
+	return Execute(ctx, plan, store, opts, start)
+}
+
+// Execute runs a plan made by MakePlan (see Run); start is the run's start time.
+func Execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, start time.Time) (*RunResult, error) {
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	cores := opts.Cores
+	if cores <= 0 {
+		cores = runtime.NumCPU()
+	}
+	exe := opts.Executor
+	if exe == nil {
+		exe = NewLocal(store)
+	}
+	obs := opts.Observer
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	var memo *Memo
+	if l, ok := exe.(*Local); ok {
+		memo = l.Memo
+	}
+	runID, err := store.BeginRun(plan.Pipeline.Name, opts.Args)
+	if err != nil {
+		return nil, fmt.Errorf("record the run: %w", err)
+	}
+	result := &RunResult{RunID: runID, Plan: plan, ByAddress: map[string]*StageResult{}}
+	forced := map[string]bool{}
+	for _, f := range opts.Force {
+		forced[f] = true
+	}
+
+	steps := make([]*execStep, len(plan.Steps))
+	byAddr := map[string]*execStep{}
+	for i, s := range plan.Steps {
+		es := &execStep{Step: s, index: i, pending: map[string]bool{},
+			res:   &StageResult{Address: s.Instance.Address, Key: s.Key(), Reason: s.Reason},
+			force: opts.NoCache || forced[s.Instance.Address] || forced[s.Instance.Block]}
+		steps[i] = es
+		byAddr[s.Instance.Address] = es
+		result.Stages = append(result.Stages, es.res)
+		result.ByAddress[es.res.Address] = es.res
+	}
+	for _, es := range steps {
+		seen := map[string]bool{}
+		for _, refs := range es.Instance.Inputs {
+			for _, r := range refs {
+				if seen[r.Producer] {
+					continue
+				}
+				seen[r.Producer] = true
+				prod := byAddr[r.Producer]
+				prod.dependents = append(prod.dependents, es)
+				if !prod.Cached {
+					es.pending[r.Producer] = true
+				}
+			}
+		}
+	}
+	// Decoded artifacts are shared between the consumers in this process;
+	// count the loads each output will serve so the memo can drop it after
+	// the last one.
+	uses := map[string]int{}
+	if memo != nil {
+		for _, es := range steps {
+			if es.Cached {
+				continue
+			}
+			for _, refs := range es.Instance.Inputs {
+				for _, r := range refs {
+					uses[r.Producer+"\x00"+r.Output]++
+				}
+			}
+		}
+		for _, es := range steps {
+			if !es.Cached {
+				continue
+			}
+			for _, ref := range es.Outputs {
+				if n := uses[es.Instance.Address+"\x00"+ref.Name]; n > 0 {
+					memo.Expect(ref.Key, ref.Name, n)
+				}
+			}
+		}
+	}
+
+	var recordErr error
+	record := func(es *execStep) {
+		r := es.res
+		err := store.RecordStage(runID, cache.StageRecord{
+			Address: r.Address, Key: r.Key, Status: r.Status, Reason: r.Reason,
+			Start: r.Start, Duration: r.Duration, Error: errString(r.Err), Metrics: r.Metrics,
+		})
+		if err != nil && recordErr == nil {
+			recordErr = fmt.Errorf("record stage %s: %w", r.Address, err)
+		}
+		obs.Event(Event{Kind: EventDone, Time: time.Now(), Address: r.Address, Status: r.Status,
+			Reason: r.Reason, Duration: r.Duration, Err: r.Err})
+	}
+	finish := func(es *execStep, status, reason string) {
+		es.finished = true
+		es.res.Status = status
+		if reason != "" {
+			es.res.Reason = reason
+		}
+		record(es)
+	}
+
+	// Cached steps are done before anything runs.
+	var ready []*execStep
+	for _, es := range steps {
+		if es.Cached {
+			es.res.Start = start
+			es.res.Outputs = es.Outputs
+			if err := store.Touch(es.Key()); err != nil && recordErr == nil {
+				recordErr = fmt.Errorf("touch %s: %w", es.Key(), err)
+			}
+			finish(es, StatusCached, "")
+		}
+	}
+	for _, es := range steps {
+		if !es.Cached && len(es.pending) == 0 {
+			ready = append(ready, es)
+		}
+	}
+
+	stageCtx, cancelStages := context.WithCancel(ctx)
+	defer cancelStages()
+	doneCh := make(chan execDone)
+	running := 0
+	stopping := false // after a failure without KeepGoing
+	var keyLocks sync.Map
+	var failedBy string
+
+	// skipDependents marks every transitive dependent of es skipped.
+	var skipDependents func(es *execStep, cause string)
+	skipDependents = func(es *execStep, cause string) {
+		for _, d := range es.dependents {
+			if d.finished || d.started {
+				continue
+			}
+			d.res.Start = time.Now()
+			finish(d, StatusSkipped, "input from "+cause+" failed")
+			skipDependents(d, cause)
+		}
+	}
+	launch := func(es *execStep) {
+		es.started = true
+		running++
+		task := &Task{Record: es.Record, Type: es.Instance.Type, Params: es.Instance.Params,
+			Inputs: map[string][]TaskInput{}, Resources: es.Instance.Resources, Force: es.force}
+		for slot, refs := range es.Instance.Inputs {
+			list := make([]TaskInput, 0, len(refs))
+			for _, r := range refs {
+				prod := byAddr[r.Producer]
+				ref, _ := findOutput(prod.res.Outputs, r.Output)
+				if ref.Key == "" {
+					ref = cache.OutputRef{Key: prod.Key(), Name: r.Output}
+				}
+				list = append(list, TaskInput{Label: r.Producer, Ref: ref})
+			}
+			task.Inputs[slot] = list
+		}
+		task.Workers = max(1, cores/max(1, running))
+		if c := es.Instance.Resources.CPUs; c > 0 {
+			task.Workers = min(task.Workers, c)
+		}
+		addr := es.Instance.Address
+		es.res.Start = time.Now()
+		obs.Event(Event{Kind: EventStart, Time: es.res.Start, Address: addr, Reason: es.res.Reason})
+		hooks := Hooks{
+			Progress: func(done, total int, msg string) {
+				obs.Event(Event{Kind: EventProgress, Time: time.Now(), Address: addr, Done: done, Total: total, Msg: msg})
+			},
+			Logf: func(format string, args ...any) {
+				obs.Event(Event{Kind: EventLog, Time: time.Now(), Address: addr, Msg: fmt.Sprintf(format, args...)})
+			},
+		}
+		go func() {
+			// Two instances with the same key run one after the other in
+			// this process; the second finds the first's outputs.
+			mu, _ := keyLocks.LoadOrStore(task.Key(), &sync.Mutex{})
+			mu.(*sync.Mutex).Lock()
+			res, err := exe.Execute(stageCtx, task, hooks)
+			mu.(*sync.Mutex).Unlock()
+			doneCh <- execDone{step: es, res: res, err: err, at: time.Now()}
+		}()
+	}
+
+	for {
+		canceled := ctx.Err() != nil
+		for !stopping && !canceled && running < jobs && len(ready) > 0 {
+			es := ready[0]
+			ready = ready[1:]
+			launch(es)
+		}
+		if running == 0 {
+			break
+		}
+		var d execDone
+		select {
+		case d = <-doneCh:
+		case <-ctx.Done():
+			cancelStages()
+			d = <-doneCh
+		}
+		running--
+		es := d.step
+		es.res.Duration = d.at.Sub(es.res.Start)
+		var inErr *InputError
+		switch {
+		case d.err == nil:
+			es.res.Outputs, es.res.Metrics = d.res.Outputs, d.res.Metrics
+			status := StatusRan
+			if d.res.Cached {
+				status = StatusCached
+				es.res.Reason = ""
+			} else if d.res.Duration > 0 {
+				es.res.Duration = d.res.Duration
+			}
+			if memo != nil && d.res.Artifacts != nil {
+				for name, a := range d.res.Artifacts {
+					if n := uses[es.Instance.Address+"\x00"+name]; n > 0 {
+						memo.Put(es.Key(), name, a, n)
+					}
+				}
+			}
+			finish(es, status, "")
+			for _, dep := range es.dependents {
+				if !dep.pending[es.Instance.Address] {
+					continue
+				}
+				delete(dep.pending, es.Instance.Address)
+				if len(dep.pending) == 0 && !dep.started && !dep.finished {
+					ready = insertReady(ready, dep)
+				}
+			}
+		case errCanceled(d.err) && ctx.Err() != nil:
+			es.res.Err = d.err
+			finish(es, StatusCanceled, "run canceled")
+		case errors.As(d.err, &inErr) && byAddr[inErr.Producer] != nil && !byAddr[inErr.Producer].retried &&
+			(byAddr[inErr.Producer].res.Status == StatusCached || byAddr[inErr.Producer].started):
+			// A stored input could not be read (corrupt or vanished payload):
+			// recompute its producer, then retry this stage.
+			prod := byAddr[inErr.Producer]
+			es.started = false
+			es.pending[prod.Instance.Address] = true
+			if prod.finished {
+				prod.retried, prod.finished, prod.started, prod.force = true, false, false, true
+				prod.res.Reason = fmt.Sprintf("stored output unreadable (%v)", inErr.Err)
+				if memo != nil {
+					memo.Drop(inErr.Ref.Key, inErr.Ref.Name)
+				}
+				for _, dep := range prod.dependents {
+					if !dep.started && !dep.finished {
+						dep.pending[prod.Instance.Address] = true
+						ready = removeReady(ready, dep)
+					}
+				}
+				if len(prod.pending) == 0 {
+					ready = insertReady(ready, prod)
+				}
+			}
+		default:
+			es.res.Err = d.err
+			finish(es, StatusFailed, "")
+			skipDependents(es, es.Instance.Address)
+			if !opts.KeepGoing && !stopping {
+				stopping = true
+				failedBy = es.Instance.Address
+			}
+		}
+	}
+	for _, es := range steps {
+		if es.finished {
+			continue
+		}
+		es.res.Start = time.Now()
+		switch {
+		case ctx.Err() != nil:
+			finish(es, StatusCanceled, "run canceled")
+		case failedBy != "":
+			finish(es, StatusSkipped, "not started: "+failedBy+" failed")
+		default:
+			finish(es, StatusSkipped, "not started")
+		}
+	}
+	result.Wall = time.Since(start)
+	switch {
+	case ctx.Err() != nil:
+		result.Status = RunCanceled
+	case result.Count(StatusFailed) > 0:
+		result.Status = RunFailed
+	default:
+		result.Status = RunOK
+	}
+	if err := store.FinishRun(runID, result.Status); err != nil && recordErr == nil {
+		recordErr = fmt.Errorf("finish the run record: %w", err)
+	}
+	return result, recordErr
+}
+
+func insertReady(ready []*execStep, es *execStep) []*execStep {
+	i := 0
+	for i < len(ready) && ready[i].index < es.index {
+		i++
+	}
+	ready = append(ready, nil)
+	copy(ready[i+1:], ready[i:])
+	ready[i] = es
+	return ready
+}
+
+func removeReady(ready []*execStep, es *execStep) []*execStep {
+	for i, r := range ready {
+		if r == es {
+			return append(ready[:i], ready[i+1:]...)
+		}
+	}
+	return ready
+}
+
+func findOutput(refs []cache.OutputRef, name string) (cache.OutputRef, bool) {
+	for _, r := range refs {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return cache.OutputRef{}, false
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/registry"
+)
+
+// RecordStore is a Store that can return the key record stored for a key
+// (the cache keeps every key's components). *cache.Cache implements it.
+type RecordStore interface {
+	Store
+	Record(key string) (rec *cache.KeyRecord, ok bool, err error)
+}
+
+// ExecKey runs the stage instance of one cache key on its own, outside any
+// pipeline: it rebuilds the Job from the key record stored in the cache
+// (parameters decoded by the stage type's schema), loads the inputs the
+// record names from the cache, runs the stage with the local executor and
+// stores its outputs. A key that is stored already is not recomputed
+// unless force is set. This is `hylaflow exec-stage KEY`.
+func ExecKey(ctx context.Context, store RecordStore, reg *registry.Registry, key string, workers int, force bool, hooks Hooks) (*Result, error) {
+	rec, ok, err := store.Record(key)
+	if err != nil {
+		return nil, fmt.Errorf("key %s: %w", key, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("key %s: no key record in the cache (plan the pipeline that makes it, or pass a task file)", key)
+	}
+	spec := &TaskSpec{Record: *rec, Inputs: map[string][]TaskInput{}, Workers: workers, Force: force}
+	for slot, refs := range rec.Inputs {
+		list := make([]TaskInput, 0, len(refs))
+		for i, r := range refs {
+			pkey, out, found := strings.Cut(r, "/")
+			if !found {
+				return nil, fmt.Errorf("key %s: input %q[%d] = %q: want PRODUCERKEY/OUTPUT", key, slot, i, r)
+			}
+			outs, ok, err := store.Lookup(pkey)
+			if err != nil {
+				return nil, fmt.Errorf("key %s: input %q[%d]: %w", key, slot, i, err)
+			}
+			if !ok {
+				return nil, fmt.Errorf("key %s: input %q[%d]: producer key %s is not in the cache", key, slot, i, pkey)
+			}
+			ref, ok := findOutput(outs, out)
+			if !ok {
+				return nil, fmt.Errorf("key %s: input %q[%d]: producer key %s has no output %q", key, slot, i, pkey, out)
+			}
+			label := pkey
+			if prec, ok, err := store.Record(pkey); err == nil && ok && prec.Address != "" {
+				label = prec.Address
+			}
+			list = append(list, TaskInput{Label: label, Ref: ref})
+		}
+		spec.Inputs[slot] = list
+	}
+	return ExecSpec(ctx, store, reg, spec, hooks)
+}
+
+// ExecSpec runs a task given as a TaskSpec (see TaskFromSpec) with the
+// local executor on store.
+func ExecSpec(ctx context.Context, store Store, reg *registry.Registry, spec *TaskSpec, hooks Hooks) (*Result, error) {
+	task, err := TaskFromSpec(reg, spec)
+	if err != nil {
+		return nil, err
+	}
+	return (&Local{Store: store}).Execute(ctx, task, hooks)
+}

@@ -1,0 +1,315 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/registry"
+)
+
+// Local is the in-process executor: it claims the key, loads the inputs
+// (from memory when a producer ran in this process, else from the cache),
+// runs the stage's RunFunc and stores its outputs.
+type Local struct {
+	Store Store
+	// Memo, if set, shares decoded artifacts between the stages of one run,
+	// so an output computed in this process is not decoded again.
+	Memo *Memo
+}
+
+// NewLocal returns a local executor on store with a fresh memo.
+func NewLocal(store Store) *Local { return &Local{Store: store, Memo: NewMemo()} }
+
+// Execute implements Executor.
+func (l *Local) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, error) {
+	key := task.Key()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	release, err := l.Store.Claim(ctx, key)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("claim %s (%s): %w", key, task.Address(), err)
+	}
+	defer release()
+	if !task.Force {
+		refs, ok, err := l.Store.Lookup(key)
+		if err != nil {
+			return nil, fmt.Errorf("look up %s (%s): %w", key, task.Address(), err)
+		}
+		if ok {
+			return &Result{Outputs: orderRefs(task.Type, refs), Cached: true}, nil
+		}
+	}
+	job, err := l.job(task, hooks)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	outs, runErr := runStage(ctx, task.Type, job)
+	dur := time.Since(start)
+	if ctx.Err() != nil {
+		// Never store what a canceled stage returned: it may be partial.
+		return nil, ctx.Err()
+	}
+	if runErr != nil {
+		return nil, &StageError{Address: task.Address(), Err: runErr}
+	}
+	if err := CheckOutputs(task.Type, outs); err != nil {
+		return nil, &StageError{Address: task.Address(), Err: err}
+	}
+	refs, err := l.Store.Store(task.Record, outs)
+	if err != nil {
+		return nil, fmt.Errorf("store the outputs of %s (%s): %w", task.Address(), key, err)
+	}
+	return &Result{Outputs: orderRefs(task.Type, refs), Metrics: Metrics(outs), Artifacts: outs, Duration: dur}, nil
+}
+
+// runStage calls the stage's RunFunc, turning a panic into an error so one
+// broken stage cannot take the process (and the other running stages) down.
+func runStage(ctx context.Context, t *registry.Type, job *registry.Job) (outs map[string]*artifact.Artifact, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			outs, err = nil, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return t.Run(ctx, job)
+}
+
+// job builds the registry.Job of task, loading its inputs.
+func (l *Local) job(task *Task, hooks Hooks) (*registry.Job, error) {
+	job := &registry.Job{
+		Address:     task.Address(),
+		Key:         task.Key(),
+		Params:      task.Params,
+		Inputs:      map[string][]*artifact.Artifact{},
+		InputLabels: map[string][]string{},
+		Workers:     max(1, task.Workers),
+		Progress:    progressFunc(hooks.Progress),
+		Logf:        hooks.Logf,
+	}
+	if job.Logf == nil {
+		job.Logf = func(string, ...any) {}
+	}
+	job.Seed = SeedFor(task.Params, task.Key())
+	job.RNG = NewRNG(job.Seed)
+	for slot, ins := range task.Inputs {
+		arts := make([]*artifact.Artifact, len(ins))
+		labels := make([]string, len(ins))
+		for i, in := range ins {
+			a, err := l.load(in.Ref)
+			if err != nil {
+				return nil, &InputError{Producer: in.Label, Ref: in.Ref, Err: err}
+			}
+			arts[i], labels[i] = a, in.Label
+		}
+		job.Inputs[slot], job.InputLabels[slot] = arts, labels
+	}
+	return job, nil
+}
+
+func (l *Local) load(ref cache.OutputRef) (*artifact.Artifact, error) {
+	if l.Memo != nil {
+		return l.Memo.Load(ref, l.Store)
+	}
+	return l.Store.Load(ref)
+}
+
+type progressFunc func(done, total int, msg string)
+
+func (f progressFunc) Report(done, total int, msg string) {
+	if f != nil {
+		f(done, total, msg)
+	}
+}
+
+// SeedFor derives a stage's seed from its "seed" parameter (0 when it has
+// none or it is not an int) and its cache key: the first 8 bytes of
+// sha256("hylaflow-seed\x00" + seed + "\x00" + key), little-endian.
+func SeedFor(params registry.Values, key string) uint64 {
+	seed, _ := params["seed"].(int)
+	h := sha256.New()
+	fmt.Fprintf(h, "hylaflow-seed\x00%d\x00%s", seed, key)
+	return binary.LittleEndian.Uint64(h.Sum(nil)[:8])
+}
+
+// NewRNG returns the PCG generator of a stage seed.
+func NewRNG(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
+
+// CheckOutputs checks that outs holds exactly the declared outputs of t, each
+// of its declared kind.
+func CheckOutputs(t *registry.Type, outs map[string]*artifact.Artifact) error {
+	for _, o := range t.Outputs {
+		a, ok := outs[o.Name]
+		if !ok || a == nil {
+			return fmt.Errorf("stage type %q returned no output %q", t.Name, o.Name)
+		}
+		if o.Kind != artifact.KindAny && a.Kind != o.Kind {
+			return fmt.Errorf("stage type %q: output %q is a %s artifact, declared %s", t.Name, o.Name, a.Kind, o.Kind)
+		}
+	}
+	for name := range outs {
+		if _, ok := t.Output(name); !ok {
+			return fmt.Errorf("stage type %q returned undeclared output %q", t.Name, name)
+		}
+	}
+	return nil
+}
+
+// Metrics collects the finite numeric entries of the "metrics" JSON member
+// of every KindMetrics output. With one such output the names are its
+// entries; with several they are prefixed "OUTPUT.".
+func Metrics(outs map[string]*artifact.Artifact) map[string]float64 {
+	var names []string
+	for name, a := range outs {
+		if a != nil && a.Kind == artifact.KindMetrics && a.Has(artifact.MemberMetrics) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	m := map[string]float64{}
+	for _, name := range names {
+		var doc map[string]any
+		if err := outs[name].JSON(artifact.MemberMetrics, &doc); err != nil {
+			continue
+		}
+		for k, v := range doc {
+			f, ok := v.(float64)
+			if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+				continue
+			}
+			if len(names) > 1 {
+				k = name + "." + k
+			}
+			m[k] = f
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// orderRefs sorts refs by the type's output order.
+func orderRefs(t *registry.Type, refs []cache.OutputRef) []cache.OutputRef {
+	pos := map[string]int{}
+	for i, o := range t.Outputs {
+		pos[o.Name] = i
+	}
+	out := append([]cache.OutputRef(nil), refs...)
+	sort.SliceStable(out, func(i, j int) bool { return pos[out[i].Name] < pos[out[j].Name] })
+	return out
+}
+
+// Memo holds decoded artifacts of a run in memory, keyed by key/output, so
+// that consumers in the same process share them. Entries can be given a
+// use count; the last use drops them.
+type Memo struct {
+	mu      sync.Mutex
+	entries map[string]*memoEntry
+}
+
+type memoEntry struct {
+	once sync.Once
+	art  *artifact.Artifact
+	err  error
+	uses int // remaining uses; ≤ 0 means unlimited
+}
+
+// NewMemo returns an empty memo.
+func NewMemo() *Memo { return &Memo{entries: map[string]*memoEntry{}} }
+
+func memoKey(key, output string) string { return key + "/" + output }
+
+// Put records a freshly computed artifact with the number of loads it will
+// serve (≤ 0: keep until Drop).
+func (m *Memo) Put(key, output string, a *artifact.Artifact, uses int) {
+	e := &memoEntry{art: a, uses: uses}
+	e.once.Do(func() {})
+	m.mu.Lock()
+	m.entries[memoKey(key, output)] = e
+	m.mu.Unlock()
+}
+
+// Expect announces that ref will be loaded uses times, so that a loaded
+// artifact is decoded once and kept until its last use.
+func (m *Memo) Expect(key, output string, uses int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := memoKey(key, output)
+	if e, ok := m.entries[k]; ok {
+		if e.uses > 0 {
+			e.uses += uses
+		}
+		return
+	}
+	m.entries[k] = &memoEntry{uses: uses}
+}
+
+// Drop forgets an artifact.
+func (m *Memo) Drop(key, output string) {
+	m.mu.Lock()
+	delete(m.entries, memoKey(key, output))
+	m.mu.Unlock()
+}
+
+// Len returns the number of entries held.
+func (m *Memo) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.entries)
+}
+
+// Load returns the artifact of ref, decoding it from store at most once
+// while it is held; each call counts as one use.
+func (m *Memo) Load(ref cache.OutputRef, store Store) (*artifact.Artifact, error) {
+	k := memoKey(ref.Key, ref.Name)
+	m.mu.Lock()
+	e, ok := m.entries[k]
+	if !ok {
+		m.mu.Unlock()
+		return store.Load(ref)
+	}
+	m.mu.Unlock()
+	e.once.Do(func() { e.art, e.err = store.Load(ref) })
+	m.mu.Lock()
+	if e.uses > 0 {
+		e.uses--
+		if e.uses == 0 && m.entries[k] == e {
+			delete(m.entries, k)
+		}
+	}
+	m.mu.Unlock()
+	if e.err != nil {
+		m.mu.Lock()
+		if m.entries[k] == e {
+			delete(m.entries, k)
+		}
+		m.mu.Unlock()
+		return nil, e.err
+	}
+	return e.art, nil
+}
+
+// errCanceled reports whether err is a cancellation.
+func errCanceled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
