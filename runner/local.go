@@ -312,4 +312,3 @@ func (m *Memo) Load(ref cache.OutputRef, store Store) (*artifact.Artifact, error
 func errCanceled(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
-
