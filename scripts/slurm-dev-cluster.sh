@@ -93,6 +93,8 @@ MpiDefault=none
 SwitchType=switch/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
+# Jobs that do not ask for memory get 1000 MB per CPU, not the whole node.
+DefMemPerCPU=1000
 SchedulerType=sched/backfill
 # Start batch jobs at once instead of batching their scheduling for up to 3 s.
 SchedulerParameters=batch_sched_delay=0,sched_min_interval=100000
