@@ -176,33 +176,62 @@ func (h *HyLaMap) Forward(z, out *mat.Dense) {
 	omega := h.s.Omega.RawMatrix()
 	rho := float64(h.twoRho) / 2
 	rowParallel(m, D, h.workers, func(lo, hi int) {
+		var q [4]float64
 		for i := lo; i < hi; i++ {
 			zi := h.z[i*d0 : (i+1)*d0]
 			copy(zi, z.RawRowView(i))
 			a := oneMinusSq(zi)
 			h.a[i] = a
-			o := out.RawRowView(i)
+			o := out.RawRowView(i)[:D]
 			e1 := h.e1[i*D : (i+1)*D]
 			e2 := h.e2[i*D : (i+1)*D]
-			for j := 0; j < D; j++ {
-				w := omega.Data[j*omega.Stride : j*omega.Stride+d0]
-				var q float64
-				for k, v := range zi {
-					t := v - w[k]
-					q += t * t
+			for j0 := 0; j0 < D; j0 += 4 {
+				nj := min(4, D-j0)
+				sqDist4(zi, omega.Data, omega.Stride, j0, nj, &q)
+				for t := 0; t < nj; t++ {
+					j := j0 + t
+					invq := 1 / q[t]
+					p := a * invq
+					lp := math.Log(p)
+					mag := powHalf(p, h.twoRho)
+					lam := h.lam[j]
+					sn, cs := math.Sincos(lam*lp + h.s.B[j])
+					o[j] = mag * cs
+					d := mag * (rho*cs - lam*sn)
+					e1[j] = d
+					e2[j] = d * invq
 				}
-				p := a / q
-				lp := math.Log(p)
-				mag := powHalf(p, h.twoRho)
-				lam := h.lam[j]
-				sn, cs := math.Sincos(lam*lp + h.s.B[j])
-				o[j] = mag * cs
-				d := mag * (rho*cs - lam*sn)
-				e1[j] = d
-				e2[j] = d / q
 			}
 		}
 	})
+}
+
+// sqDist4 sets q[t] = ‖z − ω_{j0+t}‖² for t < nj (≤ 4), interleaving the
+// four independent sums so they do not wait on one another.
+func sqDist4(z, omega []float64, stride, j0, nj int, q *[4]float64) {
+	d0 := len(z)
+	if nj == 4 {
+		w0 := omega[j0*stride : j0*stride+d0]
+		w1 := omega[(j0+1)*stride : (j0+1)*stride+d0]
+		w2 := omega[(j0+2)*stride : (j0+2)*stride+d0]
+		w3 := omega[(j0+3)*stride : (j0+3)*stride+d0]
+		var s0, s1, s2, s3 float64
+		for k, v := range z {
+			t0 := v - w0[k]
+			t1 := v - w1[k]
+			t2 := v - w2[k]
+			t3 := v - w3[k]
+			s0 += t0 * t0
+			s1 += t1 * t1
+			s2 += t2 * t2
+			s3 += t3 * t3
+		}
+		q[0], q[1], q[2], q[3] = s0, s1, s2, s3
+		return
+	}
+	for t := 0; t < nj; t++ {
+		q[t] = sqDist(z, omega[(j0+t)*stride:(j0+t)*stride+d0])
+	}
 }
 
 // Backward sets gradZ (m×d0) to ∂L/∂Z from gradOut = ∂L/∂φ(Z) (m×D), for the
