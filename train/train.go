@@ -1,0 +1,741 @@
+// Package train is HyLa's training loop: it learns an embedding Z (on the
+// Poincaré ball for HyLa, in Euclidean space for the RFF baseline) jointly
+// with a linear classifier on the propagated random features, or a plain
+// linear classifier on S^K X for SGC.
+//
+// Feature level (Z ∈ R^{d×d0}, one point per input feature):
+//
+//	logits = (S^K X)·(φ(Z)·W) + b
+//
+// evaluated in that order and only for the rows an epoch needs (the
+// training rows for the step, train and validation rows for the per-epoch
+// evaluation, test rows at the end), so the n×D matrix (S^K X)·φ(Z) is never
+// formed. Inductive runs train on S_train^K X_train and evaluate on S^K X.
+//
+// Node level (Z ∈ R^{n×d0}, one point per node):
+//
+//	logits = S^K·(φ(Z)·W) + b
+//
+// computed as K sparse products with S on the n×C matrix φ(Z)·W; S^K is
+// never formed. The official code multiplies the dense S^{K−1}·S by φ(Z),
+// which is the same matrix.
+//
+// Each epoch takes one gradient step on the mean training loss (Adam on W
+// and b, Riemannian SGD on Z for HyLa, SGD on Z for RFF), then evaluates the
+// training and validation metrics with the updated parameters, as the
+// official code does. The φ(Z) of that evaluation is the one the next step
+// differentiates, so each epoch evaluates the feature map once. Buffers are
+// allocated up front: an epoch allocates nothing when Workers is 1.
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/hylaflow/hylaflow/hyla"
+	"github.com/hylaflow/hylaflow/nn"
+	"github.com/hylaflow/hylaflow/sparse"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Model selects what is learned.
+type Model string
+
+// The models.
+const (
+	ModelHyLa Model = "hyla" // Z on the Poincaré ball, HyLa features, RSGD
+	ModelRFF  Model = "rff"  // Euclidean Z, random Fourier features, SGD
+	ModelSGC  Model = "sgc"  // no embedding: logits = S^K X·W + b
+)
+
+// Level selects what the embedding's points stand for.
+type Level string
+
+// The levels.
+const (
+	LevelFeatures Level = "features" // one point per input feature (Z is d×d0)
+	LevelNodes    Level = "nodes"    // one point per node (Z is n×d0)
+)
+
+// Metric names.
+const (
+	MetricAccuracy = "accuracy"
+	MetricMicroF1  = "micro_f1"
+)
+
+// Data is what a run trains on.
+type Data struct {
+	// X is S^K X (n×d), the feature-level input; its rows are nodes.
+	X *mat.Dense
+	// XTrain, if set, is S_train^K X_train (len(Train)×d) for inductive
+	// runs: row r belongs to node Train[r]. Validation and test use X.
+	XTrain *mat.Dense
+	// S is the normalised adjacency (n×n) for node-level runs; K the number
+	// of propagation steps.
+	S *sparse.CSR
+	K int
+	// Labels holds one class per node (−1 = unlabelled); Train, Val, Test
+	// are node indices.
+	Labels           []int
+	Train, Val, Test []int
+	// Classes is the number of classes (0 = the largest label + 1).
+	Classes int
+	// Binary trains a single logit with sigmoid + binary cross-entropy
+	// (labels 0/1), as the official code does for MR.
+	Binary bool
+}
+
+// Config are the hyper-parameters of a run.
+type Config struct {
+	Model Model
+	Level Level
+	// Epochs is the maximum number of epochs (≥ 1).
+	Epochs int
+	// LREmbedding is the learning rate of Z (RSGD for HyLa, SGD for RFF);
+	// LRClassifier the learning rate of W and b.
+	LREmbedding, LRClassifier float64
+	// Optimizer of the classifier: "adam" (default, PyTorch's defaults) or "sgd".
+	Optimizer string
+	// WeightDecay is the classifier's L2 weight decay (0 = none, as the official code).
+	WeightDecay float64
+	// Patience stops training after that many epochs without a better
+	// validation metric (0 = never stop early, as for the paper's tables).
+	Patience int
+	// InitScale: Z starts uniform in [−InitScale, InitScale] (0 = 1e−4, the
+	// official code's value) unless an initial Z is given.
+	InitScale float64
+	// Metric is "accuracy" (default) or "micro_f1".
+	Metric string
+	// Workers bounds the goroutines of the feature map and the row loops (≥ 1;
+	// 0 = 1). Results do not depend on it.
+	Workers int
+	// Progress, if set, receives every epoch's statistics.
+	Progress func(EpochStats)
+}
+
+// EpochStats are one epoch's numbers: the training loss before the step,
+// and the metrics after it.
+type EpochStats struct {
+	Epoch int     `json:"epoch"`
+	Loss  float64 `json:"loss"`
+	Train float64 `json:"train"`
+	Val   float64 `json:"val"`
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	// The parameters after the last epoch (Z is nil for SGC).
+	Z, W *mat.Dense
+	Bias []float64
+	// The parameters of the epoch with the best validation metric.
+	BestZ, BestW *mat.Dense
+	BestBias     []float64
+	Curves       []EpochStats
+	// Metrics after the last epoch.
+	Train, Val, Test float64
+	// The best-validation epoch and its metrics.
+	BestEpoch                    int
+	BestTrain, BestVal, BestTest float64
+	Epochs                       int  // epochs run
+	StoppedEarly                 bool // stopped by Patience
+}
+
+// ErrNonFinite is wrapped by the error a run returns when a loss or a
+// parameter becomes NaN or infinite.
+var ErrNonFinite = errors.New("non-finite value")
+
+// trainer holds a run's parameters and buffers.
+type trainer struct {
+	cfg     Config
+	data    *Data
+	fmap    hyla.FeatureMap
+	workers int
+
+	in, dim, feats, classes int // rows of Z, d0, D (or in for SGC), C
+	xTrain                  *mat.Dense
+	trainRows               []int // nil when xTrain is XTrain itself (rows in order)
+
+	z, phi, w, y *mat.Dense
+	b            []float64
+
+	// Node level: propagation buffers (n×C) and Sᵀ.
+	st         *sparse.CSR
+	p0, p1, e0 *mat.Dense
+
+	logTr, logVal, logTest *mat.Dense
+	g                      *mat.Dense // ∂L/∂logits on the training rows
+	gy, gw, gphi, gz       *mat.Dense
+	gb                     []float64
+
+	yTr, yVal, yTest []int
+	pred             []int
+	adamW, adamB     *nn.Adam
+	bestY            *mat.Dense
+	bestZ, bestW     *mat.Dense
+	bestB            []float64
+	prop             *mat.Dense // node level: S^K·Y of the current parameters
+	loss             float64
+	trainMet, valMet float64
+}
+
+// Run trains a model. fmap is the random feature map (nil for SGC); z0, if
+// not nil, is the initial embedding (copied; rows projected into the ball for
+// HyLa); otherwise Z is drawn from rng, which also initialises the
+// classifier like PyTorch's nn.Linear. Run honours ctx between epochs.
+func Run(ctx context.Context, data *Data, fmap hyla.FeatureMap, z0 *mat.Dense, cfg Config, rng *rand.Rand) (*Result, error) {
+	t, err := newTrainer(data, fmap, z0, cfg, rng)
+	if err != nil {
+		return nil, err
+	}
+	return t.run(ctx)
+}
+
+func newTrainer(data *Data, fmap hyla.FeatureMap, z0 *mat.Dense, cfg Config, rng *rand.Rand) (*trainer, error) {
+	if cfg.Epochs < 1 {
+		return nil, fmt.Errorf("train: epochs = %d, want ≥ 1", cfg.Epochs)
+	}
+	if cfg.Optimizer == "" {
+		cfg.Optimizer = "adam"
+	}
+	if cfg.Optimizer != "adam" && cfg.Optimizer != "sgd" {
+		return nil, fmt.Errorf("train: optimizer %q, want adam or sgd", cfg.Optimizer)
+	}
+	if cfg.Metric == "" {
+		cfg.Metric = MetricAccuracy
+	}
+	if cfg.Metric != MetricAccuracy && cfg.Metric != MetricMicroF1 {
+		return nil, fmt.Errorf("train: metric %q, want %s or %s", cfg.Metric, MetricAccuracy, MetricMicroF1)
+	}
+	if cfg.InitScale == 0 {
+		cfg.InitScale = 1e-4
+	}
+	if cfg.Patience < 0 {
+		return nil, fmt.Errorf("train: patience = %d, want ≥ 0", cfg.Patience)
+	}
+	t := &trainer{cfg: cfg, data: data, fmap: fmap, workers: max(cfg.Workers, 1)}
+	if err := t.checkData(); err != nil {
+		return nil, err
+	}
+	switch cfg.Model {
+	case ModelHyLa, ModelRFF:
+		if fmap == nil {
+			return nil, fmt.Errorf("train: model %s needs random-feature samples", cfg.Model)
+		}
+		fmap.SetWorkers(t.workers)
+		t.dim, t.feats = fmap.Dim(), fmap.Features()
+	case ModelSGC:
+		t.fmap = nil
+		t.feats = t.in
+	default:
+		return nil, fmt.Errorf("train: unknown model %q (want hyla, rff or sgc)", cfg.Model)
+	}
+	t.alloc()
+	// Initial values: Z, then W (input by input), then b.
+	if t.fmap != nil {
+		if z0 != nil {
+			if r, c := z0.Dims(); r != t.in || c != t.dim {
+				return nil, fmt.Errorf("train: initial embedding is %d×%d, want %d×%d", r, c, t.in, t.dim)
+			}
+			t.z.Copy(z0)
+			if err := checkFinite("initial embedding Z", t.z.RawMatrix().Data); err != nil {
+				return nil, fmt.Errorf("train: %w", err)
+			}
+		} else {
+			for i, raw := 0, t.z.RawMatrix().Data; i < len(raw); i++ {
+				raw[i] = cfg.InitScale * (2*rng.Float64() - 1)
+			}
+		}
+		if cfg.Model == ModelHyLa {
+			hyla.ProjectRows(t.z)
+		}
+	}
+	lin := nn.NewLinear(rng, t.feats, t.classes)
+	t.w.Copy(lin.W)
+	copy(t.b, lin.Bias)
+	if cfg.Optimizer == "adam" {
+		t.adamW = nn.NewAdam(cfg.LRClassifier, t.feats*t.classes)
+		t.adamB = nn.NewAdam(cfg.LRClassifier, t.classes)
+		t.adamW.WeightDecay, t.adamB.WeightDecay = cfg.WeightDecay, cfg.WeightDecay
+	}
+	return t, nil
+}
+
+// checkData validates the inputs and sets in, classes and the label vectors.
+func (t *trainer) checkData() error {
+	d := t.data
+	n := len(d.Labels)
+	if n == 0 {
+		return errors.New("train: no labels")
+	}
+	switch t.cfg.Level {
+	case LevelFeatures:
+		if d.X == nil {
+			return errors.New("train: feature level needs the propagated features X (precompute with level = \"features\")")
+		}
+		r, c := d.X.Dims()
+		if r != n {
+			return fmt.Errorf("train: X has %d rows for %d labelled nodes", r, n)
+		}
+		t.in = c
+		if d.XTrain != nil {
+			if xr, xc := d.XTrain.Dims(); xr != len(d.Train) || xc != c {
+				return fmt.Errorf("train: X_train is %d×%d, want %d×%d (training rows × features)", xr, xc, len(d.Train), c)
+			}
+		}
+	case LevelNodes:
+		if d.S == nil {
+			return errors.New("train: node level needs the normalised adjacency S (precompute with level = \"nodes\")")
+		}
+		if d.S.Rows != n || d.S.Cols != n {
+			return fmt.Errorf("train: S is %d×%d for %d nodes", d.S.Rows, d.S.Cols, n)
+		}
+		if d.XTrain != nil {
+			return errors.New("train: inductive training is only available at the feature level")
+		}
+		if d.K < 0 {
+			return fmt.Errorf("train: K = %d, want ≥ 0", d.K)
+		}
+		t.in = n
+	default:
+		return fmt.Errorf("train: unknown level %q (want features or nodes)", t.cfg.Level)
+	}
+	if t.in < 1 {
+		return errors.New("train: the input has no columns")
+	}
+	if len(d.Train) == 0 {
+		return errors.New("train: no training nodes")
+	}
+	classes := d.Classes
+	if classes == 0 {
+		for _, y := range d.Labels {
+			classes = max(classes, y+1)
+		}
+	}
+	if d.Binary {
+		if classes > 2 {
+			return fmt.Errorf("train: binary training with %d classes", classes)
+		}
+		classes = 2
+		t.classes = 1
+	} else {
+		if classes < 2 {
+			return fmt.Errorf("train: %d classes, want ≥ 2", classes)
+		}
+		t.classes = classes
+	}
+	var err error
+	if t.yTr, err = gatherLabels("train", d.Train, d.Labels, classes); err != nil {
+		return err
+	}
+	if t.yVal, err = gatherLabels("val", d.Val, d.Labels, classes); err != nil {
+		return err
+	}
+	if t.yTest, err = gatherLabels("test", d.Test, d.Labels, classes); err != nil {
+		return err
+	}
+	return nil
+}
+
+func gatherLabels(split string, rows, labels []int, classes int) ([]int, error) {
+	y := make([]int, len(rows))
+	for r, i := range rows {
+		if i < 0 || i >= len(labels) {
+			return nil, fmt.Errorf("train: %s node %d (position %d) outside the %d nodes", split, i, r, len(labels))
+		}
+		if labels[i] < 0 || labels[i] >= classes {
+			return nil, fmt.Errorf("train: %s node %d (position %d) has label %d, want 0..%d", split, i, r, labels[i], classes-1)
+		}
+		y[r] = labels[i]
+	}
+	return y, nil
+}
+
+func (t *trainer) alloc() {
+	d := t.data
+	c := t.classes
+	if t.fmap != nil {
+		t.z = mat.NewDense(t.in, t.dim, nil)
+		t.phi = mat.NewDense(t.in, t.feats, nil)
+		t.gphi = mat.NewDense(t.in, t.feats, nil)
+		t.gz = mat.NewDense(t.in, t.dim, nil)
+		t.bestZ = mat.NewDense(t.in, t.dim, nil)
+	}
+	t.w = mat.NewDense(t.feats, c, nil)
+	t.gw = mat.NewDense(t.feats, c, nil)
+	t.bestW = mat.NewDense(t.feats, c, nil)
+	t.b, t.gb, t.bestB = make([]float64, c), make([]float64, c), make([]float64, c)
+	if t.fmap != nil {
+		t.y = mat.NewDense(t.in, c, nil)
+	} else {
+		t.y = t.w // SGC: Y is W itself
+	}
+	t.gy = mat.NewDense(t.in, c, nil)
+	t.bestY = mat.NewDense(t.in, c, nil)
+	t.logTr = mat.NewDense(len(d.Train), c, nil)
+	t.g = mat.NewDense(len(d.Train), c, nil)
+	t.logVal = newRows(len(d.Val), c)
+	t.logTest = newRows(len(d.Test), c)
+	t.pred = make([]int, max(len(d.Train), len(d.Val), len(d.Test)))
+	if t.cfg.Level == LevelFeatures {
+		if d.XTrain != nil {
+			t.xTrain = d.XTrain
+		} else {
+			_, cols := d.X.Dims()
+			t.xTrain = mat.NewDense(len(d.Train), cols, nil)
+			for r, i := range d.Train {
+				copy(t.xTrain.RawRowView(r), d.X.RawRowView(i))
+			}
+		}
+	} else {
+		n := t.in
+		t.p0, t.p1, t.e0 = mat.NewDense(n, c, nil), mat.NewDense(n, c, nil), mat.NewDense(n, c, nil)
+		t.prop = mat.NewDense(n, c, nil)
+		if d.S.IsSymmetric() {
+			t.st = d.S
+		} else {
+			t.st = d.S.Transpose()
+		}
+	}
+}
+
+// newRows returns an r×c matrix, or an empty one for r = 0.
+func newRows(r, c int) *mat.Dense {
+	if r == 0 {
+		return &mat.Dense{}
+	}
+	return mat.NewDense(r, c, nil)
+}
+
+func (t *trainer) run(ctx context.Context) (*Result, error) {
+	res := &Result{BestEpoch: -1, BestVal: math.Inf(-1)}
+	res.Curves = make([]EpochStats, 0, t.cfg.Epochs)
+	if err := t.forward(ctx); err != nil {
+		return nil, err
+	}
+	for epoch := 0; epoch < t.cfg.Epochs; epoch++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := t.epoch(ctx, epoch); err != nil {
+			return nil, err
+		}
+		st := EpochStats{Epoch: epoch, Loss: t.loss, Train: t.trainMet, Val: t.valMet}
+		res.Curves = append(res.Curves, st)
+		res.Epochs = epoch + 1
+		if t.valMet > res.BestVal || res.BestEpoch < 0 {
+			res.BestVal, res.BestTrain, res.BestEpoch = t.valMet, t.trainMet, epoch
+			t.saveBest()
+		}
+		if t.cfg.Progress != nil {
+			t.cfg.Progress(st)
+		}
+		if t.cfg.Patience > 0 && epoch-res.BestEpoch >= t.cfg.Patience {
+			res.StoppedEarly = true
+			break
+		}
+	}
+	res.Train, res.Val = t.trainMet, t.valMet
+	var err error
+	if res.Test, err = t.testMetric(ctx, t.y); err != nil {
+		return nil, err
+	}
+	last := t.b
+	t.b = t.bestB
+	res.BestTest, err = t.testMetric(ctx, t.bestY)
+	t.b = last
+	if err != nil {
+		return nil, err
+	}
+	res.W, res.Bias, res.BestW, res.BestBias = t.w, t.b, t.bestW, t.bestB
+	if t.fmap != nil {
+		res.Z, res.BestZ = t.z, t.bestZ
+	}
+	return res, nil
+}
+
+func (t *trainer) saveBest() {
+	t.bestY.Copy(t.y)
+	t.bestW.Copy(t.w)
+	copy(t.bestB, t.b)
+	if t.z != nil {
+		t.bestZ.Copy(t.z)
+	}
+}
+
+// forward recomputes Y = φ(Z)·W and the training and validation logits and
+// metrics from the current parameters.
+func (t *trainer) forward(ctx context.Context) error {
+	if t.fmap != nil {
+		t.fmap.Forward(t.z, t.phi)
+		gemm(false, false, t.phi, t.w, t.y)
+	}
+	if t.cfg.Level == LevelNodes {
+		if err := t.propagate(ctx, t.data.S, t.y, t.prop); err != nil {
+			return err
+		}
+		gatherRows(t.prop, t.data.Train, t.logTr)
+		gatherRows(t.prop, t.data.Val, t.logVal)
+	} else {
+		gemm(false, false, t.xTrain, t.y, t.logTr)
+		if err := t.rowsProduct(ctx, t.data.Val, t.y, t.logVal); err != nil {
+			return err
+		}
+	}
+	nn.AddBias(t.logTr, t.b)
+	if len(t.data.Val) > 0 {
+		nn.AddBias(t.logVal, t.b)
+	}
+	t.trainMet = t.metric(t.logTr, t.yTr)
+	t.valMet = t.metric(t.logVal, t.yVal)
+	return nil
+}
+
+func (t *trainer) metric(logits *mat.Dense, labels []int) float64 {
+	if len(labels) == 0 {
+		return 0
+	}
+	pred := t.pred[:len(labels)]
+	nn.Predict(logits, pred)
+	if t.cfg.Metric == MetricMicroF1 {
+		return nn.MicroF1(pred, labels, max(t.classes, 2))
+	}
+	return nn.Accuracy(pred, labels)
+}
+
+// lossGrad computes the training loss of the current logits and the
+// gradients of every parameter, without changing the parameters.
+func (t *trainer) lossGrad(ctx context.Context) error {
+	var err error
+	if t.data.Binary {
+		t.loss, err = nn.SigmoidBCE(t.logTr, t.yTr, t.g)
+	} else {
+		t.loss, err = nn.SoftmaxCrossEntropy(t.logTr, t.yTr, t.g)
+	}
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	nn.ColSums(t.g, t.gb)
+	// ∂L/∂Y.
+	if t.cfg.Level == LevelNodes {
+		t.e0.Zero()
+		for r, i := range t.data.Train {
+			dst := t.e0.RawRowView(i)
+			for j, v := range t.g.RawRowView(r) {
+				dst[j] += v
+			}
+		}
+		if err := t.propagate(ctx, t.st, t.e0, t.gy); err != nil {
+			return err
+		}
+	} else {
+		gemm(true, false, t.xTrain, t.g, t.gy)
+	}
+	if t.fmap == nil {
+		t.gw.Copy(t.gy)
+		return nil
+	}
+	gemm(true, false, t.phi, t.gy, t.gw)
+	gemm(false, true, t.gy, t.w, t.gphi)
+	t.fmap.Backward(t.gphi, t.gz)
+	return nil
+}
+
+func (t *trainer) epoch(ctx context.Context, epoch int) error {
+	if err := t.lossGrad(ctx); err != nil {
+		return err
+	}
+	if math.IsNaN(t.loss) || math.IsInf(t.loss, 0) {
+		return fmt.Errorf("train: epoch %d: training loss is %v: %w", epoch, t.loss, ErrNonFinite)
+	}
+	switch t.cfg.Model {
+	case ModelHyLa:
+		hyla.RSGDStep(t.z, t.gz, t.cfg.LREmbedding)
+	case ModelRFF:
+		nn.SGD{LR: t.cfg.LREmbedding}.Step(t.z.RawMatrix().Data, t.gz.RawMatrix().Data)
+	}
+	if t.adamW != nil {
+		t.adamW.Step(t.w.RawMatrix().Data, t.gw.RawMatrix().Data)
+		t.adamB.Step(t.b, t.gb)
+	} else {
+		sgd := nn.SGD{LR: t.cfg.LRClassifier, WeightDecay: t.cfg.WeightDecay}
+		sgd.Step(t.w.RawMatrix().Data, t.gw.RawMatrix().Data)
+		sgd.Step(t.b, t.gb)
+	}
+	for _, p := range []struct {
+		name string
+		v    []float64
+	}{{"classifier weights W", t.w.RawMatrix().Data}, {"classifier bias b", t.b}} {
+		if err := checkFinite(p.name, p.v); err != nil {
+			return fmt.Errorf("train: epoch %d: %w", epoch, err)
+		}
+	}
+	if t.z != nil {
+		if err := checkFinite("embedding Z", t.z.RawMatrix().Data); err != nil {
+			return fmt.Errorf("train: epoch %d: %w", epoch, err)
+		}
+	}
+	return t.forward(ctx)
+}
+
+func checkFinite(name string, v []float64) error {
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%s entry %d is %v: %w", name, i, x, ErrNonFinite)
+		}
+	}
+	return nil
+}
+
+// testMetric evaluates the test rows for Y (the current bias t.b).
+func (t *trainer) testMetric(ctx context.Context, y *mat.Dense) (float64, error) {
+	if len(t.data.Test) == 0 {
+		return 0, nil
+	}
+	if t.cfg.Level == LevelNodes {
+		if err := t.propagate(ctx, t.data.S, y, t.prop); err != nil {
+			return 0, err
+		}
+		gatherRows(t.prop, t.data.Test, t.logTest)
+	} else if err := t.rowsProduct(ctx, t.data.Test, y, t.logTest); err != nil {
+		return 0, err
+	}
+	nn.AddBias(t.logTest, t.b)
+	return t.metric(t.logTest, t.yTest), nil
+}
+
+// propagate sets out = m^K·x with K sparse products through p0/p1.
+func (t *trainer) propagate(ctx context.Context, m *sparse.CSR, x, out *mat.Dense) error {
+	k := t.data.K
+	if k == 0 {
+		out.Copy(x)
+		return nil
+	}
+	src := x
+	for step := 0; step < k; step++ {
+		dst := t.p0
+		if step == k-1 {
+			dst = out
+		} else if src == t.p0 {
+			dst = t.p1
+		}
+		if err := t.spmm(ctx, m, src, dst); err != nil {
+			return err
+		}
+		src = dst
+	}
+	return nil
+}
+
+// spmm sets out = m·x, row blocks in parallel; each row is summed by one
+// goroutine in the order of its entries.
+func (t *trainer) spmm(ctx context.Context, m *sparse.CSR, x, out *mat.Dense) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if t.serial(m.Rows) {
+		spmmRows(m, x, out, 0, m.Rows)
+		return nil
+	}
+	return t.parallel(ctx, m.Rows, func(lo, hi int) { spmmRows(m, x, out, lo, hi) })
+}
+
+func spmmRows(m *sparse.CSR, x, out *mat.Dense, lo, hi int) {
+	xr := x.RawMatrix()
+	or := out.RawMatrix()
+	c := xr.Cols
+	for i := lo; i < hi; i++ {
+		dst := or.Data[i*or.Stride : i*or.Stride+c]
+		clear(dst)
+		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+			v := m.Data[p]
+			src := xr.Data[int(m.Indices[p])*xr.Stride:]
+			for j := range dst {
+				dst[j] += v * src[j]
+			}
+		}
+	}
+}
+
+// rowsProduct sets out[r] = X[rows[r]]·y for the feature level.
+func (t *trainer) rowsProduct(ctx context.Context, rows []int, y, out *mat.Dense) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if t.serial(len(rows)) {
+		rowsProductRange(t.data.X, rows, y, out, 0, len(rows))
+		return nil
+	}
+	return t.parallel(ctx, len(rows), func(lo, hi int) { rowsProductRange(t.data.X, rows, y, out, lo, hi) })
+}
+
+func rowsProductRange(xd *mat.Dense, rows []int, y, out *mat.Dense, lo, hi int) {
+	x := xd.RawMatrix()
+	ym := y.RawMatrix()
+	om := out.RawMatrix()
+	for r := lo; r < hi; r++ {
+		i := rows[r]
+		blas64.Gemv(blas.Trans, 1, ym,
+			blas64.Vector{N: x.Cols, Inc: 1, Data: x.Data[i*x.Stride : i*x.Stride+x.Cols]},
+			0, blas64.Vector{N: om.Cols, Inc: 1, Data: om.Data[r*om.Stride : r*om.Stride+om.Cols]})
+	}
+}
+
+// parallelBlock is the number of rows a worker takes at a time.
+const parallelBlock = 512
+
+// serial reports whether a loop over n rows runs on the calling goroutine.
+func (t *trainer) serial(n int) bool { return t.workers <= 1 || n <= parallelBlock }
+
+// parallel runs f over [0, n) in contiguous blocks on t.workers goroutines.
+// Every row is handled by exactly one goroutine, so results do not depend
+// on the number of workers.
+func (t *trainer) parallel(ctx context.Context, n int, f func(lo, hi int)) error {
+	blocks := (n + parallelBlock - 1) / parallelBlock
+	workers := min(t.workers, blocks)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for b := w; b < blocks; b += workers {
+				lo := b * parallelBlock
+				f(lo, min(lo+parallelBlock, n))
+			}
+		}(w)
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+func gatherRows(src *mat.Dense, rows []int, dst *mat.Dense) {
+	for r, i := range rows {
+		copy(dst.RawRowView(r), src.RawRowView(i))
+	}
+}
+
+// gemm sets c = op(a)·op(b) with gonum's BLAS (deterministic for any
+// GOMAXPROCS: every output block is summed by one goroutine).
+func gemm(ta, tb bool, a, b, c *mat.Dense) {
+	opA, opB := blas.NoTrans, blas.NoTrans
+	if ta {
+		opA = blas.Trans
+	}
+	if tb {
+		opB = blas.Trans
+	}
+	ar, ac := a.Dims()
+	if ar == 0 || ac == 0 {
+		c.Zero()
+		return
+	}
+	blas64.Gemm(opA, opB, 1, a.RawMatrix(), b.RawMatrix(), 0, c.RawMatrix())
+}
