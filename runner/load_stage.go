@@ -320,7 +320,13 @@ func keyString(v cty.Value) (string, error) {
 	case cty.String:
 		return v.AsString(), nil
 	case cty.Number:
-		return v.AsBigFloat().Text('f', -1), nil
+		bf := v.AsBigFloat()
+		if bf.IsInt() {
+			if i, acc := bf.Int64(); acc == 0 {
+				return strconv.FormatInt(i, 10), nil
+			}
+		}
+		return bf.Text('f', -1), nil
 	case cty.Bool:
 		if v.True() {
 			return "true", nil
@@ -412,12 +418,14 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 	if sb.resources != nil {
 		resOK = l.checkRefs(resourcesExprs(sb.resources), scope{local: true, each: sb.isEach, what: "a resources block"})
 	}
+	// One context serves every instance; only each changes (evaluation keeps no reference to it).
+	vars := map[string]cty.Value{"var": objectOf(l.vars), "local": objectOf(l.locals), "stage": l.stageVal}
+	ctx := &hcl.EvalContext{Variables: vars, Functions: l.funcs}
+	set := map[string]bool{}
 	for i, addr := range sb.addrs {
-		vars := map[string]cty.Value{"var": objectOf(l.vars), "local": objectOf(l.locals), "stage": l.stageVal}
 		if sb.isEach {
 			vars["each"] = cty.ObjectVal(map[string]cty.Value{"key": cty.StringVal(sb.keys[i]), "value": sb.eachVals[i]})
 		}
-		ctx := &hcl.EvalContext{Variables: vars, Functions: l.funcs}
 		inst := &Instance{
 			Address: addr, Block: sb.id, EachKey: sb.keys[i], Type: t,
 			Params: registry.Values{}, Inputs: map[string][]InputRef{},
@@ -426,7 +434,7 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 		if !sb.isEach {
 			inst.EachKey = ""
 		}
-		set := map[string]bool{}
+		clear(set)
 		for name := range failed {
 			set[name] = true
 		}
@@ -544,6 +552,13 @@ func (l *loader) resolvePath(p string) string {
 	return filepath.Join(l.dir, p)
 }
 
+// paramCtyTypes maps each parameter type to the cty type its value is converted to.
+var paramCtyTypes = map[registry.ParamType]cty.Type{
+	registry.String: cty.String, registry.Path: cty.String, registry.Int: cty.Number,
+	registry.Float: cty.Number, registry.Bool: cty.Bool,
+	registry.Strings: cty.List(cty.String), registry.Ints: cty.List(cty.Number), registry.Floats: cty.List(cty.Number),
+}
+
 // convertParam converts an HCL value to the Go value of a parameter,
 // reporting (and returning false) when it does not fit.
 func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value, rng hcl.Range) (any, bool) {
@@ -561,11 +576,7 @@ func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value
 	if val.Type().Equals(refType) || (val.Type().IsObjectType() && val.Type().HasAttribute(instanceAttr)) {
 		return bad("takes a value, not a stage reference")
 	}
-	want := map[registry.ParamType]cty.Type{
-		registry.String: cty.String, registry.Path: cty.String, registry.Int: cty.Number,
-		registry.Float: cty.Number, registry.Bool: cty.Bool,
-		registry.Strings: cty.List(cty.String), registry.Ints: cty.List(cty.Number), registry.Floats: cty.List(cty.Number),
-	}[p.Type]
+	want := paramCtyTypes[p.Type]
 	if want == cty.NilType {
 		return bad("has an unsupported type %q", p.Type)
 	}
