@@ -138,7 +138,7 @@ func (l *loader) checkStageRef(t hcl.Traversal) bool {
 			switch s := rest[0].(type) {
 			case hcl.TraverseIndex:
 				key, err := convert.Convert(s.Key, cty.String)
-				if err != nil || key.IsNull() {
+				if err != nil || !key.IsKnown() || key.IsNull() {
 					l.errorf(&rng, "Invalid instance key", "Instances of stage.%s are selected by a string key.", id)
 					return false
 				}
