@@ -304,9 +304,11 @@ func learnTrainType() *registry.Type {
 			{Name: "samples", Kind: artifact.KindSamples, Optional: true, Doc: "from a sample stage (hyla, rff)"},
 			{Name: "embedding", Kind: artifact.KindEmbedding, Optional: true, Doc: "initial Z from an embed stage"},
 		},
+		// metrics comes first: a reference to a train instance without an
+		// output name (e.g. runs = stage.train.cora) means its metrics.
 		Outputs: []registry.Output{
-			{Name: learnOutModel, Kind: artifact.KindModel, Doc: "Z, W, bias (last epoch), Z_best, W_best, bias_best, curves"},
 			{Name: learnOutMetrics, Kind: artifact.KindMetrics, Doc: "metrics: test, val, train (last epoch), test_best_val, …, dataset, model"},
+			{Name: learnOutModel, Kind: artifact.KindModel, Doc: "Z, W, bias (last epoch), Z_best, W_best, bias_best, curves"},
 		},
 		Run: learnRunTrain,
 	}
