@@ -290,7 +290,9 @@ func Execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 			}
 			task.Inputs[slot] = list
 		}
-		task.Workers = max(1, cores/max(1, running))
+		// Divide the cores between the stages running once this launch
+		// round is over, so a batch of stages gets equal shares.
+		task.Workers = max(1, cores/max(1, min(jobs, running+len(ready))))
 		if c := es.Instance.Resources.CPUs; c > 0 {
 			task.Workers = min(task.Workers, c)
 		}
