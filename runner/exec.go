@@ -104,6 +104,8 @@ type execStep struct {
 	finished   bool
 	force      bool
 	retried    bool // recomputed once because a cached output was unreadable
+	// inputRetried: retried once after an input's producer was recomputed.
+	inputRetried bool
 }
 
 type execDone struct {
@@ -369,14 +371,20 @@ func Execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 		case errCanceled(d.err) && ctx.Err() != nil:
 			es.res.Err = d.err
 			finish(es, StatusCanceled, "run canceled")
-		case errors.As(d.err, &inErr) && byAddr[inErr.Producer] != nil && !byAddr[inErr.Producer].retried &&
-			(byAddr[inErr.Producer].res.Status == StatusCached || byAddr[inErr.Producer].started):
+		case errors.As(d.err, &inErr) && execRetryable(es, byAddr[inErr.Producer]):
 			// A stored input could not be read (corrupt or vanished payload):
-			// recompute its producer, then retry this stage.
+			// recompute its producer once, then retry this stage.
 			prod := byAddr[inErr.Producer]
 			es.started = false
-			es.pending[prod.Instance.Address] = true
-			if prod.finished {
+			switch {
+			case prod.retried && prod.finished:
+				// Recomputed since this task was built: retry with the new outputs.
+				es.inputRetried = true
+				ready = insertReady(ready, es)
+			case prod.retried:
+				es.pending[prod.Instance.Address] = true
+			default:
+				es.pending[prod.Instance.Address] = true
 				prod.retried, prod.finished, prod.started, prod.force = true, false, false, true
 				prod.res.Reason = fmt.Sprintf("stored output unreadable (%v)", inErr.Err)
 				if memo != nil {
@@ -429,6 +437,21 @@ func Execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 		recordErr = fmt.Errorf("finish the run record: %w", err)
 	}
 	return result, recordErr
+}
+
+// execRetryable reports whether a stage whose input from prod failed to
+// load can be retried after (re)computing prod: prod has not been
+// recomputed yet, is being recomputed, or was recomputed since es's task
+// was built (then es is retried once).
+func execRetryable(es, prod *execStep) bool {
+	if prod == nil {
+		return false
+	}
+	if !prod.retried || !prod.finished {
+		return prod.res.Status == StatusCached || prod.started || prod.retried
+	}
+	// prod was recomputed after this task was built: retry it once more.
+	return !es.inputRetried
 }
 
 func insertReady(ready []*execStep, es *execStep) []*execStep {
