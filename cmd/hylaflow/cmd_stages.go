@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
 )
@@ -39,8 +40,22 @@ type stagesCmdJSON struct {
 	Version string            `json:"version"`
 	Doc     string            `json:"doc,omitempty"`
 	Params  []stagesCmdParam  `json:"params"`
-	Inputs  []registry.Input  `json:"inputs"`
-	Outputs []registry.Output `json:"outputs"`
+	Inputs  []stagesCmdInput  `json:"inputs"`
+	Outputs []stagesCmdOutput `json:"outputs"`
+}
+
+type stagesCmdInput struct {
+	Name     string        `json:"name"`
+	Kind     artifact.Kind `json:"kind"`
+	Many     bool          `json:"many,omitempty"`
+	Optional bool          `json:"optional,omitempty"`
+	Doc      string        `json:"doc,omitempty"`
+}
+
+type stagesCmdOutput struct {
+	Name string        `json:"name"`
+	Kind artifact.Kind `json:"kind"`
+	Doc  string        `json:"doc,omitempty"`
 }
 
 type stagesCmdParam struct {
@@ -80,9 +95,12 @@ func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
 		out := make([]stagesCmdJSON, 0, len(types))
 		for _, t := range types {
 			j := stagesCmdJSON{Name: t.Name, Version: t.Version, Doc: t.Doc,
-				Params: []stagesCmdParam{}, Inputs: t.Inputs, Outputs: t.Outputs}
-			if j.Inputs == nil {
-				j.Inputs = []registry.Input{}
+				Params: []stagesCmdParam{}, Inputs: []stagesCmdInput{}, Outputs: []stagesCmdOutput{}}
+			for _, in := range t.Inputs {
+				j.Inputs = append(j.Inputs, stagesCmdInput{in.Name, in.Kind, in.Many, in.Optional, in.Doc})
+			}
+			for _, o := range t.Outputs {
+				j.Outputs = append(j.Outputs, stagesCmdOutput{o.Name, o.Kind, o.Doc})
 			}
 			for _, p := range t.Params {
 				jp := stagesCmdParam{Name: p.Name, Type: p.Type, Required: p.Required, Enum: p.Enum, Doc: p.Doc}
