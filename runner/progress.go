@@ -148,6 +148,7 @@ type TermProgress struct {
 	last    time.Time
 	stop    chan struct{}
 	stopped chan struct{}
+	once    sync.Once
 	now     func() time.Time
 }
 
@@ -188,13 +189,15 @@ func (p *TermProgress) tick() {
 	}
 }
 
-// Close stops redrawing and erases the live block.
+// Close stops redrawing and erases the live block. It may be called more than once.
 func (p *TermProgress) Close() {
-	close(p.stop)
-	<-p.stopped
-	p.mu.Lock()
-	p.erase()
-	p.mu.Unlock()
+	p.once.Do(func() {
+		close(p.stop)
+		<-p.stopped
+		p.mu.Lock()
+		p.erase()
+		p.mu.Unlock()
+	})
 }
 
 // Event implements Observer.

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"text/tabwriter"
+
+	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/runner"
+)
+
+func init() {
+	registerCommand(&command{
+		Name:    "plan",
+		Summary: "show which stages a run would compute and why (writes nothing)",
+		Run:     planCmdRun,
+	})
+}
+
+const planCmdUsage = `Usage: hylaflow plan [flags] FILE
+
+Prints, for every stage instance of the pipeline in FILE (in run order),
+CACHED when its outputs are stored or RUN with the reason: "never run",
+"param lr changed 0.01 → 0.05", "input graph changed (dataset.cora reruns)",
+"stage version 1 → 2", "forced", "outputs missing", … Reasons compare the
+instance with the last recorded run of the same address. Planning reads the
+cache and never writes it.
+
+Flags (before or after FILE):
+  -var NAME=VALUE    set a pipeline variable; repeatable
+  -var-file FILE     read variables from an HCL file; repeatable
+  --cache DIR        cache directory (default $HYLAFLOW_CACHE, else .hylaflow)
+  --no-cache         plan as run --no-cache would
+  --force NAME       plan as run --force NAME would; repeatable
+  -keys              also print each instance's cache key
+
+Exit status: 0 ok (whatever the plan), 1 the cache could not be read,
+2 usage error, 3 invalid pipeline.
+`
+
+func planCmdRun(args []string, stdout, stderr io.Writer) int {
+	fset := runCmdFlagSet("plan", stderr)
+	cacheDir := fset.String("cache", "", "cache directory")
+	noCache := fset.Bool("no-cache", false, "plan to run every stage")
+	keys := fset.Bool("keys", false, "print cache keys")
+	var force runCmdStrings
+	fset.Var(&force, "force", "plan stage NAME to run; repeatable")
+	var lopts runner.LoadOptions
+	lopts.RegisterFlags(fset)
+	files, err := runCmdParse(fset, args)
+	if err != nil {
+		return runCmdUsageError(err, stdout, stderr, "plan", planCmdUsage)
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "hylaflow plan: want one pipeline file, got %d\n\n%s", len(files), planCmdUsage)
+		return exitUsage
+	}
+	p, ok := runCmdLoad(files[0], lopts, stderr)
+	if !ok {
+		return exitInvalid
+	}
+	var store runner.PlanStore
+	dir := runCmdCacheDir(*cacheDir)
+	if _, err := os.Stat(dir); err == nil {
+		c, err := cache.Open(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "hylaflow plan: open the cache: %v\n", err)
+			return exitStageFailed
+		}
+		defer c.Close()
+		store = c
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "hylaflow plan: %v\n", err)
+		return exitStageFailed
+	}
+	plan, err := runner.MakePlan(p, planCmdStore{store}, runner.PlanOptions{Force: force, NoCache: *noCache})
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow plan: %v\n", err)
+		return exitStageFailed
+	}
+	planCmdWrite(stdout, plan, *keys)
+	return exitOK
+}
+
+// planCmdStore is a PlanStore that treats a missing cache as empty.
+type planCmdStore struct{ s runner.PlanStore }
+
+func (p planCmdStore) Lookup(key string) ([]cache.OutputRef, bool, error) {
+	if p.s == nil {
+		return nil, false, nil
+	}
+	return p.s.Lookup(key)
+}
+
+func (p planCmdStore) LastRecord(address string) (*cache.KeyRecord, bool, error) {
+	if p.s == nil {
+		return nil, false, nil
+	}
+	return p.s.LastRecord(address)
+}
+
+// planCmdWrite prints one line per step and a count.
+func planCmdWrite(w io.Writer, plan *runner.Plan, keys bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, s := range plan.Steps {
+		status, reason := "RUN", s.Reason
+		if s.Cached {
+			status, reason = "CACHED", ""
+		}
+		line := status + "\t" + s.Instance.Address
+		if keys {
+			line += "\t" + s.Key()[:12]
+		}
+		if reason != "" {
+			line += "\t" + reason
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	run, cached := plan.Counts()
+	if run == 0 {
+		fmt.Fprintf(w, "nothing to do: all %d stages cached\n", cached)
+		return
+	}
+	fmt.Fprintf(w, "%d to run, %d cached\n", run, cached)
+}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/stages"
+	"golang.org/x/term"
+)
+
+func init() {
+	registerCommand(&command{
+		Name:    "run",
+		Summary: "run a pipeline, reusing every cached stage",
+		Run:     runCmdRun,
+	})
+}
+
+// runCmdRegistry returns the stage types run, plan and exec-stage use.
+var runCmdRegistry = func() *registry.Registry { return stages.Default() }
+
+const runCmdUsage = `Usage: hylaflow run [flags] FILE
+
+Runs the pipeline in FILE: every stage instance whose cache key (stage
+type, version, parameters, input keys, outside data) is stored already is
+reused; the others run as soon as their inputs are done, up to -j at once.
+Outputs are stored in the cache, and the run is recorded (hylaflow runs).
+A second run of an unchanged pipeline computes nothing and says so.
+
+Flags (before or after FILE):
+  -j N               stages run at once (default: the number of cores)
+  -var NAME=VALUE    set a pipeline variable (VALUE: HCL expression, else string); repeatable
+  -var-file FILE     read variables from an HCL file of NAME = VALUE lines; repeatable
+  --cache DIR        cache directory (default $HYLAFLOW_CACHE, else .hylaflow)
+  --no-cache         run every stage even if cached (outputs are still stored)
+  --force NAME       run stage NAME (TYPE.NAME: all its instances, or one
+                     instance TYPE.NAME["KEY"]) even if cached; repeatable
+  --keep-going       after a failure, run every stage that does not depend on it
+  -q                 quiet: only the summary and errors
+  -v                 verbose: also why each stage runs and the stages' log lines
+
+On a terminal a live block shows the running stages and their progress;
+otherwise one timestamped line per finished stage is printed. Ctrl-C stops
+starting stages and cancels the running ones (a second Ctrl-C kills);
+nothing half-written is stored, and the next run resumes.
+
+Exit status: 0 ok, 1 a stage failed, 2 usage error, 3 invalid pipeline, 130 canceled.
+`
+
+// runCmdStrings is a repeatable string flag.
+type runCmdStrings []string
+
+func (s *runCmdStrings) String() string { return strings.Join(*s, ",") }
+func (s *runCmdStrings) Set(v string) error {
+	if v == "" {
+		return errors.New("empty value")
+	}
+	*s = append(*s, v)
+	return nil
+}
+
+// runCmdParse parses flags placed before or after the positional arguments.
+func runCmdParse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// runCmdFlagSet returns a flag set that reports errors on stderr.
+func runCmdFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	return fs
+}
+
+// runCmdUsageError prints usage for -h (exit 0) or points at it (exit 2).
+func runCmdUsageError(err error, stdout, stderr io.Writer, name, usage string) int {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "(see hylaflow %s --help)\n", name)
+	return exitUsage
+}
+
+// runCmdCacheDir picks the cache directory: the flag, else
+// $HYLAFLOW_CACHE, else .hylaflow in the working directory.
+func runCmdCacheDir(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if env := os.Getenv("HYLAFLOW_CACHE"); env != "" {
+		return env
+	}
+	return ".hylaflow"
+}
+
+// runCmdTerminal returns the width of w if it is a terminal.
+func runCmdTerminal(w io.Writer) (width int, ok bool) {
+	f, isFile := w.(*os.File)
+	if !isFile || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || width < 20 {
+		width = 100
+	}
+	return width, true
+}
+
+// runCmdWriteDiags writes load diagnostics (coloured and wrapped on a terminal).
+func runCmdWriteDiags(w io.Writer, diags hcl.Diagnostics) {
+	width, color := uint(0), false
+	if cols, ok := runCmdTerminal(w); ok {
+		width, color = uint(cols), os.Getenv("NO_COLOR") == ""
+	}
+	if err := runner.WriteDiagnostics(w, diags, width, color); err != nil {
+		fmt.Fprintln(w, diags.Error())
+	}
+}
+
+// runCmdLoad loads one pipeline file; ok is false (after printing the
+// diagnostics) when it is invalid.
+func runCmdLoad(file string, opts runner.LoadOptions, stderr io.Writer) (*runner.Pipeline, bool) {
+	p, diags := runner.Load(runCmdRegistry(), file, opts)
+	if len(diags) > 0 {
+		runCmdWriteDiags(stderr, diags)
+	}
+	return p, p != nil && !diags.HasErrors()
+}
+
+func runCmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := runCmdFlagSet("run", stderr)
+	jobs := fs.Int("j", runtime.NumCPU(), "stages run at once")
+	cacheDir := fs.String("cache", "", "cache directory")
+	noCache := fs.Bool("no-cache", false, "run every stage")
+	keepGoing := fs.Bool("keep-going", false, "continue after a failure")
+	quiet := fs.Bool("q", false, "quiet")
+	verbose := fs.Bool("v", false, "verbose")
+	var force runCmdStrings
+	fs.Var(&force, "force", "run stage NAME even if cached; repeatable")
+	var lopts runner.LoadOptions
+	lopts.RegisterFlags(fs)
+	files, err := runCmdParse(fs, args)
+	if err != nil {
+		return runCmdUsageError(err, stdout, stderr, "run", runCmdUsage)
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "hylaflow run: want one pipeline file, got %d\n\n%s", len(files), runCmdUsage)
+		return exitUsage
+	}
+	if *jobs < 1 {
+		fmt.Fprintf(stderr, "hylaflow run: -j %d: want at least 1\n", *jobs)
+		return exitUsage
+	}
+	if *quiet && *verbose {
+		fmt.Fprintln(stderr, "hylaflow run: -q and -v exclude each other")
+		return exitUsage
+	}
+	p, ok := runCmdLoad(files[0], lopts, stderr)
+	if !ok {
+		return exitInvalid
+	}
+	c, err := cache.Open(runCmdCacheDir(*cacheDir))
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow run: open the cache: %v\n", err)
+		return exitStageFailed
+	}
+	defer c.Close()
+
+	level := runner.Normal
+	if *quiet {
+		level = runner.Quiet
+	} else if *verbose {
+		level = runner.Verbose
+	}
+	var obs runner.Observer
+	var tp *runner.TermProgress
+	if width, isTerm := runCmdTerminal(stdout); isTerm {
+		tp = runner.NewTermProgress(stdout, level, width)
+		defer tp.Close()
+		obs = tp
+	} else {
+		obs = runner.NewLogProgress(stdout, level)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills the process
+	}()
+	opts := runner.RunOptions{
+		PlanOptions: runner.PlanOptions{Force: force, NoCache: *noCache},
+		Jobs:        *jobs,
+		KeepGoing:   *keepGoing,
+		Observer:    obs,
+		Args:        append([]string{"run"}, args...),
+	}
+	res, err := runner.Run(ctx, p, c, opts)
+	if tp != nil {
+		tp.Close() // erase the live block before the summary
+	}
+	if res == nil {
+		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
+		if errors.Is(err, context.Canceled) {
+			return exitCanceled
+		}
+		return exitStageFailed
+	}
+	runner.WriteSummary(stdout, res)
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
+	}
+	switch res.Status {
+	case runner.RunCanceled:
+		return exitCanceled
+	case runner.RunFailed:
+		return exitStageFailed
+	}
+	if err != nil {
+		return exitStageFailed
+	}
+	return exitOK
+}
