@@ -255,3 +255,40 @@ func TestDataRealDatasets(t *testing.T) {
 		})
 	}
 }
+
+func TestDataTextGCNViews(t *testing.T) {
+	root := dataTestRoot(t)
+	if testing.Short() {
+		t.Skip("textgcn corpus build in -short mode")
+	}
+	tr := dataRun(t, "dataset", map[string]any{"source": "textgcn", "name": "r8", "root": root}, nil, 2)["graph"]
+	var info artifact.GraphInfo
+	if err := tr.JSON("info", &info); err != nil {
+		t.Fatal(err)
+	}
+	labels, _ := tr.Ints("labels")
+	adj, _ := tr.Sparse("adj")
+	if info.Docs != 7674 || info.Classes != 8 || info.Nodes != adj.Rows || info.Nodes <= 7674 || tr.Has("features") {
+		t.Fatalf("transductive R8: %+v (features present: %v)", info, tr.Has("features"))
+	}
+	if labels[0] < 0 || labels[7673] < 0 || labels[7674] != -1 {
+		t.Fatal("documents must be labelled and words unlabelled")
+	}
+	train, _ := tr.Ints("train")
+	val, _ := tr.Ints("val")
+	test, _ := tr.Ints("test")
+	if len(train)+len(val) != 5485 || len(test) != 2189 {
+		t.Fatalf("R8 split %d/%d/%d", len(train), len(val), len(test))
+	}
+	ind := dataRun(t, "dataset", map[string]any{"source": "textgcn", "name": "R8", "root": root, "view": "inductive"}, nil, 2)["graph"]
+	x, err := ind.Sparse("features")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ind.JSON("info", &info); err != nil {
+		t.Fatal(err)
+	}
+	if x.Rows != 7674 || x.Cols != adj.Rows-7674 || info.Edges != 0 || !info.Inductive {
+		t.Fatalf("inductive R8: features %dx%d, info %+v", x.Rows, x.Cols, info)
+	}
+}
