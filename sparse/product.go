@@ -306,3 +306,42 @@ type mulScratch struct {
 	acc     []float64
 	touched []bool
 }
+
+// MulNNZ returns the number of entries of a·b (the symbolic product) without
+// computing values; use it to decide whether a product is affordable.
+func MulNNZ(ctx context.Context, a, b *CSR, workers int) (int64, error) {
+	if a.Cols != b.Rows {
+		return 0, fmt.Errorf("sparse: MulNNZ: shapes %dx%d and %dx%d do not match", a.Rows, a.Cols, b.Rows, b.Cols)
+	}
+	nb := (a.Rows + blockRows - 1) / blockRows
+	counts := make([]int64, nb)
+	var pool sync.Pool
+	err := parallelRows(ctx, a.Rows, workers, func(lo, hi int) {
+		mark, _ := pool.Get().([]int32)
+		if mark == nil {
+			mark = make([]int32, b.Cols)
+			for j := range mark {
+				mark[j] = -1
+			}
+		}
+		var c int64
+		for i := lo; i < hi; i++ {
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				k := a.Indices[p]
+				for q := b.Indptr[k]; q < b.Indptr[k+1]; q++ {
+					if j := b.Indices[q]; mark[j] != int32(i) {
+						mark[j] = int32(i)
+						c++
+					}
+				}
+			}
+		}
+		counts[lo/blockRows] = c
+		pool.Put(mark) //nolint:staticcheck // the slice header is small
+	})
+	var total int64
+	for _, c := range counts {
+		total += c
+	}
+	return total, err
+}

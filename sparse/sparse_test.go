@@ -244,6 +244,9 @@ func TestProductsMatchDense(t *testing.T) {
 			if err := prod.CheckSorted(); err != nil {
 				t.Fatal(err)
 			}
+			if nnz, err := MulNNZ(ctx, s, b, tc.workers); err != nil || nnz != int64(prod.NNZ()) {
+				t.Fatalf("MulNNZ = %d (%v), product has %d entries", nnz, err, prod.NNZ())
+			}
 			var wp mat.Dense
 			wp.Mul(sd, b.ToDense())
 			assertClose(t, "Mul", prod.ToDense(), &wp, 1e-13)

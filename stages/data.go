@@ -36,11 +36,24 @@ const (
 //	graph after normalize:   adj_raw  the adjacency before normalisation (sparse),
 //	                         kept so inductive precompute can renormalise the
 //	                         training subgraph
-//	precompute, node level:  SK       sparse S^K (X̄ = S^K·φ(Z) = S^{K-1}·S·φ(Z))
+//	precompute, node level:  SK       sparse S^K (X̄ = S^K·φ(Z) = S^{K-1}·S·φ(Z)),
+//	                         omitted when it would exceed dataMaxSKEntries entries
+//	precompute (JSON)        {"k": K, "level": ..., "inductive": ...}
 const (
-	dataMemberAdjRaw = "adj_raw"
-	dataMemberSK     = "SK"
+	dataMemberAdjRaw     = "adj_raw"
+	dataMemberSK         = "SK"
+	dataMemberPrecompute = "precompute"
 )
+
+// dataMaxSKEntries bounds the size of the stored S^K (about 600 MB).
+const dataMaxSKEntries = 50_000_000
+
+// dataPrecomputeInfo is the "precompute" member of KindFeatures artifacts.
+type dataPrecomputeInfo struct {
+	K         int    `json:"k"`
+	Level     string `json:"level"`
+	Inductive bool   `json:"inductive"`
+}
 
 func registerData(r *registry.Registry) error {
 	for _, t := range []*registry.Type{dataDatasetType(), dataNormalizeType(), dataSplitType(), dataPrecomputeType()} {
@@ -503,7 +516,7 @@ func dataOfficialSplit(name string) ([2]float64, bool) {
 func dataPrecomputeType() *registry.Type {
 	return &registry.Type{
 		Name:    "precompute",
-		Version: "1",
+		Version: "2",
 		Doc: "Applies the normalised adjacency S K times. level features: X = S^K X (dense); with inductive " +
 			"also X_train = S_train^K X[train], S_train the normalised training subgraph (needs a split). " +
 			"level nodes: S and SK = S^K as sparse matrices for node-level HyLa (X̄ = S^{K-1}·S·φ(Z)). " +
@@ -574,14 +587,27 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 	switch p.String("level") {
 	case "nodes":
 		out.SetSparse(artifact.MemberS, s)
+		// SK is materialised only while it stays affordable: on dense
+		// corpus graphs S^K can fill most of the n² entries.
 		sk := sparse.Identity(s.Rows)
-		for i := 0; i < k; i++ {
+		for i := 0; i < k && sk != nil; i++ {
 			job.Progress.Report(i, k, "S^K")
+			nnz, err := sparse.MulNNZ(ctx, sk, s, workers)
+			if err != nil {
+				return nil, err
+			}
+			if nnz > dataMaxSKEntries {
+				job.Logf("precompute: S^%d would have %d entries (limit %d); SK not stored, use k from the precompute member", i+1, nnz, dataMaxSKEntries)
+				sk = nil
+				break
+			}
 			if sk, err = sparse.Mul(ctx, sk, s, workers); err != nil {
 				return nil, err
 			}
 		}
-		out.SetSparse(dataMemberSK, sk)
+		if sk != nil {
+			out.SetSparse(dataMemberSK, sk)
+		}
 	default:
 		x, err := dataDenseFeatures(in)
 		if err != nil {
@@ -624,6 +650,9 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 		}
 	}
 	if err := out.SetJSON(artifact.MemberInfo, info); err != nil {
+		return nil, err
+	}
+	if err := out.SetJSON(dataMemberPrecompute, dataPrecomputeInfo{K: k, Level: p.String("level"), Inductive: p.Bool("inductive")}); err != nil {
 		return nil, err
 	}
 	return map[string]*artifact.Artifact{dataOutFeatures: out}, ctx.Err()

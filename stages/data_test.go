@@ -153,6 +153,10 @@ func TestDataSyntheticPipeline(t *testing.T) {
 
 	nodes := dataRun(t, "precompute", map[string]any{"k": 2, "level": "nodes"},
 		map[string][]*artifact.Artifact{"graph": {norm}}, 2)["features"]
+	var pinfo dataPrecomputeInfo
+	if err := nodes.JSON(dataMemberPrecompute, &pinfo); err != nil || pinfo.K != 2 || pinfo.Level != "nodes" {
+		t.Fatalf("precompute member %+v (%v)", pinfo, err)
+	}
 	S, _ := nodes.Sparse("S")
 	SK, err := nodes.Sparse("SK")
 	if err != nil {
