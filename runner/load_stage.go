@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -462,7 +463,7 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 				continue
 			}
 			if dv, ok := l.defaults[t.Name][p.Name]; ok {
-				inst.Params[p.Name] = dv.value
+				inst.Params[p.Name] = cloneParam(dv.value)
 				continue
 			}
 			if p.Required {
@@ -477,7 +478,7 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 			if p.Type == registry.Path {
 				v = l.resolvePath(v.(string))
 			}
-			inst.Params[p.Name] = v
+			inst.Params[p.Name] = cloneParam(v)
 		}
 		for _, in := range t.Inputs {
 			if !set[in.Name] && !in.Optional {
@@ -550,6 +551,20 @@ func (l *loader) resolvePath(p string) string {
 		return p
 	}
 	return filepath.Join(l.dir, p)
+}
+
+// cloneParam copies list values, so that no two instances (nor an
+// instance and the registry's defaults) share a slice a stage might modify.
+func cloneParam(v any) any {
+	switch x := v.(type) {
+	case []string:
+		return slices.Clone(x)
+	case []int:
+		return slices.Clone(x)
+	case []float64:
+		return slices.Clone(x)
+	}
+	return v
 }
 
 // paramCtyTypes maps each parameter type to the cty type its value is converted to.

@@ -318,6 +318,34 @@ stage "source" "nulls" {
 	}
 }
 
+func TestLoadListsNotShared(t *testing.T) {
+	reg := loadTestRegistry(t)
+	src := `
+pipeline "p" {
+  defaults "source" {
+    tags = ["a", "b"]
+  }
+}
+stage "source" "x" {
+  for_each = toset(["1", "2"])
+  name     = "x"
+}
+`
+	p, diags := LoadSource(reg, filepath.Join(t.TempDir(), "p.hcl"), []byte(src), LoadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	one, two := p.ByAddress[`source.x["1"]`].Params, p.ByAddress[`source.x["2"]`].Params
+	one.Strings("tags")[0] = "changed"
+	if two.Strings("tags")[0] != "a" {
+		t.Error("instances share the slice of a pipeline default")
+	}
+	p2, _ := LoadSource(reg, filepath.Join(t.TempDir(), "q.hcl"), []byte("stage \"source\" \"y\" {\n  name = \"y\"\n}\n"), LoadOptions{})
+	if p2.Instances[0].Params.Ints("sizes") == nil {
+		t.Fatal("an empty list default became nil")
+	}
+}
+
 func TestParseResources(t *testing.T) {
 	mems := []struct {
 		in   string
