@@ -30,6 +30,8 @@ type KernelFigureConfig struct {
 	Repeats       int     `json:"repeats"`        // independent draws averaged per D [1]
 
 	Workers int `json:"-"` // goroutines for the kernel evaluations [1]; results do not depend on it
+	// Progress, if set, is told after each part (the curves, the disk, each D).
+	Progress func(done, total int, msg string) `json:"-"`
 }
 
 func (c *KernelFigureConfig) defaults() {
@@ -130,6 +132,12 @@ func ComputeKernelFigure(ctx context.Context, cfg KernelFigureConfig, rng *rand.
 		return nil, fmt.Errorf("hyla: kernel figure: %w", err)
 	}
 	fig := &KernelFigure{Config: cfg}
+	total := 2 + len(cfg.FeatureCounts)
+	report := func(done int, msg string) {
+		if cfg.Progress != nil {
+			cfg.Progress(done, total, msg)
+		}
+	}
 
 	// Kernel and heat kernel against distance.
 	fig.Curve = make([]KernelCurvePoint, cfg.Points)
@@ -151,6 +159,8 @@ func ComputeKernelFigure(ctx context.Context, cfg KernelFigureConfig, rng *rand.
 	if err != nil {
 		return nil, err
 	}
+
+	report(1, "kernel and heat kernel curves")
 
 	// The 2-D disk: exact kernel and its estimate from Features HyLa features.
 	g := cfg.Grid
@@ -189,6 +199,7 @@ func ComputeKernelFigure(ctx context.Context, cfg KernelFigureConfig, rng *rand.
 		sum += math.Abs(est[p] - exact[p])
 	}
 	fig.DiskMAE = sum / float64(len(inside))
+	report(2, fmt.Sprintf("disk, MAE %.3g with D = %d", fig.DiskMAE, cfg.Features))
 
 	// Appendix E: mean absolute error against the number of features.
 	sp := mat.NewDense(cfg.SamplePoints, 2, nil)
@@ -211,6 +222,7 @@ func ComputeKernelFigure(ctx context.Context, cfg KernelFigureConfig, rng *rand.
 			}
 		}
 		fig.Errors = append(fig.Errors, KernelErrorPoint{Features: D, MAE: mae / float64(cfg.SamplePoints*cfg.Repeats)})
+		report(2+len(fig.Errors), fmt.Sprintf("D = %d", D))
 	}
 	return fig, nil
 }

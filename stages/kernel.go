@@ -85,6 +85,7 @@ func kernelRun(ctx context.Context, job *registry.Job) (map[string]*artifact.Art
 		FeatureCounts: p.Ints("feature_counts"),
 		Repeats:       p.Int("repeats"),
 		Workers:       max(job.Workers, 1),
+		Progress:      job.Progress.Report,
 	}
 	// Zero means "default" to the library; here every value is explicit.
 	if cfg.Dim <= 0 || cfg.Scale <= 0 || cfg.MaxDistance <= 0 || cfg.Points <= 0 || cfg.HeatTime <= 0 ||
@@ -138,7 +139,7 @@ type kernelSummary struct {
 
 func kernelSummaryOf(fig *hyla.KernelFigure) kernelSummary {
 	cfg := fig.Config
-	cfg.Workers = 0 // not part of the result
+	cfg.Workers, cfg.Progress = 0, nil // not part of the result
 	return kernelSummary{Config: cfg, DiskMAE: fig.DiskMAE, Errors: fig.Errors, Kernel0: fig.Curve[0].Kernel}
 }
 

@@ -13,9 +13,13 @@ import (
 	"github.com/hylaflow/hylaflow/registry"
 )
 
-type kernelNopProgress struct{}
+type kernelNopProgress struct{ last, total *int }
 
-func (kernelNopProgress) Report(done, total int, msg string) {}
+func (p kernelNopProgress) Report(done, total int, msg string) {
+	if p.last != nil {
+		*p.last, *p.total = done, total
+	}
+}
 
 func kernelTestJob(t *testing.T, workers int, overrides map[string]any) *registry.Job {
 	t.Helper()
@@ -39,9 +43,15 @@ func TestKernelStage(t *testing.T) {
 		"dim": 2, "points": 9, "max_distance": 4.0, "grid": 15, "features": 200,
 		"sample_points": 50, "feature_counts": []int{10, 100},
 	}
-	out, err := kernelRun(context.Background(), kernelTestJob(t, 2, small))
+	job := kernelTestJob(t, 2, small)
+	var last, total int
+	job.Progress = kernelNopProgress{&last, &total}
+	out, err := kernelRun(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if last != 4 || total != 4 {
+		t.Errorf("last progress %d/%d, want 4/4", last, total)
 	}
 	a := out[kernelOutFigure]
 	if a == nil || a.Kind != artifact.KindFigure {
