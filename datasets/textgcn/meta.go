@@ -31,16 +31,13 @@ func ParseMeta(data []byte, file string) ([]Meta, error) {
 			return nil, fmt.Errorf("%s:%d: %d tab-separated fields, expected 3 (doc, train|test, label)", file, i+1, len(f))
 		}
 		var m Meta
-		m.Name, m.Label = f[0], strings.TrimSpace(f[2])
+		m.Name, m.Label = f[0], f[2] // never empty: the line is trimmed
 		switch {
 		case strings.Contains(f[1], "test"):
 			m.Test = true
 		case strings.Contains(f[1], "train"):
 		default:
 			return nil, fmt.Errorf("%s:%d: split field %q, expected train, training or test", file, i+1, truncate(f[1]))
-		}
-		if m.Label == "" {
-			return nil, fmt.Errorf("%s:%d: empty label", file, i+1)
 		}
 		out = append(out, m)
 	}
