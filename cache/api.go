@@ -8,7 +8,6 @@
 package cache
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -19,8 +18,11 @@ import (
 // entry is dropped from the index, so the stage is recomputed.
 var ErrCorrupt = errors.New("cache: corrupt payload")
 
-// errTODO is returned by the parts of the API that are not written yet.
-var errTODO = errors.New("cache: not implemented yet")
+// ErrNotFound marks a key, key prefix, output or payload that is not in the cache.
+var ErrNotFound = errors.New("cache: not found")
+
+// ErrReadOnly is returned by the writing methods of a cache opened with OpenReadOnly.
+var ErrReadOnly = errors.New("cache: opened read-only")
 
 // KeyRecord holds the components of a cache key, stored beside it so that
 // `hylaflow plan` can say exactly what changed since the last run of a stage.
@@ -90,6 +92,10 @@ type Stats struct {
 type VerifyReport struct {
 	Checked  int
 	Problems []string // one line each: what is wrong with which object/key
+	// Orphans counts payload files no key refers to (left by a process
+	// killed between writing a payload and indexing it). They are harmless
+	// and not problems; gc removes them.
+	Orphans int
 }
 
 // GCOptions selects what `hylaflow cache gc` keeps: everything referenced by
@@ -106,80 +112,3 @@ type GCReport struct {
 	Keys, Objects int
 	Bytes         int64
 }
-
-// Cache is an open cache directory.
-type Cache struct {
-	dir string
-}
-
-// Open opens (creating if needed) the cache in dir.
-func Open(dir string) (*Cache, error) { return nil, errTODO }
-
-// Close closes the index.
-func (c *Cache) Close() error { return errTODO }
-
-// Dir returns the cache directory.
-func (c *Cache) Dir() string { return c.dir }
-
-// Lookup returns the outputs stored for key. ok is false when the key is
-// unknown or one of its payload files is missing. It never writes.
-func (c *Cache) Lookup(key string) (refs []OutputRef, ok bool, err error) { return nil, false, errTODO }
-
-// Load reads and decodes one artifact, verifying its digest. On a mismatch
-// it drops the key from the index and returns an error wrapping ErrCorrupt.
-func (c *Cache) Load(ref OutputRef) (*artifact.Artifact, error) { return nil, errTODO }
-
-// Store writes the outputs of rec.Key (payload files first: temp file,
-// fsync, rename; then one index transaction) and returns their refs.
-func (c *Cache) Store(rec *KeyRecord, outputs map[string]*artifact.Artifact) ([]OutputRef, error) {
-	return nil, errTODO
-}
-
-// Touch marks the key as used now (for gc's age rule).
-func (c *Cache) Touch(key string) error { return errTODO }
-
-// LastRecord returns the key record of the most recent run of address
-// (stored or used), for plan reasons. ok is false if it never ran.
-func (c *Cache) LastRecord(address string) (rec *KeyRecord, ok bool, err error) {
-	return nil, false, errTODO
-}
-
-// Claim takes the lease on key for this process, waiting while another live
-// holder has it. Expired leases and leases of dead processes are taken over.
-// The lease is renewed in the background until release is called.
-func (c *Cache) Claim(ctx context.Context, key string) (release func(), err error) {
-	return nil, errTODO
-}
-
-// BeginRun records the start of a run and returns its id.
-func (c *Cache) BeginRun(pipeline string, args []string) (int64, error) { return 0, errTODO }
-
-// RecordStage appends a stage's outcome to a run.
-func (c *Cache) RecordStage(runID int64, s StageRecord) error { return errTODO }
-
-// FinishRun sets a run's final status and duration.
-func (c *Cache) FinishRun(runID int64, status string) error { return errTODO }
-
-// Runs lists the most recent runs, newest first (limit ≤ 0: all).
-func (c *Cache) Runs(limit int) ([]RunSummary, error) { return nil, errTODO }
-
-// Run returns one run with its stages.
-func (c *Cache) Run(id int64) (*RunDetail, error) { return nil, errTODO }
-
-// List returns every stored artifact.
-func (c *Cache) List() ([]ArtifactInfo, error) { return nil, errTODO }
-
-// Stats summarises the cache.
-func (c *Cache) Stats() (Stats, error) { return Stats{}, errTODO }
-
-// Verify re-hashes every payload and checks the index against the objects.
-func (c *Cache) Verify() (VerifyReport, error) { return VerifyReport{}, errTODO }
-
-// GC removes keys and objects not kept by opts; never what the kept runs reference.
-func (c *Cache) GC(opts GCOptions) (GCReport, error) { return GCReport{}, errTODO }
-
-// Clear removes every key, object and run.
-func (c *Cache) Clear() error { return errTODO }
-
-// Export writes the payload of KEY's output (name "" = the only/first output) to file.
-func (c *Cache) Export(key, output, file string) error { return errTODO }

@@ -1,0 +1,375 @@
+package cache
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // the "sqlite3" database/sql driver
+)
+
+// The layout of a cache directory.
+const (
+	indexFile  = "index.db" // SQLite index (plus its -wal and -shm files)
+	objectsDir = "objects"  // content-addressed payloads: objects/ab/abcdef…
+	tmpDir     = "tmp"      // payloads being written: PID-START-RANDOM.tmp
+)
+
+// busyTimeout is how long an SQLite statement waits for another process's
+// write transaction before it fails.
+const busyTimeout = 60 * time.Second
+
+// flushEvery bounds how long buffered last-used times and stage records
+// wait before they are written (they are also written at FinishRun and Close).
+const flushEvery = time.Second
+
+// flushMax is the number of buffered entries that triggers a write.
+const flushMax = 512
+
+// migrations[i] brings the index from schema version i to i+1. The schema
+// version is SQLite's user_version; append, never edit, to change the schema.
+var migrations = []string{
+	// 1: keys with their components, artifacts, run history and leases.
+	`CREATE TABLE keys (
+		key         TEXT PRIMARY KEY,
+		address     TEXT NOT NULL,
+		stage_type  TEXT NOT NULL,
+		version     TEXT NOT NULL,
+		params      TEXT NOT NULL,  -- JSON object: name → canonical JSON value
+		inputs      TEXT NOT NULL,  -- JSON object: slot → ["KEY/OUTPUT", …]
+		fingerprint TEXT NOT NULL,
+		created     INTEGER NOT NULL, -- unix ns
+		last_used   INTEGER NOT NULL, -- unix ns
+		outputs     INTEGER           -- number of stored outputs; NULL: not stored
+	) WITHOUT ROWID;
+	CREATE INDEX keys_address ON keys(address, last_used);
+	CREATE TABLE artifacts (
+		key    TEXT NOT NULL,
+		name   TEXT NOT NULL,
+		kind   TEXT NOT NULL,
+		digest TEXT NOT NULL,
+		size   INTEGER NOT NULL,
+		PRIMARY KEY (key, name)
+	) WITHOUT ROWID;
+	CREATE INDEX artifacts_digest ON artifacts(digest);
+	CREATE TABLE runs (
+		id       INTEGER PRIMARY KEY AUTOINCREMENT,
+		pipeline TEXT NOT NULL,
+		args     TEXT NOT NULL,     -- JSON array
+		start    INTEGER NOT NULL,  -- unix ns
+		duration INTEGER NOT NULL,  -- ns, 0 while running
+		status   TEXT NOT NULL,
+		host     TEXT NOT NULL,
+		pid      INTEGER NOT NULL,
+		pstart   TEXT NOT NULL      -- process start time (/proc/PID/stat field 22)
+	);
+	CREATE TABLE run_stages (
+		run_id   INTEGER NOT NULL,
+		seq      INTEGER NOT NULL,
+		address  TEXT NOT NULL,
+		key      TEXT NOT NULL,
+		status   TEXT NOT NULL,
+		reason   TEXT NOT NULL,
+		start    INTEGER NOT NULL,
+		duration INTEGER NOT NULL,
+		error    TEXT NOT NULL,
+		metrics  TEXT NOT NULL,     -- JSON object or ""
+		PRIMARY KEY (run_id, seq)
+	) WITHOUT ROWID;
+	CREATE INDEX run_stages_key ON run_stages(key);
+	CREATE TABLE leases (
+		key     TEXT PRIMARY KEY,
+		host    TEXT NOT NULL,
+		pid     INTEGER NOT NULL,
+		pstart  TEXT NOT NULL,
+		claim   INTEGER NOT NULL,   -- claim number within the process
+		expires INTEGER NOT NULL    -- unix ns
+	) WITHOUT ROWID;`,
+}
+
+// Cache is an open cache directory. It is safe for concurrent use by the
+// goroutines of one process, and several processes may open the same
+// directory at once.
+type Cache struct {
+	dir      string
+	db       *sql.DB // nil: a read-only cache whose directory or index does not exist
+	readOnly bool
+	self     procID
+
+	stLookup, stRecord, stLast *sql.Stmt
+
+	// Buffered writes: last-used times and stage records, flushed together.
+	bufMu     sync.Mutex
+	touched   map[string]int64 // key → unix ns
+	stages    []bufferedStage
+	lastFlush time.Time
+	seqs      map[int64]int // run id → next stage seq
+
+	claims claimState
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+type bufferedStage struct {
+	run int64
+	seq int
+	s   StageRecord
+}
+
+// Open opens (creating if needed) the cache in dir.
+func Open(dir string) (*Cache, error) {
+	return open(dir, false)
+}
+
+// OpenReadOnly opens the cache in dir for reading only, for commands that
+// must never write (plan, dry runs). A directory without an index behaves
+// as an empty cache. The writing methods return ErrReadOnly.
+func OpenReadOnly(dir string) (*Cache, error) {
+	return open(dir, true)
+}
+
+func open(dir string, readOnly bool) (*Cache, error) {
+	c := &Cache{dir: dir, readOnly: readOnly, touched: map[string]int64{}, seqs: map[int64]int{}, lastFlush: time.Now()}
+	c.claims.init()
+	path := filepath.Join(dir, indexFile)
+	if readOnly {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return c, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("cache %s: %w", dir, err)
+		}
+	} else {
+		for _, d := range []string{dir, filepath.Join(dir, objectsDir), filepath.Join(dir, tmpDir)} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return nil, fmt.Errorf("cache %s: %w", dir, err)
+			}
+		}
+	}
+	self, err := currentProc()
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: %w", dir, err)
+	}
+	c.self = self
+	dsn := "file:" + dsnEscape(path) + fmt.Sprintf("?_busy_timeout=%d&_txlock=immediate", busyTimeout.Milliseconds())
+	if readOnly {
+		dsn += "&mode=ro"
+	} else {
+		dsn += "&_journal_mode=WAL&_synchronous=NORMAL"
+	}
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: open the index: %w", dir, err)
+	}
+	db.SetMaxIdleConns(4)
+	c.db = db
+	if err := c.migrate(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cache %s: %w", dir, err)
+	}
+	if err := c.prepare(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cache %s: %w", dir, err)
+	}
+	return c, nil
+}
+
+// dsnEscape percent-encodes the characters that end a path in an SQLite URI.
+func dsnEscape(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}
+
+// migrate brings the schema to the current version.
+func (c *Cache) migrate() error {
+	var v int
+	if err := c.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return fmt.Errorf("read the index %s: %w", filepath.Join(c.dir, indexFile), err)
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("the index has schema version %d; this hylaflow knows versions up to %d (upgrade hylaflow)", v, len(migrations))
+	}
+	if v == len(migrations) {
+		return nil
+	}
+	if c.readOnly {
+		return fmt.Errorf("the index has schema version %d, want %d: run a writing command (hylaflow run) once to upgrade it", v, len(migrations))
+	}
+	tx, err := c.db.Begin()
+	if err != nil {
+		return fmt.Errorf("upgrade the index: %w", err)
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil { // another process may have upgraded it
+		return fmt.Errorf("upgrade the index: %w", err)
+	}
+	for ; v < len(migrations); v++ {
+		if _, err := tx.Exec(migrations[v]); err != nil {
+			return fmt.Errorf("upgrade the index to schema version %d: %w", v+1, err)
+		}
+	}
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, v)); err != nil {
+		return fmt.Errorf("upgrade the index: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("upgrade the index: %w", err)
+	}
+	return nil
+}
+
+// prepare prepares the statements of the hot read paths.
+func (c *Cache) prepare() error {
+	var err error
+	prep := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		st, err = c.db.Prepare(q)
+		return st
+	}
+	c.stLookup = prep(`SELECT k.outputs, a.name, a.kind, a.digest, a.size FROM keys k
+		LEFT JOIN artifacts a ON a.key = k.key WHERE k.key = ? ORDER BY a.name`)
+	c.stRecord = prep(`SELECT key, address, stage_type, version, params, inputs, fingerprint FROM keys WHERE key = ?`)
+	c.stLast = prep(`SELECT key, address, stage_type, version, params, inputs, fingerprint FROM keys
+		WHERE address = ? ORDER BY last_used DESC, created DESC LIMIT 1`)
+	if err != nil {
+		return fmt.Errorf("prepare the index statements: %w", err)
+	}
+	return nil
+}
+
+// Close writes buffered updates and closes the index. Leases still held are
+// released. Close is idempotent.
+func (c *Cache) Close() error {
+	c.closeOnce.Do(func() {
+		c.claims.stop(c)
+		if c.db == nil {
+			return
+		}
+		err := c.flush()
+		for _, st := range []*sql.Stmt{c.stLookup, c.stRecord, c.stLast} {
+			if st != nil {
+				st.Close()
+			}
+		}
+		if cerr := c.db.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("cache %s: close the index: %w", c.dir, cerr)
+		}
+		c.closeErr = err
+	})
+	return c.closeErr
+}
+
+// Dir returns the cache directory.
+func (c *Cache) Dir() string { return c.dir }
+
+// writable returns ErrReadOnly for a read-only cache.
+func (c *Cache) writable() error {
+	if c.readOnly {
+		return fmt.Errorf("cache %s: %w", c.dir, ErrReadOnly)
+	}
+	return nil
+}
+
+// withTx runs f in an immediate write transaction.
+func (c *Cache) withTx(f func(tx *sql.Tx) error) error {
+	if err := c.writable(); err != nil {
+		return err
+	}
+	tx, err := c.db.Begin()
+	if err != nil {
+		return fmt.Errorf("cache %s: begin a write transaction: %w", c.dir, err)
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("cache %s: commit: %w", c.dir, err)
+	}
+	return nil
+}
+
+// flush writes the buffered last-used times and stage records.
+func (c *Cache) flush() error {
+	c.bufMu.Lock()
+	defer c.bufMu.Unlock()
+	return c.flushLocked(nil)
+}
+
+// flushLocked writes the buffers (c.bufMu held), and runs also(tx) in the
+// same transaction if it is not nil.
+func (c *Cache) flushLocked(also func(tx *sql.Tx) error) error {
+	c.lastFlush = time.Now()
+	if len(c.touched) == 0 && len(c.stages) == 0 && also == nil {
+		return nil
+	}
+	err := c.withTx(func(tx *sql.Tx) error {
+		if len(c.touched) > 0 {
+			st, err := tx.Prepare(`UPDATE keys SET last_used = max(last_used, ?) WHERE key = ?`)
+			if err != nil {
+				return fmt.Errorf("cache %s: record uses: %w", c.dir, err)
+			}
+			defer st.Close()
+			for key, t := range c.touched {
+				if _, err := st.Exec(t, key); err != nil {
+					return fmt.Errorf("cache %s: record the use of %s: %w", c.dir, key, err)
+				}
+			}
+		}
+		if len(c.stages) > 0 {
+			st, err := tx.Prepare(`INSERT OR REPLACE INTO run_stages
+				(run_id, seq, address, key, status, reason, start, duration, error, metrics)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			if err != nil {
+				return fmt.Errorf("cache %s: record stages: %w", c.dir, err)
+			}
+			defer st.Close()
+			for _, b := range c.stages {
+				metrics := metricsJSON(b.s.Metrics)
+				if _, err := st.Exec(b.run, b.seq, b.s.Address, b.s.Key, b.s.Status, b.s.Reason,
+					unixNano(b.s.Start), int64(b.s.Duration), b.s.Error, metrics); err != nil {
+					return fmt.Errorf("cache %s: record stage %s of run %d: %w", c.dir, b.s.Address, b.run, err)
+				}
+			}
+		}
+		if also != nil {
+			return also(tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	clear(c.touched)
+	c.stages = c.stages[:0]
+	return nil
+}
+
+// maybeFlushLocked flushes when the buffers are full or old (c.bufMu held).
+func (c *Cache) maybeFlushLocked() error {
+	if len(c.touched)+len(c.stages) >= flushMax || time.Since(c.lastFlush) >= flushEvery {
+		return c.flushLocked(nil)
+	}
+	return nil
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}

@@ -1,0 +1,201 @@
+package cache
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// leaseTTL is how long a lease lives without renewal. Leases are renewed
+// every leaseTTL/3 while held; a holder on this host that died is detected
+// at once (through /proc), so the TTL only matters for other hosts.
+var leaseTTL = 30 * time.Second
+
+// claimPollMax bounds the interval between two checks of a lease held by
+// another process.
+const claimPollMax = 250 * time.Millisecond
+
+// claimState tracks the leases this process holds.
+type claimState struct {
+	mu      sync.Mutex
+	held    map[string]*heldClaim // key → claim held (or being taken) in this process
+	next    int64
+	stopCh  chan struct{} // closed by stop; nil until the renewer runs
+	stopped bool
+	wg      sync.WaitGroup
+}
+
+type heldClaim struct {
+	id   int64
+	done chan struct{} // closed on release
+}
+
+func (s *claimState) init() { s.held = map[string]*heldClaim{} }
+
+// Claim takes the lease on key for this process, waiting while another
+// holder has it (another goroutine of this process, or a live process).
+// Expired leases and leases of dead processes are taken over. The lease is
+// renewed in the background until release is called (release is
+// idempotent). When ctx ends while waiting, Claim returns ctx.Err().
+func (c *Cache) Claim(ctx context.Context, key string) (release func(), err error) {
+	if err := c.writable(); err != nil {
+		return nil, err
+	}
+	s := &c.claims
+	// Within the process: one claim per key at a time.
+	var mine *heldClaim
+	for mine == nil {
+		s.mu.Lock()
+		if s.stopped {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("cache %s: claim %s: the cache is closed", c.dir, key)
+		}
+		h, busy := s.held[key]
+		if !busy {
+			s.next++
+			mine = &heldClaim{id: s.next, done: make(chan struct{})}
+			s.held[key] = mine
+			s.mu.Unlock()
+			break
+		}
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-h.done:
+		}
+	}
+	drop := func() {
+		s.mu.Lock()
+		if s.held[key] == mine {
+			delete(s.held, key)
+		}
+		s.mu.Unlock()
+		close(mine.done)
+	}
+	// Between processes: the lease row.
+	wait := 5 * time.Millisecond
+	for {
+		ok, err := c.tryLease(key, mine.id)
+		if err != nil {
+			drop()
+			return nil, fmt.Errorf("cache %s: claim %s: %w", c.dir, key, err)
+		}
+		if ok {
+			break
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			drop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, claimPollMax)
+	}
+	c.startRenewer()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.db.Exec(`DELETE FROM leases WHERE key = ? AND host = ? AND pid = ? AND pstart = ? AND claim = ?`,
+				key, c.self.host, c.self.pid, c.self.start, mine.id)
+			drop()
+		})
+	}, nil
+}
+
+// tryLease takes the lease row of key unless a live holder has it.
+func (c *Cache) tryLease(key string, id int64) (bool, error) {
+	// A cheap read first, so waiting processes do not queue for the write lock.
+	if free, err := c.leaseFree(c.db.QueryRow(`SELECT host, pid, pstart, expires FROM leases WHERE key = ?`, key)); err != nil || !free {
+		return false, err
+	}
+	taken := false
+	err := c.withTx(func(tx *sql.Tx) error {
+		free, err := c.leaseFree(tx.QueryRow(`SELECT host, pid, pstart, expires FROM leases WHERE key = ?`, key))
+		if err != nil || !free {
+			return err
+		}
+		_, err = tx.Exec(`INSERT OR REPLACE INTO leases (key, host, pid, pstart, claim, expires) VALUES (?, ?, ?, ?, ?, ?)`,
+			key, c.self.host, c.self.pid, c.self.start, id, time.Now().Add(leaseTTL).UnixNano())
+		taken = err == nil
+		return err
+	})
+	return taken, err
+}
+
+// leaseFree reports whether the lease row (if any) can be taken: there is
+// none, it expired, its holder died, or it is a leftover of this process
+// (the process's own claims are serialised in memory, so a row of this
+// process with no claim in memory is stale).
+func (c *Cache) leaseFree(row *sql.Row) (bool, error) {
+	var holder procID
+	var expires int64
+	err := row.Scan(&holder.host, &holder.pid, &holder.start, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if time.Now().UnixNano() > expires {
+		return true, nil
+	}
+	if holder == c.self {
+		return true, nil
+	}
+	return c.self.state(holder) == procDead, nil
+}
+
+// startRenewer starts the goroutine that renews this process's leases.
+func (c *Cache) startRenewer() {
+	s := &c.claims
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopCh != nil || s.stopped {
+		return
+	}
+	s.stopCh = make(chan struct{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(leaseTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stopCh:
+				return
+			case <-t.C:
+			}
+			s.mu.Lock()
+			n := len(s.held)
+			s.mu.Unlock()
+			if n > 0 {
+				// A failed renewal is retried at the next tick; the lease
+				// only lapses after leaseTTL.
+				c.db.Exec(`UPDATE leases SET expires = ? WHERE host = ? AND pid = ? AND pstart = ?`,
+					time.Now().Add(leaseTTL).UnixNano(), c.self.host, c.self.pid, c.self.start)
+			}
+		}
+	}()
+}
+
+// stop ends the renewer and releases every lease this process holds.
+func (s *claimState) stop(c *Cache) {
+	s.mu.Lock()
+	s.stopped = true
+	ch := s.stopCh
+	held := len(s.held)
+	s.mu.Unlock()
+	if ch != nil {
+		close(ch)
+		s.wg.Wait()
+	}
+	if held > 0 && c.db != nil && !c.readOnly {
+		c.db.Exec(`DELETE FROM leases WHERE host = ? AND pid = ? AND pstart = ?`, c.self.host, c.self.pid, c.self.start)
+	}
+}

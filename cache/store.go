@@ -1,0 +1,534 @@
+package cache
+
+import (
+	"bufio"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hylaflow/hylaflow/artifact"
+)
+
+// objectPath returns the path of the payload with the given digest.
+func (c *Cache) objectPath(digest string) string {
+	return filepath.Join(c.dir, objectsDir, digest[:2], digest)
+}
+
+// validDigest reports whether d is a lower-case hex sha256.
+func validDigest(d string) bool {
+	if len(d) != 64 {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if !(d[i] >= '0' && d[i] <= '9' || d[i] >= 'a' && d[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Lookup returns the outputs stored for key, sorted by name. ok is false
+// when the key is unknown or one of its payload files is missing. It never
+// writes.
+func (c *Cache) Lookup(key string) (refs []OutputRef, ok bool, err error) {
+	if c.db == nil {
+		return nil, false, nil
+	}
+	rows, err := c.stLookup.Query(key)
+	if err != nil {
+		return nil, false, fmt.Errorf("cache %s: look up %s: %w", c.dir, key, err)
+	}
+	defer rows.Close()
+	outputs := sql.NullInt64{}
+	found := false
+	for rows.Next() {
+		var name, kind, digest sql.NullString
+		var size sql.NullInt64
+		if err := rows.Scan(&outputs, &name, &kind, &digest, &size); err != nil {
+			return nil, false, fmt.Errorf("cache %s: look up %s: %w", c.dir, key, err)
+		}
+		found = true
+		if name.Valid {
+			refs = append(refs, OutputRef{Key: key, Name: name.String, Kind: artifact.Kind(kind.String), Digest: digest.String, Size: size.Int64})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("cache %s: look up %s: %w", c.dir, key, err)
+	}
+	if !found || !outputs.Valid || int(outputs.Int64) != len(refs) {
+		return nil, false, nil
+	}
+	for _, r := range refs {
+		if !validDigest(r.Digest) {
+			return nil, false, nil
+		}
+		if _, err := os.Stat(c.objectPath(r.Digest)); err != nil {
+			return nil, false, nil
+		}
+	}
+	return refs, true, nil
+}
+
+// scanRecord reads a key record from a row of (key, address, stage_type,
+// version, params, inputs, fingerprint).
+func (c *Cache) scanRecord(row *sql.Row, what string) (*KeyRecord, bool, error) {
+	var rec KeyRecord
+	var params, inputs string
+	err := row.Scan(&rec.Key, &rec.Address, &rec.StageType, &rec.Version, &params, &inputs, &rec.Fingerprint)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("cache %s: %s: %w", c.dir, what, err)
+	}
+	if err := json.Unmarshal([]byte(params), &rec.Params); err != nil {
+		return nil, false, fmt.Errorf("cache %s: %s: key %s: params column: %w", c.dir, what, rec.Key, err)
+	}
+	if err := json.Unmarshal([]byte(inputs), &rec.Inputs); err != nil {
+		return nil, false, fmt.Errorf("cache %s: %s: key %s: inputs column: %w", c.dir, what, rec.Key, err)
+	}
+	return &rec, true, nil
+}
+
+// Record returns the key record stored for key (its components), whether or
+// not its outputs are still stored.
+func (c *Cache) Record(key string) (rec *KeyRecord, ok bool, err error) {
+	if c.db == nil {
+		return nil, false, nil
+	}
+	return c.scanRecord(c.stRecord.QueryRow(key), "record of "+key)
+}
+
+// LastRecord returns the key record of the most recent run of address
+// (stored or used), for plan reasons. ok is false if it never ran.
+func (c *Cache) LastRecord(address string) (rec *KeyRecord, ok bool, err error) {
+	if c.db == nil {
+		return nil, false, nil
+	}
+	c.bufMu.Lock()
+	pending := len(c.touched) > 0
+	c.bufMu.Unlock()
+	if pending {
+		if err := c.flush(); err != nil {
+			return nil, false, err
+		}
+	}
+	return c.scanRecord(c.stLast.QueryRow(address), "last record of "+address)
+}
+
+// ResolveKey returns the one stored key that starts with prefix (a full
+// key resolves to itself). It fails with an error wrapping ErrNotFound when
+// no key matches, and names the candidates when several do.
+func (c *Cache) ResolveKey(prefix string) (string, error) {
+	prefix = strings.ToLower(strings.TrimSpace(prefix))
+	if prefix == "" {
+		return "", fmt.Errorf("cache %s: empty key prefix", c.dir)
+	}
+	for i := 0; i < len(prefix); i++ {
+		if !(prefix[i] >= '0' && prefix[i] <= '9' || prefix[i] >= 'a' && prefix[i] <= 'f') {
+			return "", fmt.Errorf("cache %s: key %q: want hex digits", c.dir, prefix)
+		}
+	}
+	if c.db == nil {
+		return "", fmt.Errorf("cache %s: no key %s: %w", c.dir, prefix, ErrNotFound)
+	}
+	rows, err := c.db.Query(`SELECT key FROM keys WHERE key >= ? AND key < ? ORDER BY key LIMIT 6`, prefix, prefix+"g")
+	if err != nil {
+		return "", fmt.Errorf("cache %s: resolve %s: %w", c.dir, prefix, err)
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return "", fmt.Errorf("cache %s: resolve %s: %w", c.dir, prefix, err)
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("cache %s: resolve %s: %w", c.dir, prefix, err)
+	}
+	switch len(keys) {
+	case 0:
+		return "", fmt.Errorf("cache %s: no key starts with %s: %w", c.dir, prefix, ErrNotFound)
+	case 1:
+		return keys[0], nil
+	}
+	more := ""
+	if len(keys) > 5 {
+		keys, more = keys[:5], ", …"
+	}
+	return "", fmt.Errorf("cache %s: key prefix %s is ambiguous: %s%s", c.dir, prefix, strings.Join(keys, ", "), more)
+}
+
+// Load reads and decodes one artifact, verifying its digest. On a mismatch
+// it drops every key with that payload from the index, removes the payload
+// file and returns an error wrapping ErrCorrupt. A missing payload file
+// drops the keys too and returns an error wrapping ErrNotFound.
+func (c *Cache) Load(ref OutputRef) (*artifact.Artifact, error) {
+	if !validDigest(ref.Digest) {
+		return nil, fmt.Errorf("cache %s: load %s/%s: digest %q is not a hex sha256", c.dir, ref.Key, ref.Name, ref.Digest)
+	}
+	path := c.objectPath(ref.Digest)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		c.dropDigest(ref.Digest, false)
+		return nil, fmt.Errorf("cache %s: load %s/%s: payload %s is missing: %w", c.dir, ref.Key, ref.Name, path, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: load %s/%s: %w", c.dir, ref.Key, ref.Name, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	size, err := io.Copy(h, bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: load %s/%s: read %s: %w", c.dir, ref.Key, ref.Name, path, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != ref.Digest {
+		c.dropDigest(ref.Digest, true)
+		return nil, fmt.Errorf("cache %s: load %s/%s: payload %s has sha256 %s (%d bytes), the index says %s: %w",
+			c.dir, ref.Key, ref.Name, path, got, size, ref.Digest, ErrCorrupt)
+	}
+	a, err := artifact.Decode(f, size, path)
+	if err != nil {
+		// The bytes are the ones stored, so this is a codec problem (or a
+		// payload written by another version), not damage.
+		return nil, fmt.Errorf("cache %s: load %s/%s: %w", c.dir, ref.Key, ref.Name, err)
+	}
+	return a, nil
+}
+
+// dropDigest removes from the index the outputs of every key that has a
+// payload with digest (their records stay), so those keys are recomputed,
+// and removes the payload file if remove is set. Errors are ignored: the
+// caller reports the original problem, and a key left in the index fails
+// its next load the same way.
+func (c *Cache) dropDigest(digest string, remove bool) {
+	if c.readOnly || c.db == nil {
+		return
+	}
+	c.withTx(func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`UPDATE keys SET outputs = NULL WHERE key IN (SELECT key FROM artifacts WHERE digest = ?)`, digest); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`DELETE FROM artifacts WHERE key IN (SELECT key FROM artifacts WHERE digest = ?)`, digest)
+		return err
+	})
+	if remove {
+		os.Remove(c.objectPath(digest))
+	}
+}
+
+// Store writes the outputs of rec.Key and returns their refs, sorted by
+// name. Each payload is encoded into a temp file inside the cache
+// directory, fsynced and renamed to its content address (identical payloads
+// share one file), the directory is fsynced, and then one index transaction
+// replaces the key's outputs. A crash at any point leaves the key either
+// complete or absent.
+func (c *Cache) Store(rec *KeyRecord, outputs map[string]*artifact.Artifact) ([]OutputRef, error) {
+	if err := c.writable(); err != nil {
+		return nil, err
+	}
+	if rec.Key == "" {
+		return nil, fmt.Errorf("cache %s: store: the record of %s has no key", c.dir, rec.Address)
+	}
+	names := make([]string, 0, len(outputs))
+	for n := range outputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	refs := make([]OutputRef, 0, len(names))
+	for _, n := range names {
+		a := outputs[n]
+		if a == nil {
+			return nil, fmt.Errorf("cache %s: store %s (%s): output %q is nil", c.dir, rec.Key, rec.Address, n)
+		}
+		digest, size, err := c.writeObject(func(w io.Writer) error { return artifact.Encode(w, a) })
+		if err != nil {
+			return nil, fmt.Errorf("cache %s: store %s (%s): output %q: %w", c.dir, rec.Key, rec.Address, n, err)
+		}
+		refs = append(refs, OutputRef{Key: rec.Key, Name: n, Kind: a.Kind, Digest: digest, Size: size})
+	}
+	params, inputs := rec.Params, rec.Inputs
+	if params == nil {
+		params = map[string]string{}
+	}
+	if inputs == nil {
+		inputs = map[string][]string{}
+	}
+	now := time.Now().UnixNano()
+	err := c.withTx(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO keys (key, address, stage_type, version, params, inputs, fingerprint, created, last_used, outputs)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (key) DO UPDATE SET address = excluded.address, last_used = excluded.last_used, outputs = excluded.outputs`,
+			rec.Key, rec.Address, rec.StageType, rec.Version, mustJSON(params), mustJSON(inputs), rec.Fingerprint, now, now, len(refs))
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`DELETE FROM artifacts WHERE key = ?`, rec.Key); err != nil {
+			return err
+		}
+		for _, r := range refs {
+			if _, err := tx.Exec(`INSERT INTO artifacts (key, name, kind, digest, size) VALUES (?, ?, ?, ?, ?)`,
+				r.Key, r.Name, string(r.Kind), r.Digest, r.Size); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: store %s (%s): index: %w", c.dir, rec.Key, rec.Address, err)
+	}
+	c.bufMu.Lock()
+	delete(c.touched, rec.Key)
+	c.bufMu.Unlock()
+	return refs, nil
+}
+
+// writeObject writes a payload through write into a temp file, fsyncs it,
+// renames it to its content address and fsyncs the directory.
+func (c *Cache) writeObject(write func(io.Writer) error) (digest string, size int64, err error) {
+	tmp, err := c.createTemp()
+	if err != nil {
+		return "", 0, err
+	}
+	tmpName := tmp.Name()
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmpName)
+		}
+	}()
+	h := sha256.New()
+	cw := &countWriter{w: io.MultiWriter(tmp, h)}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	if err := write(bw); err != nil {
+		return "", 0, err
+	}
+	if err := bw.Flush(); err != nil {
+		return "", 0, fmt.Errorf("write %s: %w", tmpName, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return "", 0, fmt.Errorf("fsync %s: %w", tmpName, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", 0, fmt.Errorf("close %s: %w", tmpName, err)
+	}
+	digest = hex.EncodeToString(h.Sum(nil))
+	final := c.objectPath(digest)
+	sub := filepath.Dir(final)
+	if _, err := os.Stat(sub); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return "", 0, err
+		}
+		if err := syncDir(filepath.Dir(sub)); err != nil {
+			return "", 0, err
+		}
+	}
+	if err := os.Chmod(tmpName, 0o444); err != nil {
+		return "", 0, err
+	}
+	if err := os.Rename(tmpName, final); err != nil {
+		return "", 0, err
+	}
+	if err := syncDir(sub); err != nil {
+		return "", 0, err
+	}
+	return digest, cw.n, nil
+}
+
+// createTemp creates a temp file in the cache's tmp directory, named after
+// this process so gc can tell the files of dead writers.
+func (c *Cache) createTemp() (*os.File, error) {
+	dir := filepath.Join(c.dir, tmpDir)
+	for range 10 {
+		var b [8]byte
+		rand.Read(b[:])
+		name := filepath.Join(dir, tempName(c.self, hex.EncodeToString(b[:])))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("create a temp file in %s: too many attempts", dir)
+}
+
+// tempName is PID-START-RANDOM.tmp.
+func tempName(p procID, random string) string {
+	return fmt.Sprintf("%d-%s-%s.tmp", p.pid, p.start, random)
+}
+
+// parseTempName returns the writer of a temp file named by tempName.
+func parseTempName(host, name string) (procID, bool) {
+	base, ok := strings.CutSuffix(name, ".tmp")
+	if !ok {
+		return procID{}, false
+	}
+	parts := strings.SplitN(base, "-", 3)
+	if len(parts) != 3 {
+		return procID{}, false
+	}
+	pid, err := strconv.Atoi(parts[0])
+	if err != nil {
+		return procID{}, false
+	}
+	return procID{host: host, pid: pid, start: parts[1]}, true
+}
+
+// syncDir fsyncs a directory so a rename in it is durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("fsync %s: %w", dir, err)
+	}
+	return nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Touch marks the key as used now (for gc's age rule and LastRecord). The
+// update is buffered and written with the next flush (FinishRun, Close, or
+// when the buffer is full or a second old).
+func (c *Cache) Touch(key string) error {
+	if err := c.writable(); err != nil {
+		return err
+	}
+	c.bufMu.Lock()
+	defer c.bufMu.Unlock()
+	c.touched[key] = time.Now().UnixNano()
+	return c.maybeFlushLocked()
+}
+
+// Export writes the payload of key's output (name "" = the only output, or
+// the first by name) to file, verifying its digest. The file is written to
+// a temp file beside it and renamed, so it is either complete or untouched.
+func (c *Cache) Export(key, output, file string) error {
+	refs, ok, err := c.Lookup(key)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("cache %s: export: key %s has no stored outputs: %w", c.dir, key, ErrNotFound)
+	}
+	var ref *OutputRef
+	for i := range refs {
+		if output == "" || refs[i].Name == output {
+			ref = &refs[i]
+			break
+		}
+	}
+	if ref == nil {
+		names := make([]string, len(refs))
+		for i, r := range refs {
+			names[i] = r.Name
+		}
+		return fmt.Errorf("cache %s: export: key %s has no output %q (have %s): %w", c.dir, key, output, strings.Join(names, ", "), ErrNotFound)
+	}
+	src, err := os.Open(c.objectPath(ref.Digest))
+	if err != nil {
+		return fmt.Errorf("cache %s: export %s/%s: %w", c.dir, key, ref.Name, err)
+	}
+	defer src.Close()
+	out, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("export %s/%s: %w", key, ref.Name, err)
+	}
+	outName := out.Name()
+	fail := func(err error) error {
+		out.Close()
+		os.Remove(outName)
+		return err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(out, h), src); err != nil {
+		return fail(fmt.Errorf("export %s/%s to %s: %w", key, ref.Name, file, err))
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != ref.Digest {
+		c.dropDigest(ref.Digest, true)
+		return fail(fmt.Errorf("cache %s: export %s/%s: payload has sha256 %s, the index says %s: %w", c.dir, key, ref.Name, got, ref.Digest, ErrCorrupt))
+	}
+	if err := out.Sync(); err != nil {
+		return fail(fmt.Errorf("export %s/%s: fsync %s: %w", key, ref.Name, outName, err))
+	}
+	if err := out.Close(); err != nil {
+		return fail(fmt.Errorf("export %s/%s: close %s: %w", key, ref.Name, outName, err))
+	}
+	if err := os.Rename(outName, file); err != nil {
+		os.Remove(outName)
+		return fmt.Errorf("export %s/%s: %w", key, ref.Name, err)
+	}
+	return nil
+}
+
+// hashFile returns the hex sha256 and size of a file.
+func hashFile(path string, h hash.Hash) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h.Reset()
+	n, err := io.Copy(h, bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return "", 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// mustJSON marshals maps of strings (which cannot fail).
+func mustJSON[V string | []string](m map[string]V) string {
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// metricsJSON marshals the finite entries of m ("" when there are none).
+func metricsJSON(m map[string]float64) string {
+	finite := make(map[string]float64, len(m))
+	for k, v := range m {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			finite[k] = v
+		}
+	}
+	if len(finite) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(finite)
+	return string(b)
+}
