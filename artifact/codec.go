@@ -423,6 +423,7 @@ func (d *decoder) decode(r io.ReaderAt, size int64) (*Artifact, error) {
 		return nil, d.errf("", "not a readable zip archive of %d bytes: %w", size, err)
 	}
 	files := make(map[string]*zip.File, len(zr.File))
+	var total uint64
 	for _, f := range zr.File {
 		if _, dup := files[f.Name]; dup {
 			return nil, d.errf(f.Name, "appears twice in the zip")
@@ -433,6 +434,12 @@ func (d *decoder) decode(r io.ReaderAt, size int64) (*Artifact, error) {
 		if f.UncompressedSize64 != f.CompressedSize64 || f.UncompressedSize64 > uint64(size) {
 			return nil, d.errf(f.Name, "declares %d bytes (%d stored) in a %d-byte file",
 				f.UncompressedSize64, f.CompressedSize64, size)
+		}
+		// Stored members cannot overlap, so together they fit in the file;
+		// this bounds what Decode allocates by the file's size.
+		total += f.UncompressedSize64
+		if total > uint64(size) {
+			return nil, d.errf("", "members declare %d bytes or more in a %d-byte file", total, size)
 		}
 		files[f.Name] = f
 	}
