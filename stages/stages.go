@@ -12,6 +12,7 @@ func RegisterAll(r *registry.Registry) error {
 		registerData,     // data.go: dataset, normalize, precompute, split
 		registerLearning, // learning.go: sample, embed, train, evaluate
 		registerKernel,   // kernel.go: kernel tables and figures
+		registerVisual,   // visual.go: t-SNE/PCA scatter plots of learned features
 	} {
 		if err := register(r); err != nil {
 			return err

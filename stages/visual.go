@@ -1,0 +1,422 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/sparse"
+	"github.com/hylaflow/hylaflow/viz"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot/vg"
+)
+
+// Members of the visualize stage's KindFigure artifact:
+//
+//	scatter.png, scatter.svg   the 2-D projection coloured by class
+//	coords                     dense m×2, the projected points (.npy)
+//	labels                     ints m, their classes (−1 = unlabelled)
+//	rows                       ints m, their node indices in the graph
+//	summary.json               visSummary: method, sizes, KL / explained variance, kNN scores
+const (
+	visOutFigure     = "figure"
+	visMemberPNG     = "scatter.png"
+	visMemberSVG     = "scatter.svg"
+	visMemberCoords  = "coords"
+	visMemberLabels  = "labels"
+	visMemberRows    = "rows"
+	visMemberSummary = "summary"
+	visScoreK        = 10 // neighbours of the preservation score
+	visVoteK         = 5  // neighbours of the kNN accuracy
+)
+
+func registerVisual(r *registry.Registry) error { return r.Register(visStageType()) }
+
+func visStageType() *registry.Type {
+	return &registry.Type{
+		Name:    "visualize",
+		Version: "1",
+		Doc: "Projects learned node representations to 2-D and plots them coloured by class (the paper's " +
+			"Figure 3). representation features: the node features the classifier sees, X̄ = (S^K X)·φ(Z) at " +
+			"feature level or S^K·φ(Z) at node level, with Z from the model and φ from the samples (plain S^K X " +
+			"for sgc); logits: X̄·W + b; input: S^K X without learning. method tsne: exact t-SNE after a PCA to " +
+			"pca_dims dimensions (perplexity calibration, early exaggeration, momentum and gains; seeded, " +
+			"identical for any thread count); method pca: the first two principal components (gonum stat.PC). " +
+			"Writes scatter.png/.svg, coords/labels/rows as .npy and summary.json with the t-SNE KL or the " +
+			"explained variance and kNN scores (5-NN leave-one-out accuracy in 2-D and before projecting, " +
+			"10-NN preservation).",
+		Params: []registry.Param{
+			{Name: "method", Type: registry.String, Default: "tsne", Enum: []string{"tsne", "pca"}, Doc: "projection"},
+			{Name: "representation", Type: registry.String, Default: "features", Enum: []string{"features", "logits", "input"}, Doc: "what is projected (see above)"},
+			{Name: "rows", Type: registry.String, Default: "test", Enum: []string{"test", "all", "labelled", "train", "val"}, Doc: "which nodes are shown"},
+			{Name: "state", Type: registry.String, Default: "last", Enum: []string{"last", "best"}, Doc: "model parameters after the last epoch or at the best-validation epoch"},
+			{Name: "k", Type: registry.Int, Default: -1, Doc: "node level: propagation steps; -1 takes K from the precompute (as train)"},
+			{Name: "perplexity", Type: registry.Float, Default: 30.0, Doc: "t-SNE perplexity (effective number of neighbours)"},
+			{Name: "iterations", Type: registry.Int, Default: 1000, Doc: "t-SNE gradient steps"},
+			{Name: "learning_rate", Type: registry.Float, Default: 0.0, Doc: "t-SNE step size; 0 = max(n/exaggeration/4, 50)"},
+			{Name: "exaggeration", Type: registry.Float, Default: 12.0, Doc: "t-SNE early exaggeration (first 250 steps)"},
+			{Name: "init", Type: registry.String, Default: "pca", Enum: []string{"pca", "random"}, Doc: "t-SNE initialisation"},
+			{Name: "pca_dims", Type: registry.Int, Default: 50, Doc: "t-SNE: reduce the representation to this many principal components first (0 = no reduction)"},
+			{Name: "title", Type: registry.String, Default: "", Doc: "plot title (default: dataset, method, representation, rows)"},
+			{Name: "seed", Type: registry.Int, Default: 0, Doc: "seed of the random t-SNE initialisation"},
+		},
+		Inputs: []registry.Input{
+			{Name: "features", Kind: artifact.KindFeatures, Doc: "the precompute the model was trained on (labels, split, S^K X or S)"},
+			{Name: "model", Kind: artifact.KindModel, Optional: true, Doc: "a train stage's model output (representation features, logits)"},
+			{Name: "samples", Kind: artifact.KindSamples, Optional: true, Doc: "the samples the model was trained with (hyla, rff)"},
+		},
+		Outputs: []registry.Output{{Name: visOutFigure, Kind: artifact.KindFigure,
+			Doc: "scatter.png, scatter.svg, coords, labels, rows (.npy), summary.json"}},
+		Run: visRun,
+	}
+}
+
+// visSummary is the summary.json member.
+type visSummary struct {
+	Dataset        string    `json:"dataset"`
+	Method         string    `json:"method"`
+	Representation string    `json:"representation"`
+	Model          string    `json:"model"`
+	Rows           string    `json:"rows"`
+	Points         int       `json:"points"`
+	InputDims      int       `json:"input_dims"`     // columns of the representation
+	ProjectedDims  int       `json:"projected_dims"` // columns t-SNE saw (after PCA) or PCA's input
+	Classes        int       `json:"classes"`
+	Perplexity     float64   `json:"perplexity,omitempty"`
+	Iterations     int       `json:"iterations,omitempty"`
+	KL             float64   `json:"kl,omitempty"`
+	EntropyError   float64   `json:"entropy_error,omitempty"`
+	Explained      []float64 `json:"explained_variance_ratio,omitempty"` // PCA: of the two components
+	ReducedRatio   float64   `json:"reduced_variance_ratio,omitempty"`   // t-SNE: variance kept by the PCA reduction
+	KNN2D          float64   `json:"knn5_accuracy_2d"`
+	KNNInput       float64   `json:"knn5_accuracy_input"`
+	Preservation   float64   `json:"neighbor_preservation_10"`
+}
+
+func visRun(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+	p := job.Params
+	feats, err := dataOneInput(job, "features")
+	if err != nil {
+		return nil, fmt.Errorf("visualize: %w", err)
+	}
+	var info artifact.GraphInfo
+	if err := feats.JSON(artifact.MemberInfo, &info); err != nil {
+		return nil, fmt.Errorf("visualize: features input: %w", err)
+	}
+	labels, err := feats.Ints(artifact.MemberLabels)
+	if err != nil {
+		return nil, fmt.Errorf("visualize: features input of %s: %w", info.Name, err)
+	}
+	rows, err := visRows(feats, p.String("rows"), labels)
+	if err != nil {
+		return nil, fmt.Errorf("visualize %s: %w", info.Name, err)
+	}
+	if len(rows) < 3 {
+		return nil, fmt.Errorf("visualize %s: %d %s nodes, want at least 3", info.Name, len(rows), p.String("rows"))
+	}
+	workers := max(job.Workers, 1)
+	x, model, err := visRepresentation(ctx, job, feats, rows, workers)
+	if err != nil {
+		return nil, fmt.Errorf("visualize %s: %w", info.Name, err)
+	}
+	m, d := x.Dims()
+	rowLabels := make([]int, m)
+	for i, r := range rows {
+		rowLabels[i] = labels[r]
+	}
+	sum := visSummary{Dataset: info.Name, Method: p.String("method"), Representation: p.String("representation"),
+		Model: model, Rows: p.String("rows"), Points: m, InputDims: d, Classes: info.Classes}
+	job.Progress.Report(0, 0, fmt.Sprintf("%s: %d points × %d", p.String("method"), m, d))
+	var coords, projected *mat.Dense
+	var xlab, ylab string
+	switch p.String("method") {
+	case "pca":
+		res, err := viz.PCA(x, min(2, d))
+		if err != nil {
+			return nil, fmt.Errorf("visualize %s: %w", info.Name, err)
+		}
+		coords, projected = res.Coords, x
+		if d < 2 { // a single column: plot it against zero
+			coords = mat.NewDense(m, 2, nil)
+			coords.Slice(0, m, 0, 1).(*mat.Dense).Copy(res.Coords)
+		}
+		sum.Explained = res.ExplainedRatio()
+		xlab = fmt.Sprintf("PC 1 (%.1f%% of the variance)", 100*sum.Explained[0])
+		if len(sum.Explained) > 1 {
+			ylab = fmt.Sprintf("PC 2 (%.1f%%)", 100*sum.Explained[1])
+		}
+	default:
+		projected = x
+		if pd := p.Int("pca_dims"); pd > 0 && d > pd && m > pd {
+			res, err := viz.PCA(x, pd)
+			if err != nil {
+				return nil, fmt.Errorf("visualize %s: reduction to %d dimensions: %w", info.Name, pd, err)
+			}
+			projected = res.Coords
+			for _, r := range res.ExplainedRatio() {
+				sum.ReducedRatio += r
+			}
+		} else if pd < 0 {
+			return nil, fmt.Errorf("visualize: pca_dims = %d, want ≥ 0", pd)
+		}
+		iters := p.Int("iterations")
+		res, err := viz.TSNE(ctx, projected, viz.TSNEOptions{
+			Perplexity: p.Float("perplexity"), Iterations: iters, LearningRate: p.Float("learning_rate"),
+			Exaggeration: p.Float("exaggeration"), Init: p.String("init"), Seed: job.Seed, Workers: workers,
+			Progress: func(it int, kl float64) {
+				job.Progress.Report(it, iters, fmt.Sprintf("t-SNE step %d KL %.4f", it, kl))
+			},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("visualize %s (%d %s nodes): %w", info.Name, m, p.String("rows"), err)
+		}
+		coords = res.Y
+		sum.Perplexity, sum.Iterations, sum.KL, sum.EntropyError = p.Float("perplexity"), iters, res.KL, res.MaxEntropyError
+		xlab, ylab = "t-SNE 1", "t-SNE 2"
+	}
+	_, sum.ProjectedDims = projected.Dims()
+	if m > visScoreK {
+		if err := visScores(ctx, &sum, projected, coords, rowLabels, workers); err != nil {
+			return nil, fmt.Errorf("visualize %s: %w", info.Name, err)
+		}
+	} else {
+		sum.KNN2D, sum.KNNInput, sum.Preservation = math.NaN(), math.NaN(), math.NaN()
+	}
+	title := p.String("title")
+	if title == "" {
+		title = visTitle(info.Name, sum)
+	}
+	plt, err := viz.ScatterPlot(coords, rowLabels, viz.ScatterOptions{Title: title, XLabel: xlab, YLabel: ylab})
+	if err != nil {
+		return nil, fmt.Errorf("visualize %s: %w", info.Name, err)
+	}
+	out := artifact.New(artifact.KindFigure)
+	for name, format := range map[string]string{visMemberPNG: "png", visMemberSVG: "svg"} {
+		b, err := viz.Render(plt, 6*vg.Inch, 4.5*vg.Inch, format)
+		if err != nil {
+			return nil, fmt.Errorf("visualize %s: %w", info.Name, err)
+		}
+		out.SetFile(name, b)
+	}
+	out.SetDense(visMemberCoords, coords)
+	out.SetInts(visMemberLabels, rowLabels)
+	out.SetInts(visMemberRows, rows)
+	js := sum
+	for _, v := range []*float64{&js.KNN2D, &js.KNNInput, &js.Preservation} {
+		if math.IsNaN(*v) {
+			*v = -1 // JSON has no NaN: −1 marks a score that could not be computed
+		}
+	}
+	if err := out.SetJSON(visMemberSummary, js); err != nil {
+		return nil, err
+	}
+	job.Logf("%s: %s of %s (%d points): 5-NN accuracy %.3f in 2-D, %.3f before; 10-NN preservation %.3f",
+		info.Name, sum.Method, sum.Representation, m, sum.KNN2D, sum.KNNInput, sum.Preservation)
+	return map[string]*artifact.Artifact{visOutFigure: out}, ctx.Err()
+}
+
+// visRows returns the node indices the rows parameter selects.
+func visRows(feats *artifact.Artifact, which string, labels []int) ([]int, error) {
+	switch which {
+	case "all":
+		rows := make([]int, len(labels))
+		for i := range rows {
+			rows[i] = i
+		}
+		return rows, nil
+	case "labelled":
+		var rows []int
+		for i, l := range labels {
+			if l >= 0 {
+				rows = append(rows, i)
+			}
+		}
+		return rows, nil
+	}
+	name := map[string]string{"test": artifact.MemberTest, "train": artifact.MemberTrain, "val": artifact.MemberVal}[which]
+	rows, err := feats.Ints(name)
+	if err != nil {
+		return nil, fmt.Errorf("rows %q: %w (connect a split to the precompute)", which, err)
+	}
+	for k, r := range rows {
+		if r < 0 || r >= len(labels) {
+			return nil, fmt.Errorf("%s[%d] = %d is not a node index (%d nodes)", name, k, r, len(labels))
+		}
+	}
+	return rows, nil
+}
+
+// visRepresentation computes the selected rows of the representation and
+// names the model it comes from.
+func visRepresentation(ctx context.Context, job *registry.Job, feats *artifact.Artifact, rows []int, workers int) (*mat.Dense, string, error) {
+	p := job.Params
+	repr := p.String("representation")
+	if repr == "input" {
+		x, err := feats.Dense(artifact.MemberX)
+		if err != nil {
+			return nil, "", fmt.Errorf("representation input needs a feature-level precompute: %w", err)
+		}
+		return visGather(x, rows), "input", nil
+	}
+	models := job.Inputs["model"]
+	if len(models) != 1 {
+		return nil, "", fmt.Errorf("representation %s needs the model input (a train stage's model output)", repr)
+	}
+	model := models[0]
+	zName, wName, bName := artifact.MemberZ, artifact.MemberW, artifact.MemberBias
+	if p.String("state") == "best" {
+		zName, wName, bName = learnMemberZBest, learnMemberWBest, learnMemberBiasBest
+	}
+	var (
+		xbar  *mat.Dense
+		label string
+	)
+	if !model.Has(zName) { // SGC: the classifier sees S^K X
+		x, err := feats.Dense(artifact.MemberX)
+		if err != nil {
+			return nil, "", fmt.Errorf("model without %s (sgc) needs a feature-level precompute: %w", zName, err)
+		}
+		xbar, label = visGather(x, rows), "sgc"
+	} else {
+		z, err := model.Dense(zName)
+		if err != nil {
+			return nil, "", fmt.Errorf("model input: %w", err)
+		}
+		s := job.Inputs["samples"]
+		if len(s) != 1 {
+			return nil, "", errors.New("the model has an embedding Z: connect the samples input it was trained with")
+		}
+		fm, sinfo, err := learnSamples(s[0])
+		if err != nil {
+			return nil, "", fmt.Errorf("samples input: %w", err)
+		}
+		zr, zc := z.Dims()
+		if zc != fm.Dim() {
+			return nil, "", fmt.Errorf("model Z is %d×%d but the samples have dimension %d (the samples of another run?)", zr, zc, fm.Dim())
+		}
+		fm.SetWorkers(workers)
+		phi := mat.NewDense(zr, fm.Features(), nil)
+		fm.Forward(z, phi)
+		label = sinfo.Kind
+		if xbar, err = visPropagate(ctx, feats, phi, rows, p.Int("k"), workers); err != nil {
+			return nil, "", err
+		}
+	}
+	if repr == "logits" {
+		w, err := model.Dense(wName)
+		if err != nil {
+			return nil, "", fmt.Errorf("model input: %w", err)
+		}
+		b, err := model.Floats(bName)
+		if err != nil {
+			return nil, "", fmt.Errorf("model input: %w", err)
+		}
+		_, xc := xbar.Dims()
+		wr, wc := w.Dims()
+		if wr != xc || len(b) != wc {
+			return nil, "", fmt.Errorf("model W is %d×%d with %d biases but the features have %d columns", wr, wc, len(b), xc)
+		}
+		var logits mat.Dense
+		logits.Mul(xbar, w)
+		for i := range len(rows) {
+			row := logits.RawRowView(i)
+			for c := range row {
+				row[c] += b[c]
+			}
+		}
+		xbar = &logits
+	}
+	return xbar, label, nil
+}
+
+// visPropagate returns rows of (S^K X)·φ (feature level: Z has one row per
+// input feature) or of S^K·φ (node level: one row per node).
+func visPropagate(ctx context.Context, feats *artifact.Artifact, phi *mat.Dense, rows []int, k, workers int) (*mat.Dense, error) {
+	pr, _ := phi.Dims()
+	if feats.Has(artifact.MemberX) {
+		x, err := feats.Dense(artifact.MemberX)
+		if err != nil {
+			return nil, err
+		}
+		if _, xc := x.Dims(); xc == pr {
+			var out mat.Dense
+			out.Mul(visGather(x, rows), phi)
+			return &out, nil
+		}
+	}
+	if !feats.Has(artifact.MemberS) {
+		return nil, fmt.Errorf("model Z has %d rows: neither the number of feature columns nor a node-level precompute (no S)", pr)
+	}
+	s, err := feats.Sparse(artifact.MemberS)
+	if err != nil {
+		return nil, err
+	}
+	if s.Rows != pr {
+		return nil, fmt.Errorf("model Z has %d rows but the graph has %d nodes", pr, s.Rows)
+	}
+	var h *mat.Dense
+	if k < 0 && feats.Has(dataMemberSK) {
+		sk, err := feats.Sparse(dataMemberSK)
+		if err != nil {
+			return nil, err
+		}
+		if h, err = sparse.MulDense(ctx, sk, phi, workers); err != nil {
+			return nil, err
+		}
+	} else {
+		if k, err = learnNodeK(ctx, feats, s, k); err != nil {
+			return nil, err
+		}
+		h = phi
+		for range k {
+			if h, err = sparse.MulDense(ctx, s, h, workers); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return visGather(h, rows), nil
+}
+
+// visGather copies the given rows of x (rows is never empty).
+func visGather(x *mat.Dense, rows []int) *mat.Dense {
+	_, c := x.Dims()
+	out := mat.NewDense(len(rows), c, nil)
+	for i, r := range rows {
+		copy(out.RawRowView(i), x.RawRowView(r))
+	}
+	return out
+}
+
+// visScores fills the neighbourhood scores of the summary.
+func visScores(ctx context.Context, sum *visSummary, high, low *mat.Dense, labels []int, workers int) error {
+	nbLow, err := viz.Neighbors(ctx, low, visScoreK, workers)
+	if err != nil {
+		return err
+	}
+	nbHigh, err := viz.Neighbors(ctx, high, visScoreK, workers)
+	if err != nil {
+		return err
+	}
+	sum.KNN2D = viz.KNNAccuracy(nbLow, labels, visVoteK)
+	sum.KNNInput = viz.KNNAccuracy(nbHigh, labels, visVoteK)
+	sum.Preservation, err = viz.NeighborPreservation(nbHigh, nbLow, visScoreK)
+	return err
+}
+
+func visTitle(dataset string, s visSummary) string {
+	name := map[string]string{"cora": "Cora", "citeseer": "Citeseer", "pubmed": "Pubmed", "airport": "Airport",
+		"disease_nc": "Disease", "disease": "Disease", "reddit": "Reddit"}[strings.ToLower(dataset)]
+	if name == "" {
+		name = dataset
+	}
+	method := map[string]string{"tsne": "t-SNE", "pca": "PCA"}[s.Method]
+	what := map[string]string{"hyla": "HyLa features", "rff": "RFF features", "sgc": "SGC features (S^K X)", "input": "S^K X"}[s.Model]
+	if s.Representation == "logits" {
+		what = map[string]string{"hyla": "HyLa-SGC", "rff": "RFF-SGC", "sgc": "SGC"}[s.Model] + " logits"
+	}
+	return fmt.Sprintf("%s: %s of %s (%s nodes)", name, method, what, s.Rows)
+}
