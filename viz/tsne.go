@@ -384,6 +384,56 @@ type tsneState struct {
 // Z⁻¹ Σ_j w_ij² (y_i−y_j)); both sums are collected in one pass and Z is
 // applied afterwards.
 func (t *tsneState) gradient(exag float64) {
+	dims := t.dims
+	rep := t.rep
+	if dims == 2 {
+		t.gradient2(exag)
+	} else {
+		t.gradientN(exag)
+	}
+	z := 0.0
+	for _, v := range t.rowZ {
+		z += v
+	}
+	inv := 1 / z
+	for k := range t.grad {
+		t.grad[k] = 4 * (t.grad[k] - inv*rep[k])
+	}
+}
+
+// gradient2 is gradientN's pass for dims = 2 with the loops written out (the
+// same operations in the same order; about twice as fast).
+func (t *tsneState) gradient2(exag float64) {
+	n := t.n
+	parallelRows(n, t.workers, func(lo, hi int) {
+		y := t.y[:2*n]
+		for i := lo; i < hi; i++ {
+			yi0, yi1 := y[2*i], y[2*i+1]
+			prow := t.p[i*n : (i+1)*n]
+			var a0, a1, r0, r1, z float64
+			for j := 0; j < n; j++ {
+				if j == i {
+					continue
+				}
+				d0, d1 := yi0-y[2*j], yi1-y[2*j+1]
+				w := 1 / (1 + (d0*d0 + d1*d1))
+				z += w
+				a, r := exag*prow[j]*w, w*w
+				a0 += a * d0
+				a1 += a * d1
+				r0 += r * d0
+				r1 += r * d1
+			}
+			t.rowZ[i] = z
+			t.grad[2*i], t.grad[2*i+1] = a0, a1
+			t.rep[2*i], t.rep[2*i+1] = r0, r1
+		}
+	})
+}
+
+// gradientN collects, per row, Σ_j exag·p_ij w_ij (y_i−y_j) into grad,
+// Σ_j w_ij² (y_i−y_j) into rep and Σ_j w_ij into rowZ.
+func (t *tsneState) gradientN(exag float64) {
 	n, dims := t.n, t.dims
 	rep := t.rep
 	parallelRows(n, t.workers, func(lo, hi int) {
@@ -418,14 +468,6 @@ func (t *tsneState) gradient(exag float64) {
 			}
 		}
 	})
-	z := 0.0
-	for _, v := range t.rowZ {
-		z += v
-	}
-	inv := 1 / z
-	for k := range t.grad {
-		t.grad[k] = 4 * (t.grad[k] - inv*rep[k])
-	}
 }
 
 // step applies momentum, the adaptive gains and re-centres y.

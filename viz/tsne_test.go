@@ -307,3 +307,34 @@ func TestTSNEErrors(t *testing.T) {
 		t.Errorf("canceled context: error %v", err)
 	}
 }
+
+// The 2-D fast path agrees with the general loop.
+func TestGradient2MatchesGeneral(t *testing.T) {
+	x, _ := gaussianClusters(8, 3, 30, 5, 3)
+	n, _ := x.Dims()
+	p, _, _, err := jointProbabilities(context.Background(), x, 10, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(2, 3))
+	y := make([]float64, 2*n)
+	for i := range y {
+		y[i] = rng.NormFloat64()
+	}
+	mk := func() *tsneState {
+		return &tsneState{n: n, dims: 2, p: p, y: y, workers: 2, grad: make([]float64, 2*n), rowZ: make([]float64, n), rep: make([]float64, 2*n)}
+	}
+	a, b := mk(), mk()
+	a.gradient2(12)
+	b.gradientN(12)
+	for k := range a.grad {
+		if math.Abs(a.grad[k]-b.grad[k]) > 1e-15*math.Abs(b.grad[k]) || math.Abs(a.rep[k]-b.rep[k]) > 1e-15*math.Abs(b.rep[k]) {
+			t.Fatalf("entry %d: %v/%v vs %v/%v", k, a.grad[k], a.rep[k], b.grad[k], b.rep[k])
+		}
+	}
+	for i := range n {
+		if math.Abs(a.rowZ[i]-b.rowZ[i]) > 1e-15*b.rowZ[i] {
+			t.Fatalf("row %d: Z %v vs %v", i, a.rowZ[i], b.rowZ[i])
+		}
+	}
+}
