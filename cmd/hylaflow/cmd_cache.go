@@ -1,0 +1,450 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hylaflow/hylaflow/cache"
+)
+
+func init() {
+	registerCommand(&command{
+		Name:    "cache",
+		Summary: "inspect, verify, export from and clean the artifact cache",
+		Run:     cacheCmdRun,
+	})
+}
+
+const cacheCmdUsage = `Usage: hylaflow cache SUBCOMMAND [flags]
+
+Subcommands:
+  ls       list the stored artifacts (--json for machine-readable output)
+  stats    count keys, artifacts, payloads, bytes and runs (--json)
+  verify   re-hash every payload and check the index; exit 1 on problems
+  gc       remove what recent runs and recent use do not keep
+  clear    remove everything (needs --yes)
+  export   KEY[/OUTPUT] FILE: copy an artifact out of the cache
+
+Every subcommand takes --cache DIR (default $HYLAFLOW_CACHE, else .hylaflow)
+and --help. Artifacts are zip files of .npy/.json members: numpy.load opens
+them, and scipy.sparse.load_npz opens those holding one unnamed sparse matrix.
+`
+
+var cacheCmdSubUsage = map[string]string{
+	"ls": `Usage: hylaflow cache ls [--json] [--cache DIR]
+
+Lists every stored artifact: its key (first 12 hex digits; any unique prefix
+works with export), output name, kind, payload size, the stage instance
+that made it, when it was stored and when it was last used.
+  --json   one JSON array of {key, output, kind, digest, size, address, created, last_used}
+`,
+	"stats": `Usage: hylaflow cache stats [--json] [--cache DIR]
+
+Summarises the cache: stored keys (stage results), artifacts (outputs),
+distinct payload files and their bytes, and recorded runs.
+  --json   one JSON object {dir, keys, artifacts, objects, bytes, runs}
+`,
+	"verify": `Usage: hylaflow cache verify [--cache DIR]
+
+Re-hashes every payload and checks the index against the payload files both
+ways. Prints each problem on its own line and exits 1 if there is any.
+Payload files no key refers to (left by a killed process) are reported as
+orphans; they are harmless and gc removes them.
+`,
+	"gc": `Usage: hylaflow cache gc [--keep-runs N] [--older-than D] [--dry-run] [--cache DIR]
+
+Removes stored keys and payloads that are not kept. Kept are: everything the
+N most recent runs used or made (and, transitively, their inputs), runs in
+progress, keys being computed, and with --older-than everything used within
+that time. Run history is kept.
+  --keep-runs N    runs whose artifacts are kept (default 5)
+  --older-than D   also keep whatever was used within D (e.g. 36h, 7d, 2w);
+                   default: no age rule
+  --dry-run        only say what would be removed
+`,
+	"clear": `Usage: hylaflow cache clear --yes [--cache DIR]
+
+Removes every stored key, payload and run from the cache. Without --yes it
+only says what it would remove.
+`,
+	"export": `Usage: hylaflow cache export KEY[/OUTPUT] FILE [--cache DIR]
+
+Copies the payload of one artifact to FILE (written completely or not at
+all), after checking its digest. KEY may be any unique prefix of a key shown
+by 'hylaflow cache ls' or 'hylaflow runs show'; OUTPUT may be left out when
+the key has only one output. In Python: numpy.load(FILE) gives every member, e.g.
+numpy.load(FILE)["values"]; scipy.sparse.load_npz(FILE) reads an artifact
+holding a single unnamed sparse matrix.
+`,
+}
+
+// cacheCmdNow is the clock used for relative ages (tests may replace it).
+var cacheCmdNow = time.Now
+
+func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, cacheCmdUsage)
+		return exitUsage
+	}
+	sub := args[0]
+	switch sub {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, cacheCmdUsage)
+		return exitOK
+	}
+	usage, ok := cacheCmdSubUsage[sub]
+	if !ok {
+		fmt.Fprintf(stderr, "hylaflow cache: unknown subcommand %q\n\n%s", sub, cacheCmdUsage)
+		return exitUsage
+	}
+	name := "cache " + sub
+	fs := runCmdFlagSet(name, stderr)
+	dir := fs.String("cache", "", "cache directory")
+	var asJSON, dryRun, yes *bool
+	var keepRuns *int
+	var olderThan *string
+	switch sub {
+	case "ls", "stats":
+		asJSON = fs.Bool("json", false, "JSON output")
+	case "gc":
+		keepRuns = fs.Int("keep-runs", 5, "runs whose artifacts are kept")
+		olderThan = fs.String("older-than", "", "keep whatever was used within this time")
+		dryRun = fs.Bool("dry-run", false, "only say what would be removed")
+	case "clear":
+		yes = fs.Bool("yes", false, "really remove everything")
+	}
+	pos, err := runCmdParse(fs, args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "(see hylaflow %s --help)\n", name)
+		return exitUsage
+	}
+	wantArgs := 0
+	if sub == "export" {
+		wantArgs = 2
+	}
+	if len(pos) != wantArgs {
+		fmt.Fprintf(stderr, "hylaflow %s: want %d arguments, got %d\n\n%s", name, wantArgs, len(pos), usage)
+		return exitUsage
+	}
+	var age time.Duration
+	if sub == "gc" {
+		if *olderThan != "" {
+			if age, err = cacheCmdParseAge(*olderThan); err != nil {
+				fmt.Fprintf(stderr, "hylaflow cache gc: --older-than: %v\n", err)
+				return exitUsage
+			}
+		}
+		if *keepRuns < 0 {
+			fmt.Fprintf(stderr, "hylaflow cache gc: --keep-runs %d: want 0 or more\n", *keepRuns)
+			return exitUsage
+		}
+	}
+	cdir := runCmdCacheDir(*dir)
+	var c *cache.Cache
+	switch sub {
+	case "gc", "clear":
+		if _, err := os.Stat(cdir); err != nil {
+			fmt.Fprintf(stderr, "hylaflow %s: no cache at %s: %v\n", name, cdir, err)
+			return exitStageFailed
+		}
+		c, err = cache.Open(cdir)
+	default:
+		// Reading commands never create or modify a cache.
+		c, err = cache.OpenReadOnly(cdir)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow %s: %v\n", name, err)
+		return exitStageFailed
+	}
+	defer c.Close()
+
+	switch sub {
+	case "ls":
+		err = cacheCmdLs(c, *asJSON, stdout)
+	case "stats":
+		err = cacheCmdStats(c, *asJSON, stdout)
+	case "verify":
+		return cacheCmdVerify(c, stdout, stderr)
+	case "gc":
+		err = cacheCmdGC(c, cache.GCOptions{KeepRuns: *keepRuns, OlderThan: age, DryRun: *dryRun}, stdout)
+	case "clear":
+		var code int
+		code, err = cacheCmdClear(c, *yes, stdout, stderr)
+		if err == nil {
+			return code
+		}
+	case "export":
+		err = cacheCmdExport(c, pos[0], pos[1], stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow %s: %v\n", name, err)
+		return exitStageFailed
+	}
+	return exitOK
+}
+
+// cacheCmdParseAge parses a Go duration or a number of days (7d) or weeks (2w).
+func cacheCmdParseAge(s string) (time.Duration, error) {
+	if n := len(s); n > 1 && (s[n-1] == 'd' || s[n-1] == 'w') {
+		v, err := strconv.ParseFloat(s[:n-1], 64)
+		if err != nil || v < 0 || v > 1e5 {
+			return 0, fmt.Errorf("%q: want a duration such as 36h, 7d or 2w", s)
+		}
+		unit := 24 * time.Hour
+		if s[n-1] == 'w' {
+			unit *= 7
+		}
+		return time.Duration(v * float64(unit)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q: want a duration such as 36h, 7d or 2w", s)
+	}
+	return d, nil
+}
+
+// cacheCmdSize formats a byte count with binary units.
+func cacheCmdSize(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+}
+
+// cacheCmdAge formats how long ago t was, relative to now.
+func cacheCmdAge(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "in the future"
+	case d < time.Second:
+		return "just now"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+}
+
+// cacheCmdDuration formats a stage or run duration compactly.
+func cacheCmdDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Millisecond:
+		return "<1ms"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	}
+	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+}
+
+// cacheCmdShortKey abbreviates a key for tables.
+func cacheCmdShortKey(k string) string {
+	if len(k) > 12 {
+		return k[:12]
+	}
+	return k
+}
+
+// cacheCmdTime formats a timestamp for JSON output ("" for the zero time).
+func cacheCmdTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func cacheCmdWriteJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// cacheCmdArtifactJSON is one element of `cache ls --json`.
+type cacheCmdArtifactJSON struct {
+	Key      string `json:"key"`
+	Output   string `json:"output"`
+	Kind     string `json:"kind"`
+	Digest   string `json:"digest"`
+	Size     int64  `json:"size"`
+	Address  string `json:"address"`
+	Created  string `json:"created"`
+	LastUsed string `json:"last_used"`
+}
+
+func cacheCmdLs(c *cache.Cache, asJSON bool, w io.Writer) error {
+	list, err := c.List()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := make([]cacheCmdArtifactJSON, len(list))
+		for i, a := range list {
+			out[i] = cacheCmdArtifactJSON{Key: a.Key, Output: a.Name, Kind: string(a.Kind), Digest: a.Digest,
+				Size: a.Size, Address: a.Address, Created: cacheCmdTime(a.Created), LastUsed: cacheCmdTime(a.LastUsed)}
+		}
+		return cacheCmdWriteJSON(w, out)
+	}
+	if len(list) == 0 {
+		_, err := fmt.Fprintf(w, "the cache %s holds no artifacts\n", c.Dir())
+		return err
+	}
+	now := cacheCmdNow()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tOUTPUT\tKIND\tSIZE\tSTAGE\tSTORED\tUSED")
+	var total int64
+	for _, a := range list {
+		total += a.Size
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cacheCmdShortKey(a.Key), a.Name, a.Kind,
+			cacheCmdSize(a.Size), a.Address, cacheCmdAge(a.Created, now), cacheCmdAge(a.LastUsed, now))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%d artifacts, %s\n", len(list), cacheCmdSize(total))
+	return err
+}
+
+// cacheCmdStatsJSON is the output of `cache stats --json`.
+type cacheCmdStatsJSON struct {
+	Dir       string `json:"dir"`
+	Keys      int    `json:"keys"`
+	Artifacts int    `json:"artifacts"`
+	Objects   int    `json:"objects"`
+	Bytes     int64  `json:"bytes"`
+	Runs      int    `json:"runs"`
+}
+
+func cacheCmdStats(c *cache.Cache, asJSON bool, w io.Writer) error {
+	s, err := c.Stats()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return cacheCmdWriteJSON(w, cacheCmdStatsJSON{Dir: c.Dir(), Keys: s.Keys, Artifacts: s.Artifacts,
+			Objects: s.Objects, Bytes: s.Bytes, Runs: s.Runs})
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "cache\t%s\n", c.Dir())
+	fmt.Fprintf(tw, "keys\t%d\tstage results\n", s.Keys)
+	fmt.Fprintf(tw, "artifacts\t%d\toutputs of those stages\n", s.Artifacts)
+	fmt.Fprintf(tw, "payloads\t%d\tdistinct files, %s\n", s.Objects, cacheCmdSize(s.Bytes))
+	fmt.Fprintf(tw, "runs\t%d\trecorded (hylaflow runs)\n", s.Runs)
+	return tw.Flush()
+}
+
+func cacheCmdVerify(c *cache.Cache, stdout, stderr io.Writer) int {
+	rep, err := c.Verify()
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow cache verify: %v\n", err)
+		return exitStageFailed
+	}
+	orphans := ""
+	if rep.Orphans > 0 {
+		orphans = fmt.Sprintf("; %d orphan payload files (harmless, gc removes them)", rep.Orphans)
+	}
+	if len(rep.Problems) == 0 {
+		fmt.Fprintf(stdout, "checked %d payloads: no problems%s\n", rep.Checked, orphans)
+		return exitOK
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintln(stdout, p)
+	}
+	fmt.Fprintf(stdout, "checked %d payloads: %d problems%s\n", rep.Checked, len(rep.Problems), orphans)
+	return exitStageFailed
+}
+
+func cacheCmdGC(c *cache.Cache, opts cache.GCOptions, w io.Writer) error {
+	rep, err := c.GC(opts)
+	if err != nil {
+		return err
+	}
+	verb := "removed"
+	if opts.DryRun {
+		verb = "would remove"
+	}
+	_, err = fmt.Fprintf(w, "%s %d keys and %d payload files (%s); kept the artifacts of the %d most recent runs\n",
+		verb, rep.Keys, rep.Objects, cacheCmdSize(rep.Bytes), opts.KeepRuns)
+	return err
+}
+
+func cacheCmdClear(c *cache.Cache, yes bool, stdout, stderr io.Writer) (int, error) {
+	s, err := c.Stats()
+	if err != nil {
+		return 0, err
+	}
+	what := fmt.Sprintf("%d keys, %d payload files (%s) and %d runs", s.Keys, s.Objects, cacheCmdSize(s.Bytes), s.Runs)
+	if !yes {
+		fmt.Fprintf(stderr, "hylaflow cache clear: would remove %s from %s; pass --yes to do it\n", what, c.Dir())
+		return exitUsage, nil
+	}
+	if err := c.Clear(); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(stdout, "removed %s from %s\n", what, c.Dir())
+	return exitOK, nil
+}
+
+func cacheCmdExport(c *cache.Cache, ref, file string, w io.Writer) error {
+	prefix, output, _ := strings.Cut(ref, "/")
+	key, err := c.ResolveKey(prefix)
+	if err != nil {
+		return err
+	}
+	refs, ok, err := c.Lookup(key)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("key %s has no stored outputs (a payload file is missing; rerun the pipeline)", key)
+	}
+	if output == "" && len(refs) > 1 {
+		names := make([]string, len(refs))
+		for i, r := range refs {
+			names[i] = r.Name
+		}
+		return fmt.Errorf("key %s has %d outputs (%s): name one as %s/OUTPUT", cacheCmdShortKey(key), len(refs),
+			strings.Join(names, ", "), prefix)
+	}
+	if err := c.Export(key, output, file); err != nil {
+		return err
+	}
+	for _, r := range refs {
+		if output == "" || r.Name == output {
+			_, err = fmt.Fprintf(w, "wrote %s: %s/%s (%s, %s)\n", file, cacheCmdShortKey(key), r.Name, r.Kind, cacheCmdSize(r.Size))
+			return err
+		}
+	}
+	return nil
+}

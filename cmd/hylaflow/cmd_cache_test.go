@@ -1,0 +1,429 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/cache"
+)
+
+var cacheCmdUpdate = flag.Bool("update-cache", false, "rewrite the cache_*/runs_* golden files in testdata")
+
+// cacheCmdTestPipeline: two sources, a scale with a variable factor, a sum.
+const cacheCmdTestPipeline = `
+variable "factor" { default = 2 }
+stage "value" "a" { values = [1, 2, 3] }
+stage "random" "r" {
+  n    = 3
+  seed = 7
+}
+stage "scale" "s" {
+  in     = stage.value.a
+  factor = var.factor
+}
+stage "sum" "all" { in = [stage.scale.s, stage.random.r] }
+`
+
+// cacheCmdExec runs hylaflow in-process.
+func cacheCmdExec(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := dispatch(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// cacheCmdMust runs hylaflow and fails the test unless it exits with want.
+func cacheCmdMust(t *testing.T, want int, args ...string) string {
+	t.Helper()
+	code, out, errs := cacheCmdExec(args...)
+	if code != want {
+		t.Fatalf("hylaflow %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, want, out, errs)
+	}
+	return out + errs
+}
+
+var (
+	cacheCmdAgeRE   = regexp.MustCompile(`\b(just now|\d+[smhd] ago|in the future)`)
+	cacheCmdDurRE   = regexp.MustCompile(`(<1ms|\b\d+ms|\b\d+\.\ds|\b\d+m\d\ds|\b\d+h\d\dm)\b`)
+	cacheCmdDateRE  = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`)
+	cacheCmdSpaceRE = regexp.MustCompile(` {2,}`)
+)
+
+// cacheCmdMask replaces what changes between runs (the cache directory,
+// ages, durations, dates) and collapses the table padding they influence.
+func cacheCmdMask(s, dir string) string {
+	s = strings.ReplaceAll(s, dir, "CACHE")
+	s = cacheCmdAgeRE.ReplaceAllString(s, "AGO")
+	s = cacheCmdDurRE.ReplaceAllString(s, "DUR")
+	s = cacheCmdDateRE.ReplaceAllString(s, "DATE")
+	return cacheCmdSpaceRE.ReplaceAllString(s, "  ")
+}
+
+// cacheCmdGolden compares got with testdata/NAME.golden.
+func cacheCmdGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *cacheCmdUpdate {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update-cache once)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file; got:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+// cacheCmdSetup runs the test pipeline with factor 2, then with factor 3,
+// and returns the pipeline file and the cache directory.
+func cacheCmdSetup(t *testing.T) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.hcl")
+	if err := os.WriteFile(file, []byte(cacheCmdTestPipeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cdir := filepath.Join(dir, "cache")
+	// -j 1: the run history lists stages in the order they finished.
+	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q", "-j", "1")
+	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q", "-j", "1", "-var", "factor=3")
+	return file, cdir
+}
+
+func cacheCmdLsJSON(t *testing.T, cdir string) []cacheCmdArtifactJSON {
+	t.Helper()
+	var list []cacheCmdArtifactJSON
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "ls", "--json", "--cache", cdir)), &list); err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+func cacheCmdFind(list []cacheCmdArtifactJSON, address, output string) []cacheCmdArtifactJSON {
+	var out []cacheCmdArtifactJSON
+	for _, a := range list {
+		if a.Address == address && a.Output == output {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func TestCacheCmdListStatsVerify(t *testing.T) {
+	_, cdir := cacheCmdSetup(t)
+	cacheCmdGolden(t, "cache_ls", cacheCmdMask(cacheCmdMust(t, exitOK, "cache", "ls", "--cache", cdir), cdir))
+	cacheCmdGolden(t, "cache_stats", cacheCmdMask(cacheCmdMust(t, exitOK, "cache", "stats", "--cache", cdir), cdir))
+
+	// ls --json agrees with the cache's own listing.
+	list := cacheCmdLsJSON(t, cdir)
+	c, err := cache.OpenReadOnly(cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos, err := c.List()
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 8 || len(infos) != 8 {
+		t.Fatalf("ls --json lists %d artifacts, cache.List %d; want 8 (value, random, 2×scale, 2×sum with 2 outputs)", len(list), len(infos))
+	}
+	for i, a := range infos {
+		j := list[i]
+		if j.Key != a.Key || j.Output != a.Name || j.Digest != a.Digest || j.Size != a.Size || j.Address != a.Address || j.Kind != string(a.Kind) {
+			t.Errorf("ls --json[%d] = %+v, cache.List = %+v", i, j, a)
+		}
+		if _, err := time.Parse(time.RFC3339Nano, j.Created); err != nil {
+			t.Errorf("created %q: %v", j.Created, err)
+		}
+	}
+	var st cacheCmdStatsJSON
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "stats", "--json", "--cache", cdir)), &st); err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, a := range list {
+		total += a.Size
+	}
+	if st.Keys != 6 || st.Artifacts != 8 || st.Runs != 2 || st.Objects > 8 || st.Objects < 6 || st.Dir != cdir {
+		t.Errorf("stats --json = %+v, want 6 keys, 8 artifacts, 2 runs", st)
+	}
+	if st.Objects == 8 && st.Bytes != total {
+		t.Errorf("stats bytes %d, sum of the listed sizes %d", st.Bytes, total)
+	}
+	if out := cacheCmdMust(t, exitOK, "cache", "verify", "--cache", cdir); out != "checked "+strconv.Itoa(st.Objects)+" payloads: no problems\n" {
+		t.Errorf("verify: %q", out)
+	}
+
+	// Damage one payload: verify names it and exits 1.
+	victim := cacheCmdFind(list, "sum.all", "out")[0]
+	path := filepath.Join(cdir, "objects", victim.Digest[:2], victim.Digest)
+	if err := os.WriteFile(path, []byte("not the artifact"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := cacheCmdMust(t, exitStageFailed, "cache", "verify", "--cache", cdir)
+	if !strings.Contains(out, victim.Digest) || !strings.Contains(out, "1 problems") {
+		t.Errorf("verify after damaging %s:\n%s", victim.Digest, out)
+	}
+}
+
+func TestCacheCmdExport(t *testing.T) {
+	_, cdir := cacheCmdSetup(t)
+	list := cacheCmdLsJSON(t, cdir)
+	sums := cacheCmdFind(list, "sum.all", "out")
+	if len(sums) != 2 {
+		t.Fatalf("want 2 sum.all outputs, got %+v", sums)
+	}
+	dir := t.TempDir()
+	for _, s := range sums {
+		file := filepath.Join(dir, s.Key[:8]+".npz")
+		out := cacheCmdMust(t, exitOK, "cache", "export", s.Key[:8]+"/out", file, "--cache", cdir)
+		if want := "wrote " + file + ": " + s.Key[:12] + "/out (value, "; !strings.HasPrefix(out, want) {
+			t.Errorf("export output %q, want prefix %q", out, want)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := os.ReadFile(filepath.Join(cdir, "objects", s.Digest[:2], s.Digest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		if !bytes.Equal(b, stored) || hex.EncodeToString(sum[:]) != s.Digest || int64(len(b)) != s.Size {
+			t.Errorf("exported file (%d bytes) differs from the stored payload %s (%d bytes)", len(b), s.Digest, s.Size)
+		}
+		a, err := artifact.Decode(bytes.NewReader(b), int64(len(b)), file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values, err := a.Floats("values")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The sum's metrics artifact reports the total of the exported vector.
+		mfile := filepath.Join(dir, s.Key[:8]+"-metrics.npz")
+		cacheCmdMust(t, exitOK, "cache", "export", s.Key+"/metrics", mfile, "--cache", cdir)
+		mb, _ := os.ReadFile(mfile)
+		ma, err := artifact.Decode(bytes.NewReader(mb), int64(len(mb)), mfile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var metrics map[string]float64
+		if err := ma.JSON("metrics", &metrics); err != nil {
+			t.Fatal(err)
+		}
+		total := 0.0
+		for _, v := range values {
+			total += v
+		}
+		if len(values) != 3 || math.Abs(total-metrics["total"]) > 1e-12 {
+			t.Errorf("exported values %v (total %v), metrics %v", values, total, metrics)
+		}
+		cacheCmdNumpyValues(t, file, values)
+	}
+
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{sums[0].Key[:8], "x"}, exitStageFailed, "outputs (metrics, out): name one as " + sums[0].Key[:8] + "/OUTPUT"},
+		{[]string{sums[0].Key[:8] + "/nope", "x"}, exitStageFailed, `has no output "nope" (have metrics, out)`},
+		{[]string{"ffffffffffff", "x"}, exitStageFailed, "no key starts with ffffffffffff"},
+		{[]string{"zz", "x"}, exitStageFailed, `key "zz": want hex digits`},
+		{[]string{"only-one-arg"}, exitUsage, "want 2 arguments, got 1"},
+	}
+	for _, tc := range tests {
+		args := append([]string{"cache", "export"}, tc.args...)
+		args = append(args, "--cache", cdir)
+		code, out, errs := cacheCmdExec(args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("hylaflow %s: exit %d, stderr %q; want exit %d and %q (stdout %q)", strings.Join(args, " "), code, errs, tc.code, tc.want, out)
+		}
+	}
+}
+
+// cacheCmdNumpyValues checks that numpy.load reads the exported artifact's
+// "values" member bit for bit (skipped without numpy, except on CI).
+func cacheCmdNumpyValues(t *testing.T, file string, want []float64) {
+	t.Helper()
+	const py = "/usr/bin/python3"
+	if out, err := exec.Command(py, "-c", "import numpy").CombinedOutput(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("numpy is not importable by %s: %v %s", py, err, out)
+		}
+		t.Logf("skipping the numpy check: %v %s", err, out)
+		return
+	}
+	out, err := exec.Command(py, "-c", "import sys, numpy; print(' '.join(str(x) for x in numpy.load(sys.argv[1])['values'].view('<u8')))", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("numpy.load %s: %v\n%s", file, err, out)
+	}
+	var bits []string
+	for _, v := range want {
+		bits = append(bits, strconv.FormatUint(math.Float64bits(v), 10))
+	}
+	if got := strings.TrimSpace(string(out)); got != strings.Join(bits, " ") {
+		t.Errorf("numpy.load values bits %s, want %s", got, strings.Join(bits, " "))
+	}
+}
+
+func TestCacheCmdGCAndClear(t *testing.T) {
+	_, cdir := cacheCmdSetup(t)
+	before := cacheCmdLsJSON(t, cdir)
+	out := cacheCmdMust(t, exitOK, "cache", "gc", "--keep-runs", "1", "--dry-run", "--cache", cdir)
+	if !strings.HasPrefix(out, "would remove 2 keys and 3 payload files (") {
+		t.Errorf("gc --dry-run: %q", out)
+	}
+	if after := cacheCmdLsJSON(t, cdir); len(after) != len(before) {
+		t.Fatalf("gc --dry-run removed artifacts: %d → %d", len(before), len(after))
+	}
+	// Everything used within the last hour is kept whatever the runs say.
+	out = cacheCmdMust(t, exitOK, "cache", "gc", "--keep-runs", "0", "--older-than", "1h", "--cache", cdir)
+	if !strings.HasPrefix(out, "removed 0 keys and 0 payload files (0 B)") {
+		t.Errorf("gc --older-than 1h: %q", out)
+	}
+	out = cacheCmdMust(t, exitOK, "cache", "gc", "--keep-runs", "1", "--cache", cdir)
+	if !strings.HasPrefix(out, "removed 2 keys and 3 payload files (") {
+		t.Errorf("gc: %q", out)
+	}
+	after := cacheCmdLsJSON(t, cdir)
+	if len(after) != 5 {
+		t.Fatalf("after gc %d artifacts, want 5", len(after))
+	}
+	// The artifacts of the last run (factor 3) stay: its scale output is 3·[1 2 3].
+	scale := cacheCmdFind(after, "scale.s", "out")
+	if len(scale) != 1 {
+		t.Fatalf("scale.s outputs after gc: %+v", scale)
+	}
+	file := filepath.Join(t.TempDir(), "scale.npz")
+	cacheCmdMust(t, exitOK, "cache", "export", scale[0].Key, file, "--cache", cdir)
+	b, _ := os.ReadFile(file)
+	a, err := artifact.Decode(bytes.NewReader(b), int64(len(b)), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := a.Floats("values"); err != nil || len(v) != 3 || v[0] != 3 || v[1] != 6 || v[2] != 9 {
+		t.Errorf("kept scale.s values %v (%v), want [3 6 9]", v, err)
+	}
+	cacheCmdMust(t, exitOK, "cache", "verify", "--cache", cdir)
+
+	out = cacheCmdMust(t, exitUsage, "cache", "clear", "--cache", cdir)
+	if !strings.Contains(out, "would remove 4 keys, 5 payload files (") || !strings.Contains(out, "and 2 runs from "+cdir+"; pass --yes") {
+		t.Errorf("clear without --yes: %q", out)
+	}
+	if n := len(cacheCmdLsJSON(t, cdir)); n != 5 {
+		t.Fatalf("clear without --yes removed artifacts (%d left)", n)
+	}
+	cacheCmdMust(t, exitOK, "cache", "clear", "--yes", "--cache", cdir)
+	if got := cacheCmdMust(t, exitOK, "cache", "ls", "--cache", cdir); got != "the cache "+cdir+" holds no artifacts\n" {
+		t.Errorf("ls after clear: %q", got)
+	}
+	var st cacheCmdStatsJSON
+	json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "stats", "--json", "--cache", cdir)), &st)
+	if st.Keys != 0 || st.Artifacts != 0 || st.Objects != 0 || st.Bytes != 0 || st.Runs != 0 {
+		t.Errorf("stats after clear: %+v", st)
+	}
+}
+
+func TestCacheCmdUsage(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none")
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"cache"}, exitUsage, "Usage: hylaflow cache SUBCOMMAND"},
+		{[]string{"cache", "--help"}, exitOK, "Usage: hylaflow cache SUBCOMMAND"},
+		{[]string{"cache", "bogus"}, exitUsage, `unknown subcommand "bogus"`},
+		{[]string{"cache", "ls", "--help"}, exitOK, "Usage: hylaflow cache ls [--json]"},
+		{[]string{"cache", "gc", "-h"}, exitOK, "--keep-runs N    runs whose artifacts are kept (default 5)"},
+		{[]string{"cache", "export", "--help"}, exitOK, "numpy.load(FILE)"},
+		{[]string{"cache", "ls", "extra"}, exitUsage, "want 0 arguments, got 1"},
+		{[]string{"cache", "ls", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
+		{[]string{"cache", "gc", "--older-than", "3x", "--cache", missing}, exitUsage, `"3x": want a duration such as 36h, 7d or 2w`},
+		{[]string{"cache", "gc", "--cache", missing}, exitStageFailed, "no cache at " + missing},
+		{[]string{"cache", "gc", "--keep-runs", "-1"}, exitUsage, "--keep-runs -1: want 0 or more"},
+		{[]string{"cache", "clear", "--cache", missing}, exitStageFailed, "no cache at " + missing},
+		// Reading commands on a missing cache report an empty one and create nothing.
+		{[]string{"cache", "ls", "--cache", missing}, exitOK, "holds no artifacts"},
+		{[]string{"cache", "verify", "--cache", missing}, exitOK, "checked 0 payloads: no problems"},
+	}
+	for _, tc := range tests {
+		code, out, errs := cacheCmdExec(tc.args...)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("hylaflow %s: exit %d, output %q; want exit %d and %q", strings.Join(tc.args, " "), code, out+errs, tc.code, tc.want)
+		}
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("reading commands created %s", missing)
+	}
+	cacheCmdGolden(t, "cache_help", cacheCmdMust(t, exitOK, "cache", "help"))
+}
+
+func TestCacheCmdFormats(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct{ got, want string }{
+		{cacheCmdSize(0), "0 B"},
+		{cacheCmdSize(1023), "1023 B"},
+		{cacheCmdSize(1024), "1.0 KiB"},
+		{cacheCmdSize(1536), "1.5 KiB"},
+		{cacheCmdSize(5 << 20), "5.0 MiB"},
+		{cacheCmdSize(3 << 30), "3.00 GiB"},
+		{cacheCmdAge(time.Time{}, now), "-"},
+		{cacheCmdAge(now.Add(-500*time.Millisecond), now), "just now"},
+		{cacheCmdAge(now.Add(-42*time.Second), now), "42s ago"},
+		{cacheCmdAge(now.Add(-5*time.Minute), now), "5m ago"},
+		{cacheCmdAge(now.Add(-47*time.Hour), now), "47h ago"},
+		{cacheCmdAge(now.Add(-72*time.Hour), now), "3d ago"},
+		{cacheCmdAge(now.Add(time.Hour), now), "in the future"},
+		{cacheCmdDuration(0), "0s"},
+		{cacheCmdDuration(300 * time.Microsecond), "<1ms"},
+		{cacheCmdDuration(42 * time.Millisecond), "42ms"},
+		{cacheCmdDuration(1500 * time.Millisecond), "1.5s"},
+		{cacheCmdDuration(65 * time.Second), "1m05s"},
+		{cacheCmdDuration(2*time.Hour + 3*time.Minute), "2h03m"},
+	}
+	for i, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("case %d: %q, want %q", i, tc.got, tc.want)
+		}
+	}
+	ages := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"36h", 36 * time.Hour, true},
+		{"7d", 7 * 24 * time.Hour, true},
+		{"1.5d", 36 * time.Hour, true},
+		{"2w", 14 * 24 * time.Hour, true},
+		{"90m", 90 * time.Minute, true},
+		{"3x", 0, false},
+		{"-1h", 0, false},
+		{"d", 0, false},
+		{"-2d", 0, false},
+	}
+	for _, tc := range ages {
+		got, err := cacheCmdParseAge(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("cacheCmdParseAge(%q) = %v, %v; want %v (ok %v)", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hylaflow/hylaflow/cache"
+)
+
+func init() {
+	registerCommand(&command{
+		Name:    "runs",
+		Summary: "list past runs, or show one with its stages, timings, cache hits and metrics",
+		Run:     runsCmdRun,
+	})
+}
+
+const runsCmdUsage = `Usage: hylaflow runs [list] [-n N] [--json] [--cache DIR]
+       hylaflow runs show [ID|last] [--json] [--cache DIR]
+
+list (the default) prints the N most recent runs (default 20; 0 = all),
+newest first: id, start, duration, status, how many stages ran, were cached
+or failed, and the pipeline file.
+
+show prints one run (default: the last one): its command line, status and
+timing, then every stage instance with its status (ran, cached, failed,
+skipped, canceled), duration, cache key, why it ran (or its error), and
+the scalar metrics the stages reported.
+
+  --json      machine-readable output (times RFC 3339, durations in seconds)
+  --cache DIR cache directory (default $HYLAFLOW_CACHE, else .hylaflow)
+`
+
+func runsCmdRun(args []string, stdout, stderr io.Writer) int {
+	sub := "list"
+	if len(args) > 0 && (args[0] == "list" || args[0] == "show") {
+		sub, args = args[0], args[1:]
+	}
+	fs := runCmdFlagSet("runs "+sub, stderr)
+	dir := fs.String("cache", "", "cache directory")
+	asJSON := fs.Bool("json", false, "JSON output")
+	var limit *int
+	if sub == "list" {
+		limit = fs.Int("n", 20, "runs to list (0 = all)")
+	}
+	pos, err := runCmdParse(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, runsCmdUsage)
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "(see hylaflow runs --help)")
+		return exitUsage
+	}
+	maxArgs := 0
+	if sub == "show" {
+		maxArgs = 1
+	}
+	if len(pos) > maxArgs {
+		fmt.Fprintf(stderr, "hylaflow runs %s: unexpected arguments %s\n\n%s", sub, strings.Join(pos, " "), runsCmdUsage)
+		return exitUsage
+	}
+	c, err := cache.OpenReadOnly(runCmdCacheDir(*dir))
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow runs: %v\n", err)
+		return exitStageFailed
+	}
+	defer c.Close()
+	if sub == "list" {
+		if *limit < 0 {
+			fmt.Fprintf(stderr, "hylaflow runs list: -n %d: want 0 or more\n", *limit)
+			return exitUsage
+		}
+		err = runsCmdList(c, *limit, *asJSON, stdout)
+	} else {
+		id := "last"
+		if len(pos) == 1 {
+			id = pos[0]
+		}
+		err = runsCmdShow(c, id, *asJSON, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow runs %s: %v\n", sub, err)
+		return exitStageFailed
+	}
+	return exitOK
+}
+
+// runsCmdSummaryJSON is a run in JSON output.
+type runsCmdSummaryJSON struct {
+	ID        int64    `json:"id"`
+	Pipeline  string   `json:"pipeline"`
+	Args      []string `json:"args"`
+	Start     string   `json:"start"`
+	DurationS float64  `json:"duration_s"`
+	Status    string   `json:"status"`
+	Stages    int      `json:"stages"`
+	Cached    int      `json:"cached"`
+	Ran       int      `json:"ran"`
+	Failed    int      `json:"failed"`
+}
+
+// runsCmdStageJSON is a stage of `runs show --json`.
+type runsCmdStageJSON struct {
+	Address   string             `json:"address"`
+	Key       string             `json:"key"`
+	Status    string             `json:"status"`
+	Reason    string             `json:"reason,omitempty"`
+	Start     string             `json:"start"`
+	DurationS float64            `json:"duration_s"`
+	Error     string             `json:"error,omitempty"`
+	Metrics   map[string]float64 `json:"metrics,omitempty"`
+}
+
+type runsCmdDetailJSON struct {
+	runsCmdSummaryJSON
+	StageList []runsCmdStageJSON `json:"stage_list"`
+}
+
+func runsCmdSummary(r cache.RunSummary) runsCmdSummaryJSON {
+	args := r.Args
+	if args == nil {
+		args = []string{}
+	}
+	return runsCmdSummaryJSON{ID: r.ID, Pipeline: r.Pipeline, Args: args, Start: cacheCmdTime(r.Start),
+		DurationS: r.Duration.Seconds(), Status: r.Status, Stages: r.Stages, Cached: r.Cached, Ran: r.Ran, Failed: r.Fail}
+}
+
+func runsCmdList(c *cache.Cache, limit int, asJSON bool, w io.Writer) error {
+	runs, err := c.Runs(limit)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := make([]runsCmdSummaryJSON, len(runs))
+		for i, r := range runs {
+			out[i] = runsCmdSummary(r)
+		}
+		return cacheCmdWriteJSON(w, out)
+	}
+	if len(runs) == 0 {
+		_, err := fmt.Fprintf(w, "no runs recorded in %s\n", c.Dir())
+		return err
+	}
+	now := cacheCmdNow()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTARTED\tDURATION\tSTATUS\tSTAGES\tRAN\tCACHED\tFAILED\tPIPELINE")
+	for _, r := range runs {
+		dur := cacheCmdDuration(r.Duration)
+		if r.Status == "running" {
+			dur = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.ID, cacheCmdAge(r.Start, now), dur, r.Status,
+			r.Stages, r.Ran, r.Cached, r.Fail, r.Pipeline)
+	}
+	return tw.Flush()
+}
+
+func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
+	var id int64
+	if idArg == "last" || idArg == "latest" {
+		runs, err := c.Runs(1)
+		if err != nil {
+			return err
+		}
+		if len(runs) == 0 {
+			return fmt.Errorf("no runs recorded in %s", c.Dir())
+		}
+		id = runs[0].ID
+	} else {
+		v, err := strconv.ParseInt(strings.TrimPrefix(idArg, "#"), 10, 64)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("run id %q: want a positive number or \"last\"", idArg)
+		}
+		id = v
+	}
+	d, err := c.Run(id)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := runsCmdDetailJSON{runsCmdSummaryJSON: runsCmdSummary(d.RunSummary), StageList: []runsCmdStageJSON{}}
+		for _, s := range d.Stages {
+			out.StageList = append(out.StageList, runsCmdStageJSON{Address: s.Address, Key: s.Key, Status: s.Status,
+				Reason: s.Reason, Start: cacheCmdTime(s.Start), DurationS: s.Duration.Seconds(), Error: s.Error, Metrics: s.Metrics})
+		}
+		return cacheCmdWriteJSON(w, out)
+	}
+	now := cacheCmdNow()
+	fmt.Fprintf(w, "run %d: %s\n", d.ID, d.Pipeline)
+	if len(d.Args) > 0 {
+		fmt.Fprintf(w, "  command  hylaflow %s\n", strings.Join(d.Args, " "))
+	}
+	start := "-"
+	if !d.Start.IsZero() {
+		start = d.Start.Local().Format("2006-01-02 15:04:05") + " (" + cacheCmdAge(d.Start, now) + ")"
+	}
+	fmt.Fprintf(w, "  started  %s\n", start)
+	dur := cacheCmdDuration(d.Duration)
+	if d.Status == "running" {
+		dur = "still running"
+	}
+	fmt.Fprintf(w, "  took     %s\n", dur)
+	fmt.Fprintf(w, "  status   %s: %d stages, %d ran, %d cached, %d failed\n", d.Status, d.RunSummary.Stages, d.Ran, d.Cached, d.Fail)
+	if len(d.Stages) == 0 {
+		_, err := fmt.Fprintln(w, "\nno stages recorded")
+		return err
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATUS\tSTAGE\tTIME\tKEY\tREASON")
+	var withMetrics []cache.StageRecord
+	for _, s := range d.Stages {
+		why := s.Reason
+		if s.Error != "" {
+			why = "error: " + runsCmdOneLine(s.Error)
+		}
+		if s.Status == "cached" && why == "" {
+			why = "-"
+		}
+		dur := cacheCmdDuration(s.Duration)
+		if s.Status == "cached" || s.Status == "skipped" {
+			dur = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Status, s.Address, dur, cacheCmdShortKey(s.Key), why)
+		if len(s.Metrics) > 0 {
+			withMetrics = append(withMetrics, s)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(withMetrics) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nmetrics:")
+	for _, s := range withMetrics {
+		names := make([]string, 0, len(s.Metrics))
+		for k := range s.Metrics {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		parts := make([]string, len(names))
+		for i, k := range names {
+			parts[i] = k + "=" + strconv.FormatFloat(s.Metrics[k], 'g', 6, 64)
+		}
+		fmt.Fprintf(w, "  %s  %s\n", s.Address, strings.Join(parts, "  "))
+	}
+	return nil
+}
+
+// runsCmdOneLine keeps the first line of a (possibly long) error message.
+func runsCmdOneLine(s string) string {
+	first, _, more := strings.Cut(s, "\n")
+	if len(first) > 160 {
+		first, more = first[:157]+"...", true
+	}
+	if more && !strings.HasSuffix(first, "...") {
+		first += " ..."
+	}
+	return first
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runsCmdFailPipeline: one good stage and a failing one with a dependent.
+const runsCmdFailPipeline = `
+stage "value" "a" { values = [1, 2] }
+stage "fail" "f" { message = "deliberate failure\nsecond line" }
+stage "sum" "all" { in = [stage.value.a, stage.value.a] }
+stage "scale" "after" { in = stage.value.a }
+`
+
+func TestRunsCmdListAndShow(t *testing.T) {
+	file, cdir := cacheCmdSetup(t)
+	fail := filepath.Join(filepath.Dir(file), "bad.hcl")
+	if err := os.WriteFile(fail, []byte(runsCmdFailPipeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cacheCmdMust(t, exitStageFailed, "run", fail, "--cache", cdir, "-q", "-j", "1", "--keep-going")
+
+	dirOf := filepath.Dir(file)
+	mask := func(s string) string { return cacheCmdMask(strings.ReplaceAll(s, dirOf, "DIR"), cdir) }
+	cacheCmdGolden(t, "runs_list", mask(cacheCmdMust(t, exitOK, "runs", "--cache", cdir)))
+	cacheCmdGolden(t, "runs_show_1", mask(cacheCmdMust(t, exitOK, "runs", "show", "1", "--cache", cdir)))
+	cacheCmdGolden(t, "runs_show_2", mask(cacheCmdMust(t, exitOK, "runs", "show", "2", "--cache", cdir)))
+	cacheCmdGolden(t, "runs_show_last", mask(cacheCmdMust(t, exitOK, "runs", "show", "--cache", cdir)))
+
+	if got := cacheCmdMust(t, exitOK, "runs", "list", "-n", "1", "--cache", cdir); strings.Count(got, "\n") != 2 || !strings.Contains(got, "\n3 ") {
+		t.Errorf("runs list -n 1:\n%s", got)
+	}
+
+	var runs []runsCmdSummaryJSON
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "list", "--json", "--cache", cdir)), &runs); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 || runs[0].ID != 3 || runs[0].Status != "failed" || runs[1].Status != "ok" ||
+		runs[1].Ran != 2 || runs[1].Cached != 2 || runs[2].Ran != 4 || runs[2].Args[0] != "run" {
+		t.Errorf("runs list --json = %+v", runs)
+	}
+	for _, r := range runs {
+		st, err := time.Parse(time.RFC3339Nano, r.Start)
+		if err != nil || time.Since(st) > time.Hour || r.DurationS <= 0 {
+			t.Errorf("run %d: start %q (%v), duration %v s", r.ID, r.Start, err, r.DurationS)
+		}
+	}
+
+	var d runsCmdDetailJSON
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "show", "2", "--json", "--cache", cdir)), &d); err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]runsCmdStageJSON{}
+	for _, s := range d.StageList {
+		status[s.Address] = s
+	}
+	if len(d.StageList) != 4 || status["value.a"].Status != "cached" || status["random.r"].Status != "cached" ||
+		status["scale.s"].Status != "ran" || !strings.Contains(status["scale.s"].Reason, "factor") ||
+		status["sum.all"].Status != "ran" || len(status["sum.all"].Key) != 64 {
+		t.Errorf("runs show 2 --json stages = %+v", d.StageList)
+	}
+	// The metrics of run 2's sum agree with the exported metrics artifact of its key.
+	m := status["sum.all"].Metrics
+	if m["count"] != 2 || m["length"] != 3 {
+		t.Errorf("sum.all metrics %v, want count 2 and length 3", m)
+	}
+
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"runs", "show", "99"}, exitStageFailed, "no run 99"},
+		{[]string{"runs", "show", "abc"}, exitStageFailed, `run id "abc": want a positive number or "last"`},
+		{[]string{"runs", "show", "1", "2"}, exitUsage, "unexpected arguments 1 2"},
+		{[]string{"runs", "list", "-n", "-1"}, exitUsage, "-n -1: want 0 or more"},
+		{[]string{"runs", "--help"}, exitOK, "Usage: hylaflow runs [list]"},
+		{[]string{"runs", "show", "-h"}, exitOK, "show prints one run"},
+	}
+	for _, tc := range tests {
+		args := append(tc.args, "--cache", cdir)
+		code, out, errs := cacheCmdExec(args...)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("hylaflow %s: exit %d, output %q; want exit %d and %q", strings.Join(args, " "), code, out+errs, tc.code, tc.want)
+		}
+	}
+}
+
+func TestRunsCmdEmpty(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none")
+	if got := cacheCmdMust(t, exitOK, "runs", "--cache", missing); got != "no runs recorded in "+missing+"\n" {
+		t.Errorf("runs on a missing cache: %q", got)
+	}
+	if got := cacheCmdMust(t, exitOK, "runs", "list", "--json", "--cache", missing); got != "[]\n" {
+		t.Errorf("runs --json on a missing cache: %q", got)
+	}
+	if got := cacheCmdMust(t, exitStageFailed, "runs", "show", "--cache", missing); !strings.Contains(got, "no runs recorded in "+missing) {
+		t.Errorf("runs show on a missing cache: %q", got)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("runs created %s", missing)
+	}
+}
