@@ -254,13 +254,20 @@ func (f *Fake) Release(ids ...string) {
 
 // Forget makes the controller forget a job, as when a finished job is
 // purged after MinJobAge or a controller loses its state. A job still
-// running is killed first.
+// running is killed first; a pending one never starts.
 func (f *Fake) Forget(id string) {
 	f.mu.Lock()
 	j, ok := f.jobs[id]
-	if ok && j.info.State == StateRunning {
-		j.canceled = true
-		j.cancel()
+	if ok {
+		switch j.info.State {
+		case StateRunning:
+			j.canceled = true
+			j.cancel()
+		case StatePending:
+			j.canceled = true
+			j.info.State, j.info.End = StateCancelled, time.Now()
+			close(j.done)
+		}
 	}
 	f.mu.Unlock()
 	if !ok {

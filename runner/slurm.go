@@ -1,0 +1,495 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/slurm"
+)
+
+// SlurmOptions configure the Slurm executor.
+type SlurmOptions struct {
+	// Cluster submits and follows the jobs (slurm.Client for a real cluster).
+	Cluster slurm.Cluster
+	// Dir is the shared store directory (see SlurmStore); it must be
+	// visible at the same path on the compute nodes.
+	Dir string
+	// Command is the argv prefix that runs hylaflow on a compute node
+	// (default: this executable). The job runs
+	// Command + ["slurm-job", "--store", Dir, KEY].
+	Command []string
+	// Partition and Account apply to every job.
+	Partition, Account string
+	// MaxJobs bounds the jobs queued or running at once (0: no bound
+	// beyond the runner's -j).
+	MaxJobs int
+	// Poll is the squeue interval (default 1 s). One squeue call covers
+	// every job of the executor.
+	Poll time.Duration
+	// Grace is how long a job may be finished (or unknown to squeue)
+	// without its done-record appearing before it counts as failed or lost
+	// (default 15 s: network file systems cache directory entries).
+	Grace time.Duration
+	// Env are KEY=VALUE pairs exported to every job.
+	Env []string
+	// SbatchArgs are more sbatch options for every job (e.g. --qos=…).
+	SbatchArgs []string
+	// Logf receives one line per submission, re-attachment and resubmission
+	// (nil: discarded).
+	Logf func(format string, args ...any)
+}
+
+// Slurm is the Executor that runs every stage instance as one Slurm batch
+// job. The driver (this process) keeps scheduling: the runner calls Execute
+// for each ready instance, and Execute stages the inputs into the shared
+// store, submits `hylaflow slurm-job --store DIR KEY`, follows the job with
+// squeue/scontrol and ingests the done-record into the local cache.
+//
+// A rerun after the driver was killed reconciles by itself, key by key: a
+// done-record that says ok is ingested without running anything, a job still
+// queued or running (per its submission record and squeue) is re-attached,
+// and a job that is gone without an ok done-record is submitted again.
+// Canceling Execute's context scancels the job.
+type Slurm struct {
+	store Store
+	opts  SlurmOptions
+	st    *SlurmStore
+	sem   chan struct{}
+
+	stageMu sync.Mutex
+	staged  map[string]string // local digest → store digest
+
+	mu      sync.Mutex
+	watched map[string]*slurmWatch
+	polling bool
+}
+
+type slurmWatch struct {
+	info   slurm.JobInfo
+	known  bool // squeue listed the job in the last poll
+	polled bool // at least one poll answered since the watch began
+}
+
+// NewSlurm returns a Slurm executor that stores ingested outputs in store
+// (the driver's local cache).
+func NewSlurm(store Store, opts SlurmOptions) (*Slurm, error) {
+	if opts.Cluster == nil {
+		return nil, errors.New("slurm executor: no cluster")
+	}
+	if opts.Dir == "" {
+		return nil, errors.New("slurm executor: no store directory (--store DIR on a file system the compute nodes share)")
+	}
+	if len(opts.Command) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("slurm executor: locate the hylaflow executable: %w", err)
+		}
+		opts.Command = []string{exe}
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = time.Second
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = 15 * time.Second
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	st := &SlurmStore{Dir: opts.Dir}
+	if err := st.Init(); err != nil {
+		return nil, err
+	}
+	s := &Slurm{store: store, opts: opts, st: st, staged: map[string]string{}, watched: map[string]*slurmWatch{}}
+	if opts.MaxJobs > 0 {
+		s.sem = make(chan struct{}, opts.MaxJobs)
+	}
+	return s, nil
+}
+
+// Store returns the executor's shared store.
+func (s *Slurm) Store() *SlurmStore { return s.st }
+
+var _ Executor = (*Slurm)(nil)
+
+// Execute implements Executor.
+func (s *Slurm) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, error) {
+	key := task.Key()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	release, err := s.store.Claim(ctx, key)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("claim %s (%s): %w", key, task.Address(), err)
+	}
+	defer release()
+	if !task.Force {
+		refs, ok, err := s.store.Lookup(key)
+		if err != nil {
+			return nil, fmt.Errorf("look up %s (%s): %w", key, task.Address(), err)
+		}
+		if ok {
+			return &Result{Outputs: orderRefs(task.Type, refs), Cached: true}, nil
+		}
+	}
+	// Reconcile with what an earlier driver left: a job still queued or
+	// running is re-attached; else a finished job's ok done-record is ingested.
+	jobID := ""
+	if !task.Force {
+		if sub, ok, err := s.st.ReadSubmission(key); err == nil && ok {
+			jobs, err := s.opts.Cluster.Jobs(ctx, []string{sub.JobID})
+			if j, known := jobs[sub.JobID]; err == nil && known && !j.State.Terminal() {
+				jobID = sub.JobID
+				s.opts.Logf("%s: re-attached to slurm job %s (%s)", task.Address(), jobID, j.State)
+			}
+		}
+		if jobID == "" {
+			if d, ok, err := s.st.ReadDone(key); err == nil && ok && d.Status == SlurmDoneOK {
+				res, err := s.ingest(task, d)
+				if err == nil {
+					s.opts.Logf("%s: ingested the done-record of slurm job %s from an earlier run", task.Address(), d.JobID)
+					return res, nil
+				}
+				s.opts.Logf("%s: done-record of job %s unusable (%v); running again", task.Address(), d.JobID, err)
+			}
+		}
+	}
+	if s.sem != nil {
+		select {
+		case s.sem <- struct{}{}:
+			defer func() { <-s.sem }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		if jobID == "" {
+			if jobID, err = s.submit(ctx, task); err != nil {
+				return nil, err
+			}
+		}
+		res, lost, err := s.wait(ctx, task, jobID, hooks)
+		if !lost || attempt >= 1 {
+			return res, err
+		}
+		s.opts.Logf("%s: slurm job %s vanished without a done-record; submitting again", task.Address(), jobID)
+		jobID = ""
+	}
+}
+
+// submit stages task's inputs, writes its spec and submits its job.
+func (s *Slurm) submit(ctx context.Context, task *Task) (string, error) {
+	key := task.Key()
+	spec := task.Spec()
+	spec.Inputs = map[string][]TaskInput{}
+	for slot, ins := range task.Inputs {
+		list := make([]TaskInput, len(ins))
+		for i, in := range ins {
+			d, err := s.stage(in)
+			if err != nil {
+				return "", err
+			}
+			list[i] = in
+			list[i].Ref.Digest = d
+		}
+		spec.Inputs[slot] = list
+	}
+	if err := slurmWriteJSON(s.st.TaskPath(key), spec); err != nil {
+		return "", fmt.Errorf("%s: write the task spec: %w", task.Address(), err)
+	}
+	if err := os.Remove(s.st.DonePath(key)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("%s: remove the old done-record: %w", task.Address(), err)
+	}
+	req := &slurm.SubmitRequest{
+		Name:    slurmJobName(task.Address()),
+		Command: append(append([]string(nil), s.opts.Command...), "slurm-job", "--store", s.st.Dir, key),
+		Env:     s.opts.Env,
+		Output:  s.st.LogPattern(key),
+		Comment: "hylaflow " + key,
+		Resources: slurm.Resources{
+			CPUs: task.Resources.CPUs, MemMB: task.Resources.MemMB, Time: task.Resources.Time, GPUs: task.Resources.GPUs,
+			Partition: s.opts.Partition, Account: s.opts.Account,
+		},
+		Extra: s.opts.SbatchArgs,
+	}
+	var id string
+	var err error
+	for try := 0; try < 3; try++ {
+		if try > 0 {
+			select {
+			case <-time.After(time.Duration(try) * time.Second):
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+		}
+		if id, err = s.opts.Cluster.Submit(ctx, req); err == nil || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", fmt.Errorf("%s: submit: %w", task.Address(), err)
+	}
+	host, _ := os.Hostname()
+	sub := &SlurmSubmission{Key: key, Address: task.Address(), JobID: id, Submitted: time.Now(), Host: host, PID: os.Getpid()}
+	if err := slurmWriteJSON(s.st.JobPath(key), sub); err != nil {
+		_ = s.opts.Cluster.Cancel(context.Background(), id)
+		return "", fmt.Errorf("%s: write the submission record: %w", task.Address(), err)
+	}
+	s.opts.Logf("%s: submitted slurm job %s", task.Address(), id)
+	return id, nil
+}
+
+// slurmJobName is the job name squeue shows: "hf:" + the address, bounded.
+func slurmJobName(address string) string {
+	name := "hf:" + address
+	if len(name) > 120 {
+		name = name[:120]
+	}
+	return name
+}
+
+// stage makes sure the payload of an input is in the store and returns its
+// store digest. Each local payload is encoded once per executor.
+func (s *Slurm) stage(in TaskInput) (string, error) {
+	s.stageMu.Lock()
+	defer s.stageMu.Unlock()
+	if d, ok := s.staged[in.Ref.Digest]; ok && s.st.HasObject(d) {
+		return d, nil
+	}
+	a, err := s.store.Load(in.Ref)
+	if err != nil {
+		return "", &InputError{Producer: in.Label, Ref: in.Ref, Err: err}
+	}
+	d, _, err := s.st.PutArtifact(a)
+	if err != nil {
+		return "", fmt.Errorf("stage input %s/%s into the slurm store: %w", in.Ref.Key, in.Ref.Name, err)
+	}
+	s.staged[in.Ref.Digest] = d
+	return d, nil
+}
+
+// wait follows jobID until its done-record appears or it ends without one.
+// lost is true when the job vanished from the queue (or ended without ever
+// running the command) and may be resubmitted.
+func (s *Slurm) wait(ctx context.Context, task *Task, jobID string, hooks Hooks) (res *Result, lost bool, err error) {
+	key := task.Key()
+	s.watch(jobID)
+	defer s.unwatch(jobID)
+	tick := time.NewTicker(s.checkInterval())
+	defer tick.Stop()
+	var lastState slurm.State
+	var endedAt time.Time // when the job was first seen finished or unknown
+	for {
+		select {
+		case <-ctx.Done():
+			cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			if err := s.opts.Cluster.Cancel(cctx, jobID); err != nil {
+				s.opts.Logf("%s: scancel %s: %v", task.Address(), jobID, err)
+			}
+			cancel()
+			return nil, false, ctx.Err()
+		case <-tick.C:
+		}
+		d, ok, derr := s.st.ReadDone(key)
+		if derr != nil {
+			// A half-visible file cannot happen (rename), but a foreign or
+			// damaged record can: report it once the job has ended.
+			s.opts.Logf("%s: %v", task.Address(), derr)
+		}
+		if ok {
+			if d.Status == SlurmDoneFailed {
+				return nil, false, &StageError{Address: task.Address(), Err: fmt.Errorf("%s (slurm job %s on %s)", d.Error, jobID, d.Host)}
+			}
+			res, err := s.ingest(task, d)
+			return res, false, err
+		}
+		w := s.watchState(jobID)
+		if !w.polled {
+			continue
+		}
+		if w.known && w.info.State != lastState {
+			lastState = w.info.State
+			msg := fmt.Sprintf("slurm %s %s", jobID, w.info.State)
+			if w.info.State == slurm.StatePending && w.info.Reason != "" && w.info.Reason != "None" {
+				msg += " (" + w.info.Reason + ")"
+			}
+			if hooks.Progress != nil {
+				hooks.Progress(0, 0, msg)
+			}
+		}
+		if w.known && !w.info.State.Terminal() {
+			endedAt = time.Time{}
+			continue
+		}
+		if endedAt.IsZero() {
+			endedAt = time.Now()
+			continue
+		}
+		if time.Since(endedAt) < s.opts.Grace {
+			continue
+		}
+		if !w.known {
+			return nil, true, nil
+		}
+		info := w.info
+		if full, err := s.opts.Cluster.Job(context.Background(), jobID); err == nil {
+			info = full
+		}
+		return nil, false, &StageError{Address: task.Address(), Err: fmt.Errorf(
+			"slurm job %s ended without a done-record%s", info, s.logTail(key, jobID))}
+	}
+}
+
+// checkInterval is how often wait looks for the done-record.
+func (s *Slurm) checkInterval() time.Duration {
+	return max(20*time.Millisecond, min(s.opts.Poll/4, 250*time.Millisecond))
+}
+
+// logTail returns the last lines of a job's log for error messages.
+func (s *Slurm) logTail(key, jobID string) string {
+	path := s.st.LogPath(key, jobID)
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const max = 2048
+	if st, err := f.Stat(); err == nil && st.Size() > max {
+		f.Seek(st.Size()-max, io.SeekStart)
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, max))
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "; its log " + path + " is empty"
+	}
+	return "; end of its log " + path + ":\n" + string(b)
+}
+
+// ingest reads a done-record's outputs from the store, verifies them and
+// stores them in the local cache under the task's key.
+func (s *Slurm) ingest(task *Task, d *SlurmDone) (*Result, error) {
+	outs := map[string]*artifact.Artifact{}
+	for _, o := range d.Outputs {
+		if o.Key != task.Key() {
+			return nil, fmt.Errorf("%s: done-record output %q belongs to key %s", task.Address(), o.Name, o.Key)
+		}
+		a, err := s.st.LoadObject(o.Digest, o.Key+"/"+o.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: ingest: %w", task.Address(), err)
+		}
+		outs[o.Name] = a
+	}
+	if err := CheckOutputs(task.Type, outs); err != nil {
+		return nil, &StageError{Address: task.Address(), Err: fmt.Errorf("done-record of slurm job %s: %w", d.JobID, err)}
+	}
+	refs, err := s.store.Store(task.Record, outs)
+	if err != nil {
+		return nil, fmt.Errorf("store the outputs of %s (%s): %w", task.Address(), task.Key(), err)
+	}
+	return &Result{Outputs: orderRefs(task.Type, refs), Metrics: d.Metrics, Duration: d.Duration}, nil
+}
+
+// watch adds jobID to the jobs the poller follows (starting it if needed).
+func (s *Slurm) watch(jobID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watched[jobID] = &slurmWatch{}
+	if !s.polling {
+		s.polling = true
+		go s.poll()
+	}
+}
+
+func (s *Slurm) unwatch(jobID string) {
+	s.mu.Lock()
+	delete(s.watched, jobID)
+	s.mu.Unlock()
+}
+
+func (s *Slurm) watchState(jobID string) slurmWatch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w, ok := s.watched[jobID]; ok {
+		return *w
+	}
+	return slurmWatch{}
+}
+
+// poll asks squeue about every watched job once per Poll interval, in one
+// call, until no job is watched.
+func (s *Slurm) poll() {
+	first := true
+	for {
+		if !first {
+			time.Sleep(s.opts.Poll)
+		}
+		first = false
+		s.mu.Lock()
+		ids := make([]string, 0, len(s.watched))
+		for id := range s.watched {
+			ids = append(ids, id)
+		}
+		if len(ids) == 0 {
+			s.polling = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		jobs := map[string]slurm.JobInfo{}
+		var err error
+		for start := 0; start < len(ids) && err == nil; start += 500 {
+			var part map[string]slurm.JobInfo
+			part, err = s.opts.Cluster.Jobs(context.Background(), ids[start:min(len(ids), start+500)])
+			for id, j := range part {
+				jobs[id] = j
+			}
+		}
+		if err != nil {
+			s.opts.Logf("squeue: %v", err)
+			continue // a controller hiccup: keep the last states
+		}
+		s.mu.Lock()
+		for _, id := range ids {
+			w, ok := s.watched[id]
+			if !ok {
+				continue
+			}
+			j, known := jobs[id]
+			w.info, w.known, w.polled = j, known, true
+		}
+		s.mu.Unlock()
+	}
+}
+
+// SlurmJobState returns a human summary of the states of the jobs the
+// executor follows, e.g. "3 RUNNING, 5 PENDING".
+func (s *Slurm) SlurmJobState() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	counts := map[slurm.State]int{}
+	for _, w := range s.watched {
+		if w.known {
+			counts[w.info.State]++
+		}
+	}
+	var parts []string
+	for _, st := range []slurm.State{slurm.StateRunning, slurm.StatePending, slurm.StateCompleting} {
+		if counts[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
