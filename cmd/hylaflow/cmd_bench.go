@@ -1,0 +1,514 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/paper"
+	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages"
+)
+
+func init() {
+	registerCommand(&command{
+		Name:    "bench",
+		Summary: "time load → normalize → precompute → sample → train → evaluate in process, with peak memory",
+		Run:     benchCmdRun,
+	})
+}
+
+const benchCmdUsage = `Usage:
+  hylaflow bench [--dataset NAME] [--seeds N] [--model hyla|rff|sgc] [--json]
+  hylaflow bench --table1 [--seeds N] [--json]
+
+Runs one table row end to end in this process, without the cache, through the
+same stage functions a pipeline runs (dataset, normalize, split, precompute,
+sample, train; train evaluates the test rows), and prints the wall time of
+each phase and the peak resident memory (VmHWM of /proc/self/status, reset
+before each row where the kernel allows it). Seeds run like the runner runs
+them: up to -j at a time, the cores divided between them.
+
+Datasets and their hyper-parameters (the official nc/hyper_parameters_16d.json;
+reddit-synth: the paper's appendix Reddit values on the Reddit-scale synthetic
+SBM graph, inductive):
+  cora, citeseer, pubmed   feature level, Planetoid split
+  airport, disease         node level, HGCN split (seed 0)
+  disease-synth            the quickstart's synthetic disease tree (no files)
+  reddit-synth             232,965 nodes, ~11.6M edges, 602 features, 41 classes
+
+--table1 times every (dataset, model) cell of Table 1 (disease, airport,
+pubmed, citeseer, cora × hyla, rff, sgc); each dataset is loaded and
+precomputed once and shared by its three models, as the pipeline's cache does.
+
+Flags:
+`
+
+// benchRow describes one dataset's pipeline and hyper-parameters.
+type benchRow struct {
+	Name      string
+	Dataset   map[string]any // dataset stage parameters
+	Normalize map[string]any
+	Split     map[string]any // nil: keep the dataset's own split
+	Level     string
+	K         int
+	Inductive bool
+	Dim       int
+	Features  int
+	Scale     float64
+	LREmbed   float64
+	LRHead    float64
+	Epochs    int
+	Metric    string
+}
+
+// benchRows returns the row of a dataset name.
+func benchRows(name string) (benchRow, error) {
+	row := benchRow{Name: name, Normalize: map[string]any{"adjacency": "sym_self_loops", "features": "none"}, Metric: "accuracy"}
+	hp := func(src, setting, ds string) error {
+		h, err := paper.LookupHyper(src, setting, ds)
+		if err != nil {
+			return err
+		}
+		row.Dim, row.Features, row.K, row.Scale, row.LREmbed, row.LRHead, row.Epochs = h.Dim, h.Features, h.K, h.Scale, h.LREmbed, h.LRHead, h.Epochs
+		return nil
+	}
+	switch name {
+	case "cora", "citeseer", "pubmed":
+		row.Dataset = map[string]any{"source": "planetoid", "name": name}
+		row.Level = "features"
+		return row, hp("json16d", "node", name)
+	case "airport":
+		row.Dataset = map[string]any{"source": "hgcn", "name": "airport"}
+		row.Split = map[string]any{"rule": "hgcn", "seed": 0}
+		row.Level = "nodes"
+		return row, hp("json16d", "node", name)
+	case "disease":
+		row.Dataset = map[string]any{"source": "hgcn", "name": "disease_nc", "identity_features": true}
+		row.Split = map[string]any{"rule": "hgcn", "seed": 0}
+		row.Level = "nodes"
+		return row, hp("json16d", "node", name)
+	case "disease-synth":
+		row.Dataset = map[string]any{"source": "synthetic", "name": "disease", "seed": 7}
+		row.Split = map[string]any{"rule": "hgcn", "seed": 0}
+		row.Level = "features"
+		if err := hp("json16d", "node", "disease"); err != nil {
+			return row, err
+		}
+		row.LRHead = 0.01 // as pipelines/quickstart.hcl
+		return row, nil
+	case "reddit-synth":
+		row.Dataset = map[string]any{"source": "synthetic", "name": "sbm", "seed": 1}
+		row.Normalize["features"] = "standardize"
+		row.Level, row.Inductive, row.Metric = "features", true, "micro_f1"
+		return row, hp("appendix", "node", "reddit")
+	}
+	return row, fmt.Errorf("unknown dataset %q (want cora, citeseer, pubmed, airport, disease, disease-synth or reddit-synth)", name)
+}
+
+// benchTable1Datasets are the rows of the paper's Table 1 (left).
+var benchTable1Datasets = []string{"disease", "airport", "pubmed", "citeseer", "cora"}
+
+// benchPhases are the wall times of one dataset's data path.
+type benchPhases struct {
+	Load       float64 `json:"load_s"`
+	Normalize  float64 `json:"normalize_s"`
+	Split      float64 `json:"split_s"`
+	Precompute float64 `json:"precompute_s"`
+}
+
+// benchResult is one (dataset, model) row.
+type benchResult struct {
+	Dataset   string      `json:"dataset"`
+	Model     string      `json:"model"`
+	Level     string      `json:"level"`
+	Seeds     int         `json:"seeds"`
+	Epochs    int         `json:"epochs"`
+	Features  int         `json:"features"`
+	K         int         `json:"k"`
+	Workers   int         `json:"workers"`
+	Data      benchPhases `json:"data"`
+	Sample    float64     `json:"sample_s"`         // all seeds, wall
+	Train     float64     `json:"train_s"`          // all seeds, wall (training + evaluation)
+	TrainSeed float64     `json:"train_per_seed_s"` // mean single-seed time
+	Total     float64     `json:"total_s"`          // data path (unless shared) + sample + train
+	CPU       float64     `json:"cpu_s"`            // process CPU time (user+system) of the same work
+	PeakRSS   int64       `json:"peak_rss_bytes"`
+	Metric    string      `json:"metric"`
+	Mean      float64     `json:"test_mean"`
+	Std       float64     `json:"test_std"`
+	Tests     []float64   `json:"test"`
+	Shared    bool        `json:"data_shared,omitempty"` // the data path was timed with an earlier row
+}
+
+type benchNopProgress struct{}
+
+func (benchNopProgress) Report(int, int, string) {}
+
+// benchEnv runs stages in process.
+type benchEnv struct {
+	reg     *registry.Registry
+	root    string
+	workers int
+	verbose io.Writer
+}
+
+func (e *benchEnv) run(ctx context.Context, typ string, params map[string]any, inputs map[string][]*artifact.Artifact, seed uint64, workers int) (map[string]*artifact.Artifact, error) {
+	st, ok := e.reg.Lookup(typ)
+	if !ok {
+		return nil, fmt.Errorf("no stage type %q", typ)
+	}
+	vals := registry.Values{}
+	for _, p := range st.Params {
+		if v, ok := params[p.Name]; ok {
+			vals[p.Name] = v
+		} else if !p.Required {
+			vals[p.Name] = p.Default
+		}
+	}
+	labels := map[string][]string{}
+	for k, v := range inputs {
+		for i := range v {
+			labels[k] = append(labels[k], fmt.Sprintf("%s[%d]", k, i))
+		}
+	}
+	logf := func(string, ...any) {}
+	if e.verbose != nil {
+		logf = func(format string, args ...any) { fmt.Fprintf(e.verbose, typ+": "+format+"\n", args...) }
+	}
+	job := &registry.Job{Address: "bench." + typ, Key: "bench", Params: vals, Inputs: inputs, InputLabels: labels,
+		Seed: seed, RNG: rand.New(rand.NewPCG(seed, 0xbe4c)), Progress: benchNopProgress{}, Logf: logf, Workers: max(workers, 1)}
+	out, err := st.Run(ctx, job)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", typ, err)
+	}
+	return out, nil
+}
+
+// benchData runs dataset → normalize → [split] → precompute.
+func (e *benchEnv) data(ctx context.Context, row benchRow) (*artifact.Artifact, benchPhases, error) {
+	var ph benchPhases
+	params := map[string]any{}
+	for k, v := range row.Dataset {
+		params[k] = v
+	}
+	if e.root != "" && params["source"] != "synthetic" {
+		params["root"] = e.root
+	}
+	t := time.Now()
+	out, err := e.run(ctx, "dataset", params, nil, 0, e.workers)
+	if err != nil {
+		return nil, ph, err
+	}
+	g := out["graph"]
+	ph.Load = time.Since(t).Seconds()
+	t = time.Now()
+	if out, err = e.run(ctx, "normalize", row.Normalize, map[string][]*artifact.Artifact{"graph": {g}}, 0, e.workers); err != nil {
+		return nil, ph, err
+	}
+	ng := out["graph"]
+	ph.Normalize = time.Since(t).Seconds()
+	in := map[string][]*artifact.Artifact{"graph": {ng}}
+	if row.Split != nil {
+		t = time.Now()
+		if out, err = e.run(ctx, "split", row.Split, map[string][]*artifact.Artifact{"graph": {g}}, 0, e.workers); err != nil {
+			return nil, ph, err
+		}
+		in["split"] = []*artifact.Artifact{out["split"]}
+		ph.Split = time.Since(t).Seconds()
+	}
+	t = time.Now()
+	out, err = e.run(ctx, "precompute", map[string]any{"k": row.K, "level": row.Level, "inductive": row.Inductive}, in, 0, e.workers)
+	if err != nil {
+		return nil, ph, err
+	}
+	ph.Precompute = time.Since(t).Seconds()
+	return out["features"], ph, nil
+}
+
+// seeds runs sample (unless sgc) and train for seeds 0..n-1: up to
+// e.workers seeds at a time, the workers divided between them.
+func (e *benchEnv) seeds(ctx context.Context, row benchRow, feats *artifact.Artifact, model string, n int, res *benchResult) error {
+	conc := max(min(e.workers, n), 1)
+	per := max(e.workers/conc, 1)
+	res.Workers = per
+	tests := make([]float64, n)
+	sampleT := make([]float64, n)
+	trainT := make([]float64, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	start := time.Now()
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range next {
+				tests[s], sampleT[s], trainT[s], errs[s] = e.seed(ctx, row, feats, model, s, per)
+			}
+		}()
+	}
+	for s := 0; s < n; s++ {
+		next <- s
+	}
+	close(next)
+	wg.Wait()
+	wall := time.Since(start).Seconds()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	var sum, sumS, sumT float64
+	for s := range tests {
+		sum += tests[s]
+		sumS += sampleT[s]
+		sumT += trainT[s]
+	}
+	// Wall times of the two phases: split the loop's wall time in
+	// proportion to the summed per-seed times.
+	if sumS+sumT > 0 {
+		res.Sample = wall * sumS / (sumS + sumT)
+		res.Train = wall * sumT / (sumS + sumT)
+	}
+	res.TrainSeed = sumT / float64(n)
+	res.Tests = tests
+	res.Mean = sum / float64(n)
+	if n > 1 {
+		var ss float64
+		for _, v := range tests {
+			ss += (v - res.Mean) * (v - res.Mean)
+		}
+		res.Std = math.Sqrt(ss / float64(n-1))
+	}
+	return nil
+}
+
+func (e *benchEnv) seed(ctx context.Context, row benchRow, feats *artifact.Artifact, model string, seed, workers int) (test, sampleS, trainS float64, err error) {
+	inputs := map[string][]*artifact.Artifact{"features": {feats}}
+	if model != "sgc" {
+		t := time.Now()
+		out, err := e.run(ctx, "sample", map[string]any{"kind": model, "dim": row.Dim, "features": row.Features,
+			"scale": row.Scale, "seed": seed}, nil, uint64(seed), workers)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		inputs["samples"] = []*artifact.Artifact{out["samples"]}
+		sampleS = time.Since(t).Seconds()
+	}
+	params := map[string]any{"model": model, "level": row.Level, "lr_embedding": row.LREmbed, "lr_classifier": row.LRHead,
+		"epochs": row.Epochs, "metric": row.Metric, "seed": seed}
+	if row.Level == "nodes" {
+		params["k"] = row.K
+	}
+	t := time.Now()
+	out, err := e.run(ctx, "train", params, inputs, uint64(seed), workers)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	trainS = time.Since(t).Seconds()
+	var m struct {
+		Test float64 `json:"test"`
+	}
+	if err := out["metrics"].JSON(artifact.MemberMetrics, &m); err != nil {
+		return 0, 0, 0, err
+	}
+	return m.Test, sampleS, trainS, nil
+}
+
+// benchPeakRSS returns VmHWM in bytes (0 if unavailable).
+func benchPeakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 1 {
+				kb, err := strconv.ParseInt(f[0], 10, 64)
+				if err == nil {
+					return kb * 1024
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// benchCPU returns the process's user+system CPU time in seconds.
+func benchCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// benchResetPeak returns memory to the OS and resets VmHWM (Linux ≥ 4.0;
+// silently skipped elsewhere), so the next row's peak is its own.
+func benchResetPeak() {
+	runtime.GC()
+	debug.FreeOSMemory()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+func benchCmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, benchCmdUsage)
+		fs.PrintDefaults()
+	}
+	dataset := fs.String("dataset", "cora", "dataset row (see above)")
+	seeds := fs.Int("seeds", 10, "number of seeds (0..N-1)")
+	model := fs.String("model", "hyla", "hyla, rff or sgc")
+	table1 := fs.Bool("table1", false, "time every Table 1 cell (5 datasets × hyla, rff, sgc)")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	workers := fs.Int("j", runtime.GOMAXPROCS(0), "cores to use")
+	epochs := fs.Int("epochs", 0, "override the epochs of the hyper-parameters (0 = keep)")
+	root := fs.String("data", "", "data root (default: $HYLAFLOW_DATA, else ../shared/datasets, else the user cache)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (pprof) to this file")
+	verbose := fs.Bool("v", false, "print the stages' log lines on stderr")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hylaflow bench: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *seeds < 1 || *workers < 1 || *epochs < 0 {
+		fmt.Fprintln(stderr, "hylaflow bench: --seeds and -j must be ≥ 1, --epochs ≥ 0")
+		return exitUsage
+	}
+	if *model != "hyla" && *model != "rff" && *model != "sgc" {
+		fmt.Fprintf(stderr, "hylaflow bench: --model %q, want hyla, rff or sgc\n", *model)
+		return exitUsage
+	}
+	type cell struct {
+		dataset string
+		models  []string
+	}
+	var cells []cell
+	if *table1 {
+		for _, d := range benchTable1Datasets {
+			cells = append(cells, cell{d, []string{"hyla", "rff", "sgc"}})
+		}
+	} else {
+		cells = []cell{{*dataset, []string{*model}}}
+	}
+	rows := make([]benchRow, len(cells))
+	for i, c := range cells {
+		r, err := benchRows(c.dataset)
+		if err != nil {
+			fmt.Fprintf(stderr, "hylaflow bench: %v\n", err)
+			return exitUsage
+		}
+		if *epochs > 0 {
+			r.Epochs = *epochs
+		}
+		rows[i] = r
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "hylaflow bench: %v\n", err)
+			return exitStageFailed
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "hylaflow bench: %v\n", err)
+			return exitStageFailed
+		}
+		defer pprof.StopCPUProfile()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	env := &benchEnv{reg: stages.Default(), root: *root, workers: *workers}
+	if *verbose {
+		env.verbose = stderr
+	}
+	wallStart := time.Now()
+	var results []benchResult
+	for i, c := range cells {
+		row := rows[i]
+		benchResetPeak()
+		cpu0 := benchCPU()
+		feats, ph, err := env.data(ctx, row)
+		if err != nil {
+			fmt.Fprintf(stderr, "hylaflow bench: %s: %v\n", row.Name, err)
+			if ctx.Err() != nil {
+				return exitCanceled
+			}
+			return exitStageFailed
+		}
+		for j, m := range c.models {
+			res := benchResult{Dataset: row.Name, Model: m, Level: row.Level, Seeds: *seeds, Epochs: row.Epochs, K: row.K,
+				Metric: row.Metric, Data: ph, Shared: j > 0}
+			if m != "sgc" {
+				res.Features = row.Features
+			}
+			if err := env.seeds(ctx, row, feats, m, *seeds, &res); err != nil {
+				fmt.Fprintf(stderr, "hylaflow bench: %s %s: %v\n", row.Name, m, err)
+				if ctx.Err() != nil {
+					return exitCanceled
+				}
+				return exitStageFailed
+			}
+			res.Total = res.Sample + res.Train
+			if !res.Shared {
+				res.Total += ph.Load + ph.Normalize + ph.Split + ph.Precompute
+			}
+			res.PeakRSS = benchPeakRSS()
+			res.CPU = benchCPU() - cpu0
+			cpu0 = benchCPU()
+			results = append(results, res)
+		}
+	}
+	wall := time.Since(wallStart).Seconds()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"rows": results, "wall_s": wall, "peak_rss_bytes": benchPeakRSS(),
+			"gomaxprocs": runtime.GOMAXPROCS(0), "workers": *workers}); err != nil {
+			fmt.Fprintf(stderr, "hylaflow bench: %v\n", err)
+			return exitStageFailed
+		}
+		return exitOK
+	}
+	benchPrint(stdout, results, wall)
+	return exitOK
+}
+
+func benchPrint(w io.Writer, results []benchResult, wall float64) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "dataset\tmodel\tseeds\tload s\tnormalize s\tsplit s\tprecompute s\tsample s\ttrain s\tper seed s\ttotal s\tCPU s\tpeak RSS MiB\ttest %\t")
+	for _, r := range results {
+		data := fmt.Sprintf("%.3f\t%.3f\t%.3f\t%.3f", r.Data.Load, r.Data.Normalize, r.Data.Split, r.Data.Precompute)
+		if r.Shared {
+			data = "(shared)\t\t\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.0f\t%.1f ± %.1f\t\n", r.Dataset, r.Model, r.Seeds, data,
+			r.Sample, r.Train, r.TrainSeed, r.Total, r.CPU, float64(r.PeakRSS)/(1<<20), 100*r.Mean, 100*r.Std)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "wall %.2f s for everything above; peak RSS %.0f MiB\n", wall, float64(benchPeakRSS())/(1<<20))
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type benchTestOutput struct {
+	Rows    []benchResult `json:"rows"`
+	Wall    float64       `json:"wall_s"`
+	PeakRSS int64         `json:"peak_rss_bytes"`
+}
+
+func benchTestRun(t *testing.T, args ...string) benchTestOutput {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := dispatch(append([]string{"bench", "--json"}, args...), &stdout, &stderr); code != exitOK {
+		t.Fatalf("bench %v: exit %d, stderr:\n%s", args, code, stderr.String())
+	}
+	var out benchTestOutput
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("bench %v: %v\n%s", args, err, stdout.String())
+	}
+	return out
+}
+
+// TestBenchSynthetic runs the quickstart's synthetic disease tree end to end
+// (no data files needed) and checks the report's shape and values.
+func TestBenchSynthetic(t *testing.T) {
+	out := benchTestRun(t, "--dataset", "disease-synth", "--seeds", "2", "--epochs", "20", "--model", "hyla", "-j", "2")
+	if len(out.Rows) != 1 {
+		t.Fatalf("%d rows, want 1", len(out.Rows))
+	}
+	r := out.Rows[0]
+	if r.Dataset != "disease-synth" || r.Model != "hyla" || r.Seeds != 2 || r.Epochs != 20 || r.Features != 500 || r.K != 5 {
+		t.Errorf("row header %+v", r)
+	}
+	if len(r.Tests) != 2 {
+		t.Fatalf("%d test values, want 2", len(r.Tests))
+	}
+	for _, v := range r.Tests {
+		if !(v >= 0 && v <= 1) {
+			t.Errorf("test accuracy %v, want in [0, 1]", v)
+		}
+	}
+	if r.Data.Load <= 0 || r.Data.Precompute <= 0 || r.Train <= 0 || r.Total < r.Train {
+		t.Errorf("phase times %+v train %v total %v", r.Data, r.Train, r.Total)
+	}
+	if _, err := os.Stat("/proc/self/status"); err == nil && (r.PeakRSS < 1<<20 || out.PeakRSS < r.PeakRSS) {
+		t.Errorf("peak RSS row %d, process %d", r.PeakRSS, out.PeakRSS)
+	}
+	// The same seeds give the same accuracies.
+	again := benchTestRun(t, "--dataset", "disease-synth", "--seeds", "2", "--epochs", "20", "--model", "hyla", "-j", "4")
+	for i, v := range again.Rows[0].Tests {
+		if v != r.Tests[i] {
+			t.Errorf("seed %d: test %v with -j 4, %v with -j 2", i, v, r.Tests[i])
+		}
+	}
+}
+
+// TestBenchCora runs the Cora row on the real files with SGC (the paper
+// reports 81.0; one seed here) and with HyLa-SGC (the official JSON values;
+// seed 0 lands at 78.7, the official code at 79.3 ± 2.2).
+func TestBenchCora(t *testing.T) {
+	root := os.Getenv("HYLAFLOW_DATA")
+	if root == "" {
+		root = filepath.Join("..", "..", "..", "shared", "datasets")
+	}
+	if _, err := os.Stat(filepath.Join(root, "planetoid")); err != nil {
+		t.Skipf("datasets directory absent: %v", err)
+	}
+	out := benchTestRun(t, "--dataset", "cora", "--seeds", "1", "--model", "sgc", "--data", root)
+	r := out.Rows[0]
+	if r.Level != "features" || r.K != 2 || r.Metric != "accuracy" {
+		t.Errorf("row %+v", r)
+	}
+	if !(r.Mean > 0.75 && r.Mean < 0.85) {
+		t.Errorf("Cora SGC test accuracy %v, want about 0.8", r.Mean)
+	}
+	out = benchTestRun(t, "--dataset", "cora", "--seeds", "1", "--model", "hyla", "--data", root)
+	r = out.Rows[0]
+	if r.Features != 100 || r.Epochs != 100 || len(r.Tests) != 1 {
+		t.Errorf("row %+v", r)
+	}
+	for i, v := range r.Tests {
+		if !(v > 0.75 && v < 0.85) {
+			t.Errorf("Cora HyLa-SGC seed %d: test accuracy %v, want 0.75..0.85", i, v)
+		}
+	}
+}
+
+func TestBenchUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--dataset", "nope"},
+		{"--model", "gcn"},
+		{"--seeds", "0"},
+		{"extra"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := dispatch(append([]string{"bench"}, args...), &stdout, &stderr); code != exitUsage {
+			t.Errorf("bench %v: exit %d, want %d", args, code, exitUsage)
+		}
+		if stderr.Len() == 0 {
+			t.Errorf("bench %v: no message", args)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	dispatch([]string{"bench", "--dataset", "nope"}, &stdout, &stderr)
+	if !strings.Contains(stderr.String(), `unknown dataset "nope"`) {
+		t.Errorf("message %q", stderr.String())
+	}
+}

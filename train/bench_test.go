@@ -1,0 +1,73 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"syscall"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// benchData mimics a Planetoid citation graph's feature-level shapes: n
+// nodes, d features, C classes, 20 training nodes per class, 500 validation
+// and 1000 test nodes.
+func benchData(n, d, c int) *Data {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := mat.NewDense(n, d, nil)
+	raw := x.RawMatrix().Data
+	for i := range raw {
+		raw[i] = rng.Float64() * 0.01
+	}
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = i % c
+	}
+	perm := rng.Perm(n)
+	return &Data{X: x, Labels: labels, Train: perm[:20*c], Val: perm[20*c : 20*c+500], Test: perm[20*c+500 : 20*c+1500]}
+}
+
+// BenchmarkEpochFeatureLevel measures one HyLa-SGC epoch at the feature
+// level with Cora's (d = 1433, D = 100) and Citeseer's (d = 3703, D = 500) shapes.
+func BenchmarkEpochFeatureLevel(b *testing.B) {
+	for _, tc := range []struct {
+		name       string
+		n, d, c, D int
+	}{{"cora", 2708, 1433, 7, 100}, {"citeseer", 3327, 3703, 6, 500}} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(b *testing.B) {
+				data := benchData(tc.n, tc.d, tc.c)
+				fm := featureMap(b, ModelHyLa, 1, tc.D, 16, 0.01)
+				cfg := Config{Model: ModelHyLa, Level: LevelFeatures, Epochs: 1, LREmbedding: 0.05, LRClassifier: 0.01, Workers: workers}
+				tr, err := newTrainer(data, fm, nil, cfg, rand.New(rand.NewPCG(1, 2)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := context.Background()
+				if err := tr.forward(ctx); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				cpu0 := benchCPU()
+				for i := 0; i < b.N; i++ {
+					if err := tr.epoch(ctx, i); err != nil {
+						b.Fatal(err)
+					}
+				}
+				// Process CPU time per epoch: steadier than wall time on a
+				// shared machine.
+				b.ReportMetric(float64(benchCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/epoch")
+			})
+		}
+	}
+}
+
+// benchCPU returns the process's user+system CPU time in nanoseconds.
+func benchCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
