@@ -26,6 +26,13 @@
 // official code does. The φ(Z) of that evaluation is the one the next step
 // differentiates, so each epoch evaluates the feature map once. Buffers are
 // allocated up front: an epoch allocates nothing when Workers is 1.
+//
+// Internally the classifier is stored transposed (Wᵀ is C×D) and so is
+// Y = φ(Z)·W (Yᵀ = Wᵀ·φ(Z)ᵀ is C×d): with C a handful of classes, every
+// product then runs along the long dimension (dot products of length d or
+// D, or axpys of that length) instead of C-long inner loops, which made
+// gonum's kernels 5–30× slower per flop. Each product is one BLAS call, so an
+// OpenBLAS build (build tag openblas) speeds all of them up.
 package train
 
 import (
@@ -161,23 +168,25 @@ type trainer struct {
 	xTrain                  *mat.Dense
 	trainRows               []int // nil when xTrain is XTrain itself (rows in order)
 
-	z, phi, w, y *mat.Dense
-	b            []float64
+	// wT is Wᵀ (C×F), yT is Yᵀ = (φ(Z)·W)ᵀ (C×in; SGC: yT is wT).
+	z, phi, wT, yT *mat.Dense
+	b              []float64
 
-	// Node level: propagation buffers (n×C) and Sᵀ.
-	st         *sparse.CSR
-	p0, p1, e0 *mat.Dense
+	// Node level: Y and ∂L/∂Y in row-major n×C for the sparse products,
+	// propagation buffers (n×C) and Sᵀ.
+	st                *sparse.CSR
+	y, gy, p0, p1, e0 *mat.Dense
 
 	logTr, logVal, logTest *mat.Dense
 	g                      *mat.Dense // ∂L/∂logits on the training rows
-	gy, gw, gphi, gz       *mat.Dense
+	gyT, gwT, gphi, gz     *mat.Dense
 	gb                     []float64
 
 	yTr, yVal, yTest []int
 	pred             []int
 	adamW, adamB     *nn.Adam
-	bestY            *mat.Dense
-	bestZ, bestW     *mat.Dense
+	bestYT           *mat.Dense
+	bestZ, bestWT    *mat.Dense
 	bestB            []float64
 	prop             *mat.Dense // node level: S^K·Y of the current parameters
 	loss             float64
@@ -256,7 +265,7 @@ func newTrainer(data *Data, fmap hyla.FeatureMap, z0 *mat.Dense, cfg Config, rng
 		}
 	}
 	lin := nn.NewLinear(rng, t.feats, t.classes)
-	t.w.Copy(lin.W)
+	t.wT.Copy(lin.W.T())
 	copy(t.b, lin.Bias)
 	if cfg.Optimizer == "adam" {
 		t.adamW = nn.NewAdam(cfg.LRClassifier, t.feats*t.classes)
@@ -366,17 +375,18 @@ func (t *trainer) alloc() {
 		t.gz = mat.NewDense(t.in, t.dim, nil)
 		t.bestZ = mat.NewDense(t.in, t.dim, nil)
 	}
-	t.w = mat.NewDense(t.feats, c, nil)
-	t.gw = mat.NewDense(t.feats, c, nil)
-	t.bestW = mat.NewDense(t.feats, c, nil)
+	t.wT = mat.NewDense(c, t.feats, nil)
+	t.gwT = mat.NewDense(c, t.feats, nil)
+	t.bestWT = mat.NewDense(c, t.feats, nil)
 	t.b, t.gb, t.bestB = make([]float64, c), make([]float64, c), make([]float64, c)
 	if t.fmap != nil {
-		t.y = mat.NewDense(t.in, c, nil)
+		t.yT = mat.NewDense(c, t.in, nil)
+		t.gyT = mat.NewDense(c, t.in, nil)
 	} else {
-		t.y = t.w // SGC: Y is W itself
+		t.yT = t.wT // SGC: Y is W itself
+		t.gyT = t.gwT
 	}
-	t.gy = mat.NewDense(t.in, c, nil)
-	t.bestY = mat.NewDense(t.in, c, nil)
+	t.bestYT = mat.NewDense(c, t.in, nil)
 	t.logTr = mat.NewDense(len(d.Train), c, nil)
 	t.g = mat.NewDense(len(d.Train), c, nil)
 	t.logVal = newRows(len(d.Val), c)
@@ -394,6 +404,7 @@ func (t *trainer) alloc() {
 		}
 	} else {
 		n := t.in
+		t.y, t.gy = mat.NewDense(n, c, nil), mat.NewDense(n, c, nil)
 		t.p0, t.p1, t.e0 = mat.NewDense(n, c, nil), mat.NewDense(n, c, nil), mat.NewDense(n, c, nil)
 		t.prop = mat.NewDense(n, c, nil)
 		if d.S.IsSymmetric() {
@@ -442,17 +453,18 @@ func (t *trainer) run(ctx context.Context) (*Result, error) {
 	}
 	res.Train, res.Val = t.trainMet, t.valMet
 	var err error
-	if res.Test, err = t.testMetric(ctx, t.y); err != nil {
+	if res.Test, err = t.testMetric(ctx, t.yT); err != nil {
 		return nil, err
 	}
 	last := t.b
 	t.b = t.bestB
-	res.BestTest, err = t.testMetric(ctx, t.bestY)
+	res.BestTest, err = t.testMetric(ctx, t.bestYT)
 	t.b = last
 	if err != nil {
 		return nil, err
 	}
-	res.W, res.Bias, res.BestW, res.BestBias = t.w, t.b, t.bestW, t.bestB
+	res.W, res.Bias = mat.DenseCopyOf(t.wT.T()), t.b
+	res.BestW, res.BestBias = mat.DenseCopyOf(t.bestWT.T()), t.bestB
 	if t.fmap != nil {
 		res.Z, res.BestZ = t.z, t.bestZ
 	}
@@ -460,8 +472,8 @@ func (t *trainer) run(ctx context.Context) (*Result, error) {
 }
 
 func (t *trainer) saveBest() {
-	t.bestY.Copy(t.y)
-	t.bestW.Copy(t.w)
+	t.bestYT.Copy(t.yT)
+	t.bestWT.Copy(t.wT)
 	copy(t.bestB, t.b)
 	if t.z != nil {
 		t.bestZ.Copy(t.z)
@@ -473,17 +485,18 @@ func (t *trainer) saveBest() {
 func (t *trainer) forward(ctx context.Context) error {
 	if t.fmap != nil {
 		t.fmap.Forward(t.z, t.phi)
-		gemm(false, false, t.phi, t.w, t.y)
+		gemm(false, true, t.wT, t.phi, t.yT) // Yᵀ = Wᵀ·φᵀ
 	}
 	if t.cfg.Level == LevelNodes {
+		transposeInto(t.y, t.yT)
 		if err := t.propagate(ctx, t.data.S, t.y, t.prop); err != nil {
 			return err
 		}
 		gatherRows(t.prop, t.data.Train, t.logTr)
 		gatherRows(t.prop, t.data.Val, t.logVal)
 	} else {
-		gemm(false, false, t.xTrain, t.y, t.logTr)
-		if err := t.rowsProduct(ctx, t.data.Val, t.y, t.logVal); err != nil {
+		gemm(false, true, t.xTrain, t.yT, t.logTr) // X_train·Y
+		if err := t.rowsProduct(ctx, t.data.Val, t.yT, t.logVal); err != nil {
 			return err
 		}
 	}
@@ -533,15 +546,15 @@ func (t *trainer) lossGrad(ctx context.Context) error {
 		if err := t.propagate(ctx, t.st, t.e0, t.gy); err != nil {
 			return err
 		}
+		transposeInto(t.gyT, t.gy)
 	} else {
-		gemm(true, false, t.xTrain, t.g, t.gy)
+		gemm(true, false, t.g, t.xTrain, t.gyT) // (∂L/∂Y)ᵀ = Gᵀ·X_train
 	}
 	if t.fmap == nil {
-		t.gw.Copy(t.gy)
-		return nil
+		return nil // SGC: gyT is gwT
 	}
-	gemm(true, false, t.phi, t.gy, t.gw)
-	gemm(false, true, t.gy, t.w, t.gphi)
+	gemm(false, false, t.gyT, t.phi, t.gwT) // (∂L/∂W)ᵀ = (∂L/∂Y)ᵀ·φ
+	gemm(true, false, t.gyT, t.wT, t.gphi)  // ∂L/∂φ = ∂L/∂Y·Wᵀ
 	t.fmap.Backward(t.gphi, t.gz)
 	return nil
 }
@@ -560,17 +573,17 @@ func (t *trainer) epoch(ctx context.Context, epoch int) error {
 		nn.SGD{LR: t.cfg.LREmbedding}.Step(t.z.RawMatrix().Data, t.gz.RawMatrix().Data)
 	}
 	if t.adamW != nil {
-		t.adamW.Step(t.w.RawMatrix().Data, t.gw.RawMatrix().Data)
+		t.adamW.Step(t.wT.RawMatrix().Data, t.gwT.RawMatrix().Data)
 		t.adamB.Step(t.b, t.gb)
 	} else {
 		sgd := nn.SGD{LR: t.cfg.LRClassifier, WeightDecay: t.cfg.WeightDecay}
-		sgd.Step(t.w.RawMatrix().Data, t.gw.RawMatrix().Data)
+		sgd.Step(t.wT.RawMatrix().Data, t.gwT.RawMatrix().Data)
 		sgd.Step(t.b, t.gb)
 	}
 	for _, p := range []struct {
 		name string
 		v    []float64
-	}{{"classifier weights W", t.w.RawMatrix().Data}, {"classifier bias b", t.b}} {
+	}{{"classifier weights W", t.wT.RawMatrix().Data}, {"classifier bias b", t.b}} {
 		if err := checkFinite(p.name, p.v); err != nil {
 			return fmt.Errorf("train: epoch %d: %w", epoch, err)
 		}
@@ -592,17 +605,18 @@ func checkFinite(name string, v []float64) error {
 	return nil
 }
 
-// testMetric evaluates the test rows for Y (the current bias t.b).
-func (t *trainer) testMetric(ctx context.Context, y *mat.Dense) (float64, error) {
+// testMetric evaluates the test rows for Yᵀ (the current bias t.b).
+func (t *trainer) testMetric(ctx context.Context, yT *mat.Dense) (float64, error) {
 	if len(t.data.Test) == 0 {
 		return 0, nil
 	}
 	if t.cfg.Level == LevelNodes {
-		if err := t.propagate(ctx, t.data.S, y, t.prop); err != nil {
+		transposeInto(t.y, yT)
+		if err := t.propagate(ctx, t.data.S, t.y, t.prop); err != nil {
 			return 0, err
 		}
 		gatherRows(t.prop, t.data.Test, t.logTest)
-	} else if err := t.rowsProduct(ctx, t.data.Test, y, t.logTest); err != nil {
+	} else if err := t.rowsProduct(ctx, t.data.Test, yT, t.logTest); err != nil {
 		return 0, err
 	}
 	nn.AddBias(t.logTest, t.b)
@@ -662,8 +676,8 @@ func spmmRows(m *sparse.CSR, x, out *mat.Dense, lo, hi int) {
 	}
 }
 
-// rowsProduct sets out[r] = X[rows[r]]·y for the feature level.
-func (t *trainer) rowsProduct(ctx context.Context, rows []int, y, out *mat.Dense) error {
+// rowsProduct sets out[r] = X[rows[r]]·Y for the feature level, given Yᵀ.
+func (t *trainer) rowsProduct(ctx context.Context, rows []int, yT, out *mat.Dense) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -671,19 +685,21 @@ func (t *trainer) rowsProduct(ctx context.Context, rows []int, y, out *mat.Dense
 		return nil
 	}
 	if t.serial(len(rows)) {
-		rowsProductRange(t.data.X, rows, y, out, 0, len(rows))
+		rowsProductRange(t.data.X, rows, yT, out, 0, len(rows))
 		return nil
 	}
-	return t.parallel(ctx, len(rows), func(lo, hi int) { rowsProductRange(t.data.X, rows, y, out, lo, hi) })
+	return t.parallel(ctx, len(rows), func(lo, hi int) { rowsProductRange(t.data.X, rows, yT, out, lo, hi) })
 }
 
-func rowsProductRange(xd *mat.Dense, rows []int, y, out *mat.Dense, lo, hi int) {
+// rowsProductRange computes rows [lo, hi) of rowsProduct: one Yᵀ·x (C dot
+// products of length d) per row.
+func rowsProductRange(xd *mat.Dense, rows []int, yT, out *mat.Dense, lo, hi int) {
 	x := xd.RawMatrix()
-	ym := y.RawMatrix()
+	ym := yT.RawMatrix()
 	om := out.RawMatrix()
 	for r := lo; r < hi; r++ {
 		i := rows[r]
-		blas64.Gemv(blas.Trans, 1, ym,
+		blas64.Gemv(blas.NoTrans, 1, ym,
 			blas64.Vector{N: x.Cols, Inc: 1, Data: x.Data[i*x.Stride : i*x.Stride+x.Cols]},
 			0, blas64.Vector{N: om.Cols, Inc: 1, Data: om.Data[r*om.Stride : r*om.Stride+om.Cols]})
 	}
@@ -714,6 +730,18 @@ func (t *trainer) parallel(ctx context.Context, n int, f func(lo, hi int)) error
 	}
 	wg.Wait()
 	return ctx.Err()
+}
+
+// transposeInto sets dst = srcᵀ.
+func transposeInto(dst, src *mat.Dense) {
+	s := src.RawMatrix()
+	d := dst.RawMatrix()
+	for i := 0; i < s.Rows; i++ {
+		row := s.Data[i*s.Stride : i*s.Stride+s.Cols]
+		for j, v := range row {
+			d.Data[j*d.Stride+i] = v
+		}
+	}
 }
 
 func gatherRows(src *mat.Dense, rows []int, dst *mat.Dense) {

@@ -151,14 +151,14 @@ func TestGradients(t *testing.T) {
 			if err := tr.lossGrad(ctx); err != nil {
 				t.Fatal(err)
 			}
-			gw := mat.DenseCopyOf(tr.gw)
+			gw := mat.DenseCopyOf(tr.gwT)
 			gb := append([]float64(nil), tr.gb...)
 			loss := func() float64 { return currentLoss(t, tr) }
 			if tr.z != nil {
 				gz := mat.DenseCopyOf(tr.gz)
 				fdCompare(t, "Z", tr.z.RawMatrix().Data, gz.RawMatrix().Data, loss)
 			}
-			fdCompare(t, "W", tr.w.RawMatrix().Data, gw.RawMatrix().Data, loss)
+			fdCompare(t, "W", tr.wT.RawMatrix().Data, gw.RawMatrix().Data, loss)
 			fdCompare(t, "b", tr.b, gb, loss)
 		})
 	}
@@ -280,7 +280,7 @@ func TestEarlyStoppingAndBest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr.w.Copy(res.BestW)
+	tr.wT.Copy(res.BestW.T())
 	copy(tr.b, res.BestBias)
 	if err := tr.forward(context.Background()); err != nil {
 		t.Fatal(err)
@@ -288,7 +288,7 @@ func TestEarlyStoppingAndBest(t *testing.T) {
 	if tr.valMet != res.BestVal {
 		t.Fatalf("val of the saved best parameters %g, want %g", tr.valMet, res.BestVal)
 	}
-	test, err := tr.testMetric(context.Background(), tr.y)
+	test, err := tr.testMetric(context.Background(), tr.yT)
 	if err != nil {
 		t.Fatal(err)
 	}
