@@ -35,7 +35,7 @@ const (
 )
 
 func registerLearning(r *registry.Registry) error {
-	for _, t := range []*registry.Type{learnSampleType(), learnEmbedType(), learnTrainType(), learnEvaluateType()} {
+	for _, t := range []*registry.Type{learnSampleType(), learnEmbedType(), learnTrainType(), learnEvaluateType(), learnHGCNSplitType()} {
 		if err := r.Register(t); err != nil {
 			return err
 		}

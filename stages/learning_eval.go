@@ -155,6 +155,9 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]*artif
 			}
 		}
 		ds, model = strings.ToLower(ds), strings.ToLower(model)
+		if ds == "disease_nc" {
+			ds = "disease" // HGCN's file name; the paper's row is "disease"
+		}
 		seenD[ds], seenM[model] = true, true
 		values[[2]string{ds, model}] = append(values[[2]string{ds, model}], 100*v)
 	}

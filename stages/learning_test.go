@@ -165,3 +165,36 @@ func TestLearnCoraSGC(t *testing.T) {
 		t.Errorf("Cora SGC test accuracy %.1f, want ≥ 79.5 (paper 81.0)", mean)
 	}
 }
+
+// TestLearnAirportHyLa trains node-level HyLa-SGC on the real Airport
+// graph with the official JSON values (d0 16, D 1000, K 2, s 0.01, lr_e 0.5,
+// lr_c 0.1, 100 epochs) on the official code's split (hgcn_split variant
+// code, whose test entries overlap training). The official code gets
+// 94.5 ± 1.3 on this machine, the paper 95.2 ± 0.5; on the disjoint split
+// the same runs give 85–89.
+func TestLearnAirportHyLa(t *testing.T) {
+	root := learnDataRoot(t)
+	seeds := 2
+	if testing.Short() {
+		seeds = 1
+	}
+	g := learnRun(t, "dataset", map[string]any{"source": "hgcn", "name": "airport", "root": root}, nil, 1, 2)["graph"]
+	g = learnRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {g}}, 1, 2)["graph"]
+	var test []float64
+	var perEpoch time.Duration
+	for s := 0; s < seeds; s++ {
+		sp := learnRun(t, "hgcn_split", map[string]any{"variant": "code", "seed": s}, map[string][]*artifact.Artifact{"graph": {g}}, 1, 2)["split"]
+		feats := learnRun(t, "precompute", map[string]any{"k": 2, "level": "nodes"},
+			map[string][]*artifact.Artifact{"graph": {g}, "split": {sp}}, 1, 2)["features"]
+		tt, _, pe := learnSeeds(t, feats,
+			map[string]any{"kind": "hyla", "dim": 16, "features": 1000, "scale": 0.01, "seed": s},
+			map[string]any{"model": "hyla", "level": "nodes", "lr_embedding": 0.5, "lr_classifier": 0.1, "epochs": 100}, 1)
+		test = append(test, tt...)
+		perEpoch += pe / time.Duration(seeds)
+	}
+	mean, std := learnMeanStd(test)
+	t.Logf("Airport HyLa-SGC node level, %d seeds: test %.1f ± %.1f %v; %v per epoch", seeds, mean, std, test, perEpoch)
+	if mean < 90 {
+		t.Errorf("Airport mean test accuracy %.1f < 90 (official code 94.5 ± 1.3, paper 95.2)", mean)
+	}
+}

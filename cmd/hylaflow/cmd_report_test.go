@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// reportTestPipeline trains HyLa-SGC and SGC for two seeds on a small
+// synthetic disease tree and evaluates them twice (one plain, one for_each
+// instance, to check directory names of instance addresses).
+const reportTestPipeline = `
+variable "seeds" { default = [0, 1] }
+stage "dataset" "d" {
+  source = "synthetic"
+  name   = "disease"
+  nodes  = 200
+  seed   = 3
+}
+stage "split" "d" {
+  graph = stage.dataset.d
+  rule  = "hgcn"
+}
+stage "normalize" "d" { graph = stage.dataset.d }
+stage "precompute" "d" {
+  graph = stage.normalize.d
+  split = stage.split.d
+  k     = 2
+}
+stage "sample" "h" {
+  for_each = toset(var.seeds)
+  dim      = 4
+  features = 20
+  seed     = each.value
+}
+stage "train" "h" {
+  for_each = toset(var.seeds)
+  features = stage.precompute.d
+  samples  = stage.sample.h[each.key]
+  epochs   = 3
+  seed     = each.value
+}
+stage "train" "s" {
+  for_each = toset(var.seeds)
+  features = stage.precompute.d
+  model    = "sgc"
+  epochs   = 3
+  seed     = each.value
+}
+stage "evaluate" "all" {
+  runs       = [stage.train.h, stage.train.s]
+  compare_to = "none"
+  title      = "Report test"
+}
+stage "evaluate" "each" {
+  for_each = toset(["hyla"])
+  runs     = stage.train.h
+  title    = "Report test, HyLa only"
+}
+`
+
+func reportTestDispatch(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := dispatch(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestReportCmd(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.hcl")
+	if err := os.WriteFile(file, []byte(reportTestPipeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cdir := filepath.Join(dir, "cache")
+	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+
+	out := filepath.Join(dir, "rep")
+	code, stdout, errs := reportTestDispatch("report", "--cache", cdir, "--out", out)
+	if code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	for _, sub := range []string{"evaluate.all", `evaluate.each-hyla`} {
+		for _, f := range []string{"table.md", "table.csv", "table.json", "chart.png"} {
+			st, err := os.Stat(filepath.Join(out, sub, f))
+			if err != nil || st.Size() == 0 {
+				t.Errorf("report did not write %s/%s: %v", sub, f, err)
+			}
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "evaluate.all", "table.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, string(md)) {
+		t.Errorf("stdout does not hold evaluate.all's table.md:\n%s", stdout)
+	}
+	for _, want := range []string{"# Report test", "hyla-sgc", "sgc", "# Report test, HyLa only"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	// The JSON table holds both models with two runs each.
+	var tab struct {
+		Cells []struct {
+			Model string `json:"model"`
+			Runs  int    `json:"runs"`
+		} `json:"cells"`
+	}
+	js, err := os.ReadFile(filepath.Join(out, "evaluate.all", "table.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &tab); err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string]int{}
+	for _, c := range tab.Cells {
+		runs[c.Model] += c.Runs
+	}
+	if runs["hyla-sgc"] != 2 || runs["sgc"] != 2 {
+		t.Errorf("table.json runs per model = %v, want hyla-sgc 2, sgc 2", runs)
+	}
+
+	// A fully cached second run is run 2; its report is byte-identical.
+	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != exitOK {
+		t.Fatalf("second run: exit %d: %s", code, errs)
+	}
+	out2 := filepath.Join(dir, "rep2")
+	code, stdout2, errs := reportTestDispatch("report", "2", "--cache", cdir, "--out", out2)
+	if code != exitOK {
+		t.Fatalf("report 2: exit %d: %s", code, errs)
+	}
+	md2, err := os.ReadFile(filepath.Join(out2, "evaluate.all", "table.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(md, md2) {
+		t.Errorf("run 2's table differs from run 1's:\n%s\n---\n%s", md, md2)
+	}
+	if strings.ReplaceAll(stdout2, out2, out) != strings.ReplaceAll(stdout, "(run 1)", "(run 2)") {
+		t.Errorf("report 2 output differs from report 1 beyond the run number and paths:\n%s\n---\n%s", stdout, stdout2)
+	}
+}
+
+func TestReportCmdErrors(t *testing.T) {
+	dir := t.TempDir()
+	cdir := filepath.Join(dir, "cache")
+	// A run without evaluate stages.
+	file := filepath.Join(dir, "p.hcl")
+	src := "stage \"value\" \"v\" {\n  values = [1, 2]\n}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := reportTestDispatch("report", "--cache", cdir); code != exitStageFailed {
+		t.Errorf("report on a missing cache: exit %d (%s), want %d", code, errs, exitStageFailed)
+	}
+	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"latest"}, exitStageFailed, "has no evaluate stage"},
+		{[]string{"7"}, exitStageFailed, "7"},
+		{[]string{"abc"}, exitUsage, `run "abc"`},
+		{[]string{"0"}, exitUsage, `run "0"`},
+		{[]string{"1", "2"}, exitUsage, "at most one run"},
+		{[]string{"--out", ""}, exitUsage, "--out"},
+		{[]string{"--bogus"}, exitUsage, "bogus"},
+	}
+	for _, tt := range tests {
+		args := append([]string{"report", "--cache", cdir, "--out", filepath.Join(dir, "rep")}, tt.args...)
+		code, _, errs := reportTestDispatch(args...)
+		if code != tt.code || !strings.Contains(errs, tt.msg) {
+			t.Errorf("report %v: exit %d, stderr %q; want exit %d mentioning %q", tt.args, code, errs, tt.code, tt.msg)
+		}
+	}
+	if code, out, _ := reportTestDispatch("report", "--help"); code != exitOK || !strings.Contains(out, "Usage: hylaflow report") {
+		t.Errorf("report --help: exit %d, %q", code, out)
+	}
+}
+
+func TestReportDirName(t *testing.T) {
+	for in, want := range map[string]string{
+		"evaluate.table1":                   "evaluate.table1",
+		`evaluate.reddit["synthetic"]`:      "evaluate.reddit-synthetic",
+		`evaluate.x["dataset=cora,seed=1"]`: "evaluate.x-dataset=cora,seed=1",
+		`evaluate.y["../../etc"]`:           "evaluate.y-..-..-etc",
+		`["/"]`:                             "table",
+	} {
+		if got := reportDirName(in); got != want {
+			t.Errorf("reportDirName(%q) = %q, want %q", in, got, want)
+		}
+		if got := reportDirName(in); strings.ContainsAny(got, `/\`) || got == ".." {
+			t.Errorf("reportDirName(%q) = %q escapes its directory", in, got)
+		}
+	}
+}
