@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -506,6 +507,51 @@ func TestDecodeTruncations(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDecodeMutations decodes seeded random mutations of the sample artifact
+// (byte changes, deletions, insertions, 32-bit length overwrites): none may
+// panic, errors must name the file, and whatever decodes must re-encode.
+// `go test -fuzz FuzzDecode` explores further.
+func TestDecodeMutations(t *testing.T) {
+	seed := encode(t, sampleArtifact(t))
+	r := rand.New(rand.NewPCG(1, 2))
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	decoded := 0
+	for it := 0; it < n; it++ {
+		b := bytes.Clone(seed)
+		for k := 0; k < 1+r.IntN(3); k++ {
+			i := r.IntN(len(b))
+			switch r.IntN(4) {
+			case 0:
+				b[i] = byte(r.IntN(256))
+			case 1:
+				b = append(b[:i], b[i+1:]...)
+			case 2:
+				b = append(b[:i], append([]byte{byte(r.IntN(256))}, b[i:]...)...)
+			case 3:
+				if i+4 <= len(b) {
+					v := []uint32{0, 1, 0x7fffffff, 0xffffffff, uint32(len(b))}[r.IntN(5)]
+					b[i], b[i+1], b[i+2], b[i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+				}
+			}
+		}
+		a, err := Decode(bytes.NewReader(b), int64(len(b)), "mut")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "artifact mut: ") {
+				t.Fatalf("mutation %d: error does not name the file: %v", it, err)
+			}
+			continue
+		}
+		decoded++
+		if err := Encode(io.Discard, a); err != nil {
+			t.Fatalf("mutation %d decoded but does not re-encode: %v", it, err)
+		}
+	}
+	t.Logf("%d of %d mutations still decoded", decoded, n)
 }
 
 func FuzzDecode(f *testing.F) {
