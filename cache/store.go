@@ -322,14 +322,25 @@ func (c *Cache) writeObject(write func(io.Writer) error) (digest string, size in
 	if err := bw.Flush(); err != nil {
 		return "", 0, fmt.Errorf("write %s: %w", tmpName, err)
 	}
+	digest = hex.EncodeToString(h.Sum(nil))
+	final := c.objectPath(digest)
+	if info, err := os.Stat(final); err == nil && info.Mode().IsRegular() && info.Size() == cw.n {
+		// Stored already (by another key or process): keep that file. Its
+		// mtime is bumped so gc's grace period covers the index update
+		// that follows. Should it be damaged, Load notices, removes it and
+		// the key is recomputed.
+		tmp.Close()
+		os.Remove(tmpName)
+		now := time.Now()
+		os.Chtimes(final, now, now)
+		return digest, cw.n, nil
+	}
 	if err := tmp.Sync(); err != nil {
 		return "", 0, fmt.Errorf("fsync %s: %w", tmpName, err)
 	}
 	if err := tmp.Close(); err != nil {
 		return "", 0, fmt.Errorf("close %s: %w", tmpName, err)
 	}
-	digest = hex.EncodeToString(h.Sum(nil))
-	final := c.objectPath(digest)
 	sub := filepath.Dir(final)
 	if _, err := os.Stat(sub); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(sub, 0o755); err != nil {
