@@ -10,7 +10,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/runner"
 )
 
 func init() {
@@ -31,7 +33,8 @@ or failed, and the pipeline file.
 show prints one run (default: the last one): its command line, status and
 timing, then every stage instance with its status (ran, cached, failed,
 skipped, canceled), duration, cache key, why it ran (or its error), and
-the scalar metrics the stages reported.
+the scalar metrics of the stages (for a cached stage, read from its stored
+metrics outputs).
 
   --json      machine-readable output (times RFC 3339, durations in seconds)
   --cache DIR cache directory (default $HYLAFLOW_CACHE, else .hylaflow)
@@ -184,6 +187,9 @@ func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for i := range d.Stages {
+		runsCmdCachedMetrics(c, &d.Stages[i])
+	}
 	if asJSON {
 		out := runsCmdDetailJSON{runsCmdSummaryJSON: runsCmdSummary(d.RunSummary), StageList: []runsCmdStageJSON{}}
 		for _, s := range d.Stages {
@@ -253,6 +259,29 @@ func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
 		fmt.Fprintf(w, "  %s  %s\n", s.Address, strings.Join(parts, "  "))
 	}
 	return nil
+}
+
+// runsCmdCachedMetrics fills in the metrics of a stage that was cached in
+// this run (the run history records metrics only when a stage runs) from
+// its stored KindMetrics outputs, if they are still in the cache.
+func runsCmdCachedMetrics(c *cache.Cache, s *cache.StageRecord) {
+	if s.Status != "cached" || len(s.Metrics) > 0 || s.Key == "" {
+		return
+	}
+	refs, ok, err := c.Lookup(s.Key)
+	if err != nil || !ok {
+		return
+	}
+	outs := map[string]*artifact.Artifact{}
+	for _, r := range refs {
+		if r.Kind != artifact.KindMetrics {
+			continue
+		}
+		if a, err := c.Load(r); err == nil {
+			outs[r.Name] = a
+		}
+	}
+	s.Metrics = runner.Metrics(outs)
 }
 
 // runsCmdOneLine keeps the first line of a (possibly long) error message.

@@ -106,3 +106,42 @@ func TestRunsCmdEmpty(t *testing.T) {
 		t.Errorf("runs created %s", missing)
 	}
 }
+
+// TestRunsCmdCachedMetrics: a fully cached run still shows the sum's metrics
+// (read from the stored metrics artifact), equal to those of the first run.
+func TestRunsCmdCachedMetrics(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.hcl")
+	if err := os.WriteFile(file, []byte(cacheCmdTestPipeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cdir := filepath.Join(dir, "cache")
+	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q")
+	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q")
+	metrics := func(id string) (string, map[string]float64) {
+		var d runsCmdDetailJSON
+		if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "show", id, "--json", "--cache", cdir)), &d); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range d.StageList {
+			if s.Address == "sum.all" {
+				return s.Status, s.Metrics
+			}
+		}
+		t.Fatalf("run %s has no sum.all", id)
+		return "", nil
+	}
+	st1, m1 := metrics("1")
+	st2, m2 := metrics("2")
+	if st1 != "ran" || st2 != "cached" || len(m1) != 4 || m1["count"] != 2 {
+		t.Fatalf("run 1: %s %v; run 2: %s %v", st1, m1, st2, m2)
+	}
+	for k, v := range m1 {
+		if m2[k] != v {
+			t.Errorf("cached metric %s = %v, first run %v", k, m2[k], v)
+		}
+	}
+	if out := cacheCmdMust(t, exitOK, "runs", "show", "--cache", cdir); !strings.Contains(out, "metrics:\n  sum.all  count=2  length=3  ") {
+		t.Errorf("runs show of the cached run:\n%s", out)
+	}
+}
