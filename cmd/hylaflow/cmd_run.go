@@ -50,7 +50,7 @@ Flags (before or after FILE):
   --keep-going       after a failure, run every stage that does not depend on it
   -q                 quiet: only the summary and errors
   -v                 verbose: also why each stage runs and the stages' log lines
-
+` + slurmCmdRunUsage + `
 On a terminal a live block shows the running stages and their progress;
 otherwise one timestamped line per finished stage is printed. Ctrl-C stops
 starting stages and cancels the running ones (a second Ctrl-C kills);
@@ -160,6 +160,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "verbose")
 	var force runCmdStrings
 	fs.Var(&force, "force", "run stage NAME even if cached; repeatable")
+	exFlags := slurmCmdRegisterRunFlags(fs)
 	var lopts runner.LoadOptions
 	lopts.RegisterFlags(fs)
 	files, err := runCmdParse(fs, args)
@@ -188,6 +189,11 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitStageFailed
 	}
 	defer c.Close()
+	executor, nJobs, err := exFlags.build(fs, c, *jobs, *verbose, *quiet, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
+		return exitUsage
+	}
 
 	level := runner.Normal
 	if *quiet {
@@ -213,7 +219,8 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	}()
 	opts := runner.RunOptions{
 		PlanOptions: runner.PlanOptions{Force: force, NoCache: *noCache},
-		Jobs:        *jobs,
+		Jobs:        nJobs,
+		Executor:    executor,
 		KeepGoing:   *keepGoing,
 		Observer:    obs,
 		Args:        append([]string{"run"}, args...),

@@ -8,9 +8,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/slurm"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
@@ -70,4 +75,95 @@ func slurmCmdJob(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "hylaflow slurm-job %s (%s): ok in %v on %s\n", key, done.Address, done.Duration, done.Host)
 	return exitOK
+}
+
+// slurmCmdRunFlags are the executor flags of hylaflow run.
+type slurmCmdRunFlags struct {
+	executor  string
+	store     string
+	partition string
+	account   string
+	maxJobs   int
+}
+
+// slurmCmdRunUsage documents slurmCmdRunFlags in run's usage text.
+const slurmCmdRunUsage = `  --executor NAME    local (default) or slurm: submit each stage as a Slurm batch job
+  --store DIR        slurm: the shared store directory the compute nodes see
+  --partition P      slurm: sbatch --partition for every job
+  --account A        slurm: sbatch --account for every job
+  --max-jobs N       slurm: at most N jobs queued or running at once
+                     (default: -j if given, else 256)
+`
+
+// slurmCmdRegisterRunFlags adds --executor, --store, --partition, --account
+// and --max-jobs to fs.
+func slurmCmdRegisterRunFlags(fs *flag.FlagSet) *slurmCmdRunFlags {
+	f := &slurmCmdRunFlags{}
+	fs.StringVar(&f.executor, "executor", "local", "local or slurm")
+	fs.StringVar(&f.store, "store", "", "slurm: shared store directory")
+	fs.StringVar(&f.partition, "partition", "", "slurm: partition")
+	fs.StringVar(&f.account, "account", "", "slurm: account")
+	fs.IntVar(&f.maxJobs, "max-jobs", 0, "slurm: jobs queued or running at once")
+	return f
+}
+
+// slurmCmdDefaultJobs is run's -j for the Slurm executor when neither -j
+// nor --max-jobs is given: stages wait in Slurm's queue, not in hylaflow's.
+const slurmCmdDefaultJobs = 256
+
+// build returns the executor the flags select (nil: the runner's local
+// default) and the -j to use: with --executor slurm and no explicit -j, -j
+// becomes --max-jobs (or slurmCmdDefaultJobs). Log lines of the Slurm
+// executor go to stderr (submissions only with verbose, none with quiet).
+func (f *slurmCmdRunFlags) build(fs *flag.FlagSet, store runner.Store, jobs int, verbose, quiet bool, stderr io.Writer) (runner.Executor, int, error) {
+	jSet := false
+	fs.Visit(func(fl *flag.Flag) { jSet = jSet || fl.Name == "j" })
+	switch f.executor {
+	case "local":
+		if f.store != "" || f.partition != "" || f.account != "" || f.maxJobs != 0 {
+			return nil, 0, errors.New("--store, --partition, --account and --max-jobs need --executor slurm")
+		}
+		return nil, jobs, nil
+	case "slurm":
+	default:
+		return nil, 0, fmt.Errorf("--executor %q: want local or slurm", f.executor)
+	}
+	if f.store == "" {
+		return nil, 0, errors.New("--executor slurm needs --store DIR (a directory every compute node sees at the same path)")
+	}
+	if f.maxJobs < 0 {
+		return nil, 0, fmt.Errorf("--max-jobs %d: want at least 0", f.maxJobs)
+	}
+	dir, err := filepath.Abs(f.store)
+	if err != nil {
+		return nil, 0, fmt.Errorf("--store %s: %w", f.store, err)
+	}
+	if !jSet {
+		jobs = slurmCmdDefaultJobs
+		if f.maxJobs > 0 {
+			jobs = f.maxJobs
+		}
+	}
+	var mu sync.Mutex
+	logf := func(format string, a ...any) {
+		msg := fmt.Sprintf(format, a...)
+		if quiet || (!verbose && strings.Contains(msg, ": submitted slurm job ")) {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "%s slurm: %s\n", time.Now().Format("15:04:05"), msg)
+	}
+	ex, err := runner.NewSlurm(store, runner.SlurmOptions{
+		Cluster:   &slurm.Client{},
+		Dir:       dir,
+		Partition: f.partition,
+		Account:   f.account,
+		MaxJobs:   f.maxJobs,
+		Logf:      logf,
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return ex, jobs, nil
 }
