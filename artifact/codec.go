@@ -522,7 +522,7 @@ func (d *decoder) member(files map[string]*zip.File, name, typ string) (any, err
 	case typeFile:
 		return d.readAll(files[zn[0]])
 	case typeDense:
-		arr, err := d.readNpy(files[zn[0]], "<f8")
+		arr, err := d.readNpy(files[zn[0]], asFloats, "<f8")
 		if err != nil {
 			return nil, err
 		}
@@ -534,11 +534,11 @@ func (d *decoder) member(files map[string]*zip.File, name, typ string) (any, err
 		}
 		return mat.NewDense(arr.shape[0], arr.shape[1], arr.floats), nil
 	case typeFloats, typeInts:
-		want := "<f8"
+		want, as := "<f8", asFloats
 		if typ == typeInts {
-			want = "<i8"
+			want, as = "<i8", asInts
 		}
-		arr, err := d.readNpy(files[zn[0]], want)
+		arr, err := d.readNpy(files[zn[0]], as, want)
 		if err != nil {
 			return nil, err
 		}
@@ -548,14 +548,7 @@ func (d *decoder) member(files map[string]*zip.File, name, typ string) (any, err
 		if typ == typeFloats {
 			return arr.floats, nil
 		}
-		out := make([]int, len(arr.ints))
-		for i, x := range arr.ints {
-			out[i] = int(x)
-			if int64(out[i]) != x {
-				return nil, d.errf(zn[0], "element %d = %d overflows int", i, x)
-			}
-		}
-		return out, nil
+		return arr.ints, nil
 	case typeSparse:
 		return d.sparse(files, name, zn)
 	}
@@ -565,14 +558,14 @@ func (d *decoder) member(files map[string]*zip.File, name, typ string) (any, err
 func (d *decoder) sparse(files map[string]*zip.File, name string, zn []string) (*sparse.CSR, error) {
 	q := func(i int) string { return zn[i] }
 	// zn follows sparseParts: data, indices, indptr, shape, format.
-	format, err := d.readNpy(files[zn[4]], "<U3", "|S3")
+	format, err := d.readNpy(files[zn[4]], asStrings, "<U3", "|S3")
 	if err != nil {
 		return nil, err
 	}
 	if len(format.shape) != 0 || len(format.strs) != 1 || format.strs[0] != "csr" {
 		return nil, d.errf(q(4), "format %q of shape %v, want the 0-d string \"csr\"", format.strs, format.shape)
 	}
-	shape, err := d.readNpy(files[zn[3]], "<i8", "<i4")
+	shape, err := d.readNpy(files[zn[3]], asInts, "<i8", "<i4")
 	if err != nil {
 		return nil, err
 	}
@@ -580,21 +573,21 @@ func (d *decoder) sparse(files map[string]*zip.File, name string, zn []string) (
 		return nil, d.errf(q(3), "shape array %v of shape %v, want 2 elements (rows, cols)", shape.ints, shape.shape)
 	}
 	rows, cols := shape.ints[0], shape.ints[1]
-	if rows < 0 || cols < 0 || cols > math.MaxInt32+1 || rows >= math.MaxInt32*int64(1<<16) {
+	if rows < 0 || cols < 0 || cols > math.MaxInt32+1 || rows >= math.MaxInt32*(1<<16) {
 		return nil, d.errf(q(3), "matrix shape %d×%d out of range", rows, cols)
 	}
-	indptr, err := d.readNpy(files[zn[2]], "<i8", "<i4")
+	indptr, err := d.readNpy(files[zn[2]], asInts, "<i8", "<i4")
 	if err != nil {
 		return nil, err
 	}
-	if len(indptr.shape) != 1 || int64(len(indptr.ints)) != rows+1 {
+	if len(indptr.shape) != 1 || len(indptr.ints) != rows+1 {
 		return nil, d.errf(q(2), "%d elements of shape %v, want rows+1 = %d", len(indptr.ints), indptr.shape, rows+1)
 	}
-	indices, err := d.readNpy(files[zn[1]], "<i4", "<i8")
+	indices, err := d.readNpy(files[zn[1]], asInt32s, "<i4", "<i8")
 	if err != nil {
 		return nil, err
 	}
-	data, err := d.readNpy(files[zn[0]], "<f8")
+	data, err := d.readNpy(files[zn[0]], asFloats, "<f8")
 	if err != nil {
 		return nil, err
 	}
@@ -602,17 +595,7 @@ func (d *decoder) sparse(files map[string]*zip.File, name string, zn []string) (
 		return nil, d.errf("", "sparse member %q: indices of shape %v and data of shape %v, want 1-D arrays",
 			name, indices.shape, data.shape)
 	}
-	m := &sparse.CSR{Rows: int(rows), Cols: int(cols), Indptr: make([]int, len(indptr.ints)),
-		Indices: make([]int32, len(indices.ints)), Data: data.floats}
-	for i, x := range indptr.ints {
-		m.Indptr[i] = int(x)
-	}
-	for i, x := range indices.ints {
-		if x < 0 || x > math.MaxInt32 {
-			return nil, d.errf(q(1), "column index %d at position %d out of range [0,%d)", x, i, cols)
-		}
-		m.Indices[i] = int32(x)
-	}
+	m := &sparse.CSR{Rows: rows, Cols: cols, Indptr: indptr.ints, Indices: indices.i32, Data: data.floats}
 	if err := m.Validate(); err != nil {
 		return nil, d.errf("", "sparse member %q (%s): %w", name, strings.Join(zn, ", "), err)
 	}
@@ -649,16 +632,27 @@ func (d *decoder) atEOF(rc io.Reader, name string) error {
 	return nil
 }
 
-// npyArray is a decoded .npy member.
+// npyTarget selects the Go type a .npy member decodes into.
+type npyTarget int
+
+const (
+	asFloats  npyTarget = iota // []float64 from <f8
+	asInts                     // []int from <i8 or <i4
+	asInt32s                   // []int32 from <i4, or <i8 within int32's range
+	asStrings                  // []string from <U3 or |S3
+)
+
+// npyArray is a decoded .npy member; only the field of its target is set.
 type npyArray struct {
 	shape  []int
 	floats []float64
-	ints   []int64
+	ints   []int
+	i32    []int32
 	strs   []string
 }
 
 // readNpy decodes a .npy zip member whose dtype must be one of descrs.
-func (d *decoder) readNpy(f *zip.File, descrs ...string) (*npyArray, error) {
+func (d *decoder) readNpy(f *zip.File, as npyTarget, descrs ...string) (*npyArray, error) {
 	qname := f.Name
 	fail := func(off int64, format string, args ...any) error {
 		return d.errf(qname, "byte %d: "+format, append([]any{off}, args...)...)
@@ -762,13 +756,38 @@ func (d *decoder) readNpy(f *zip.File, descrs ...string) (*npyArray, error) {
 		}
 	case "<f8":
 		arr.floats = make([]float64, n)
-		err = d.readChunks(rc, n, 8, func(i int64, b []byte) { arr.floats[i] = math.Float64frombits(binary.LittleEndian.Uint64(b)) })
-	case "<i8":
-		arr.ints = make([]int64, n)
-		err = d.readChunks(rc, n, 8, func(i int64, b []byte) { arr.ints[i] = int64(binary.LittleEndian.Uint64(b)) })
-	case "<i4":
-		arr.ints = make([]int64, n)
-		err = d.readChunks(rc, n, 4, func(i int64, b []byte) { arr.ints[i] = int64(int32(binary.LittleEndian.Uint32(b))) })
+		err = d.readChunks(rc, n, 8, func(i int64, b []byte) error {
+			arr.floats[i] = math.Float64frombits(binary.LittleEndian.Uint64(b))
+			return nil
+		})
+	case "<i8", "<i4":
+		var get func([]byte) int64
+		if isize == 8 {
+			get = func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
+		} else {
+			get = func(b []byte) int64 { return int64(int32(binary.LittleEndian.Uint32(b))) }
+		}
+		if as == asInt32s {
+			arr.i32 = make([]int32, n)
+			err = d.readChunks(rc, n, isize, func(i int64, b []byte) error {
+				x := get(b)
+				if x < math.MinInt32 || x > math.MaxInt32 {
+					return fmt.Errorf("element %d = %d does not fit int32", i, x)
+				}
+				arr.i32[i] = int32(x)
+				return nil
+			})
+		} else {
+			arr.ints = make([]int, n)
+			err = d.readChunks(rc, n, isize, func(i int64, b []byte) error {
+				x := get(b)
+				if int64(int(x)) != x {
+					return fmt.Errorf("element %d = %d does not fit int", i, x)
+				}
+				arr.ints[i] = int(x)
+				return nil
+			})
+		}
 	}
 	if err != nil {
 		return nil, fail(off, "reading %d data bytes: %w", n*isize, err)
@@ -779,7 +798,7 @@ func (d *decoder) readNpy(f *zip.File, descrs ...string) (*npyArray, error) {
 	return arr, nil
 }
 
-func (d *decoder) readChunks(r io.Reader, n, isize int64, put func(int64, []byte)) error {
+func (d *decoder) readChunks(r io.Reader, n, isize int64, put func(int64, []byte) error) error {
 	per := int64(len(d.buf)) / isize
 	for start := int64(0); start < n; start += per {
 		k := min(per, n-start)
@@ -788,7 +807,9 @@ func (d *decoder) readChunks(r io.Reader, n, isize int64, put func(int64, []byte
 			return err
 		}
 		for i := int64(0); i < k; i++ {
-			put(start+i, b[i*isize:])
+			if err := put(start+i, b[i*isize:]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -454,6 +454,9 @@ func decodeErrorCases(t testing.TB) []struct {
 			zipMember{name: "s.format.npy", data: npyBytes("{'descr': '<U3', 'fortran_order': False, 'shape': (), }", []byte("c\x00\x00\x00s\x00\x00\x00c\x00\x00\x00"))})...)...)},
 		{"sparse column out of range", zipOf(t, append([]zipMember{man(`"s":"sparse"`)}, append(csrMembers(0, 1, 2)[:1],
 			append([]zipMember{{name: "s.indices.npy", data: npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", i8(0, 2))}}, csrMembers(0, 1, 2)[2:]...)...)...)...)},
+		{"sparse index beyond int32", zipOf(t, append([]zipMember{man(`"s":"sparse"`)}, append(csrMembers(0, 1, 2)[:1],
+			append([]zipMember{{name: "s.indices.npy", data: npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", i8(0, 1<<40))}}, csrMembers(0, 1, 2)[2:]...)...)...)...)},
+		{"ints member from int32", zipOf(t, man(`"x":"ints"`), zipMember{name: "x.npy", data: npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", i8(1))})},
 	}
 }
 
