@@ -1,0 +1,276 @@
+// Package pipelines_test checks the pipelines shipped in this directory:
+// they load, their hyper-parameters are the paper's, and reduced versions
+// (few seeds, few epochs) run end to end on the real datasets through the
+// runner and the cache, as CI runs them.
+package pipelines_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/paper"
+	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/stages"
+)
+
+// dataRoot is $HYLAFLOW_DATA, else ../shared/datasets beside the repository.
+func dataRoot(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
+		return d
+	}
+	root, err := filepath.Abs(filepath.Join("..", "..", "shared", "datasets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("datasets directory absent: %v", err)
+	}
+	return root
+}
+
+func load(t *testing.T, file string, vars map[string]string) *runner.Pipeline {
+	t.Helper()
+	p, diags := runner.Load(stages.Default(), file, runner.LoadOptions{Vars: vars})
+	if diags.HasErrors() {
+		t.Fatalf("%s: %s", file, diags.Error())
+	}
+	return p
+}
+
+func run(t *testing.T, p *runner.Pipeline, c *cache.Cache) *runner.RunResult {
+	t.Helper()
+	res, err := runner.Run(context.Background(), p, c, runner.RunOptions{Jobs: 2})
+	if err != nil {
+		t.Fatalf("%s: %v", p.File, err)
+	}
+	if res.Status != runner.RunOK {
+		for _, s := range res.Failed() {
+			t.Errorf("%s: %v", s.Address, s.Err)
+		}
+		t.Fatalf("%s: run %s", p.File, res.Status)
+	}
+	return res
+}
+
+func openCache(t *testing.T) *cache.Cache {
+	t.Helper()
+	c, err := cache.Open(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// tableCell is the part of the evaluate stage's table.json the tests read.
+type tableCell struct {
+	Dataset string    `json:"dataset"`
+	Model   string    `json:"model"`
+	Runs    int       `json:"runs"`
+	Values  []float64 `json:"values"`
+}
+
+func evaluateTable(t *testing.T, c *cache.Cache, res *runner.RunResult, address string) []tableCell {
+	t.Helper()
+	s, ok := res.ByAddress[address]
+	if !ok {
+		t.Fatalf("no stage %s in the run", address)
+	}
+	for _, ref := range s.Outputs {
+		if ref.Kind != artifact.KindTable {
+			continue
+		}
+		a, err := c.Load(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tab struct {
+			Cells []tableCell `json:"cells"`
+		}
+		b, err := a.File("table.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &tab); err != nil {
+			t.Fatal(err)
+		}
+		return tab.Cells
+	}
+	t.Fatalf("%s has no table output", address)
+	return nil
+}
+
+func TestPipelinesLoad(t *testing.T) {
+	files, err := filepath.Glob("*.hcl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no pipelines: %v", err)
+	}
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			p := load(t, f, nil)
+			if len(p.Instances) == 0 {
+				t.Errorf("%s has no stages", f)
+			}
+		})
+	}
+}
+
+// The HyLa-SGC instances of table1.hcl carry the paper's tuned values for
+// both settings of the hyperparameters variable.
+func TestTable1HyperParameters(t *testing.T) {
+	for _, tt := range []struct{ variable, source string }{{"json", "json16d"}, {"appendix", "appendix"}} {
+		p := load(t, "table1.hcl", map[string]string{"hyperparameters": tt.variable})
+		checked := map[string]int{}
+		for _, inst := range p.Instances {
+			if inst.Type.Name != "train" || inst.Params.String("model") != "hyla" || !strings.Contains(inst.Block, "hyla") {
+				continue
+			}
+			ds := strings.TrimSuffix(strings.SplitN(strings.SplitN(inst.EachKey, "dataset=", 2)[1], ",", 2)[0], "")
+			h, err := paper.LookupHyper(tt.source, "node", ds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if inst.Params.Float("lr_embedding") != h.LREmbed || inst.Params.Float("lr_classifier") != h.LRHead || inst.Params.Int("epochs") != h.Epochs {
+				t.Errorf("%s %s: lr_e %v lr_c %v epochs %d, paper %s: %v %v %d", tt.variable, inst.Address,
+					inst.Params.Float("lr_embedding"), inst.Params.Float("lr_classifier"), inst.Params.Int("epochs"), tt.source, h.LREmbed, h.LRHead, h.Epochs)
+			}
+			smp := p.ByAddress[inst.Inputs["samples"][0].Producer]
+			if smp.Params.Int("features") != h.Features || smp.Params.Float("scale") != h.Scale || smp.Params.Int("dim") != h.Dim || smp.Params.String("kind") != "hyla" {
+				t.Errorf("%s %s: D %d s %v d0 %d, paper %s: %d %v %d", tt.variable, smp.Address, smp.Params.Int("features"),
+					smp.Params.Float("scale"), smp.Params.Int("dim"), tt.source, h.Features, h.Scale, h.Dim)
+			}
+			pre := p.ByAddress[inst.Inputs["features"][0].Producer]
+			if pre.Params.Int("k") != h.K {
+				t.Errorf("%s %s: k %d, paper %s: %d", tt.variable, pre.Address, pre.Params.Int("k"), tt.source, h.K)
+			}
+			wantLevel := "features"
+			if ds == "airport" {
+				wantLevel = "nodes"
+			}
+			if inst.Params.String("level") != wantLevel || pre.Params.String("level") != wantLevel {
+				t.Errorf("%s: level %s (precompute %s), want %s", inst.Address, inst.Params.String("level"), pre.Params.String("level"), wantLevel)
+			}
+			checked[ds]++
+		}
+		want := map[string]int{"disease": 10, "airport": 10, "pubmed": 10, "citeseer": 10, "cora": 10}
+		if fmt.Sprint(checked) != fmt.Sprint(want) {
+			t.Errorf("%s: HyLa-SGC train instances per dataset %v, want %v", tt.variable, checked, want)
+		}
+	}
+}
+
+// The CI version of table1.hcl: one seed, two epochs, every cell present.
+func TestTable1Smoke(t *testing.T) {
+	root := dataRoot(t)
+	p := load(t, "table1.hcl", map[string]string{"seeds": "[0]", "epochs": "2", "data_root": root})
+	c := openCache(t)
+	res := run(t, p, c)
+	cells := evaluateTable(t, c, res, "evaluate.table1")
+	got := map[string]int{}
+	for _, cell := range cells {
+		got[cell.Dataset+"/"+cell.Model] = cell.Runs
+	}
+	for _, ds := range []string{"disease", "airport", "pubmed", "citeseer", "cora"} {
+		for _, m := range []string{"hyla-sgc", "rff-sgc", "sgc"} {
+			if got[ds+"/"+m] != 1 {
+				t.Errorf("cell %s/%s has %d runs, want 1", ds, m, got[ds+"/"+m])
+			}
+		}
+	}
+	if len(got) != 15 {
+		t.Errorf("table has %d cells, want 15: %v", len(got), got)
+	}
+	// A second run computes nothing.
+	res2 := run(t, p, c)
+	if n := res2.Count(runner.StatusRan); n != 0 {
+		t.Errorf("second run ran %d stages, want 0", n)
+	}
+}
+
+// Widening the d0 sweep plans only the new cells (and the table).
+func TestAblationDimRunsOnlyNewCells(t *testing.T) {
+	root := dataRoot(t)
+	vars := map[string]string{"dims": "[2, 4]", "seeds": "[0, 1]", "epochs": "2", "data_root": root}
+	c := openCache(t)
+	res := run(t, load(t, "ablation-dim.hcl", vars), c)
+	cells := evaluateTable(t, c, res, "evaluate.dims")
+	if len(cells) != 2 || cells[0].Model != "d0=2" || cells[1].Model != "d0=4" || cells[0].Runs != 2 {
+		t.Errorf("table cells %+v, want d0=2 and d0=4 with 2 runs each", cells)
+	}
+	vars["dims"] = "[2, 4, 8]"
+	plan, err := runner.MakePlan(load(t, "ablation-dim.hcl", vars), c, runner.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	for _, s := range plan.Steps {
+		if !s.Cached {
+			runs = append(runs, s.Instance.Address)
+		}
+	}
+	sort.Strings(runs)
+	want := []string{
+		"evaluate.dims",
+		`sample.hyla["dim=8,seed=0"]`, `sample.hyla["dim=8,seed=1"]`,
+		`train.hyla["dim=8,seed=0"]`, `train.hyla["dim=8,seed=1"]`,
+	}
+	if !slices.Equal(runs, want) {
+		t.Errorf("widening dims to [2,4,8] plans to run %q, want %q", runs, want)
+	}
+}
+
+// The timing pipeline's reduced version runs, and its table has the three models.
+func TestTimingSmoke(t *testing.T) {
+	root := dataRoot(t)
+	p := load(t, "timing.hcl", map[string]string{"seeds": "[0]", "epochs": "2", "data_root": root})
+	c := openCache(t)
+	res := run(t, p, c)
+	cells := evaluateTable(t, c, res, "evaluate.pubmed")
+	var models []string
+	for _, cell := range cells {
+		if cell.Runs == 1 {
+			models = append(models, cell.Model)
+		}
+	}
+	if !slices.Equal(models, []string{"sgc", "rff-sgc", "hyla-sgc"}) {
+		t.Errorf("timing table models with one run: %v", models)
+	}
+}
+
+// The kernel pipeline with a coarse raster writes every figure file.
+func TestKernelSmoke(t *testing.T) {
+	p := load(t, "kernel.hcl", map[string]string{"grid": "11"})
+	c := openCache(t)
+	res := run(t, p, c)
+	s := res.ByAddress["kernel.figure1"]
+	if len(s.Outputs) != 1 {
+		t.Fatalf("kernel.figure1 outputs %v", s.Outputs)
+	}
+	a, err := c.Load(s.Outputs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := strings.Join(a.Names(), " ")
+	for _, want := range []string{"curve.csv", "disk.csv", "error.csv", "summary", "disk_kernel.png", "disk_estimate.png", "error.png", "kernel_distance.png"} {
+		if !strings.Contains(names, want) {
+			t.Errorf("kernel figure lacks %s (has %s)", want, names)
+		}
+	}
+	var summary map[string]any
+	if err := a.JSON("summary", &summary); err != nil {
+		t.Fatal(err)
+	}
+	if len(summary) == 0 {
+		t.Error("the kernel summary is empty")
+	}
+}

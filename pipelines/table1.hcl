@@ -1,0 +1,382 @@
+# Table 1 of the paper: node classification with HyLa-SGC, RFF-SGC and SGC on
+# Disease, Airport, Pubmed, Citeseer and Cora (test accuracy after the last
+# epoch, mean ± std over the seeds), plus an optional Reddit section
+# (inductive HyLa-SGC, micro-F1).
+#
+#   hylaflow run pipelines/table1.hcl                                # the full table, 10 seeds
+#   hylaflow run pipelines/table1.hcl -var hyperparameters=appendix  # the paper's appendix values
+#   hylaflow run pipelines/table1.hcl -var seeds='[0,1]' -var epochs=5   # the CI smoke version
+#   hylaflow run pipelines/table1.hcl -var reddit=synthetic          # add the Reddit-scale section
+#   hylaflow report latest                                           # the table again, from the cache
+#
+# HyLa-SGC uses the tuned values of the official code's
+# nc/hyper_parameters_16d.json by default (hyperparameters = "json") or of
+# the paper's appendix table (hyperparameters = "appendix"); d0 = 16. Airport
+# is embedded at node level, the others at feature level. The official code's
+# λ convention (cos(λ/2·⟨ω,z⟩_H + b)) applies to both sets: both were tuned
+# with that code.
+#
+# RFF-SGC and SGC have no tuned values in the paper or the official code (the
+# official code's RFF with HyLa's values gives near-constant features). Their
+# values below were chosen on validation accuracy only (see
+# docs/reproduction.md), never on test accuracy.
+#
+# Data notes: hgcn/disease_nc/disease_nc.feats.npz is not in the shared
+# datasets, so Disease runs on identity features (HGCN's use_feats = 0); the
+# official code gets chance level there too. Airport uses the official code's
+# split (variable airport_split = "code": classes 2 and 3 are both "positive"
+# and "negative", so test overlaps train, as in the paper's runs); set
+# airport_split = "disjoint" for the intended, leak-free split.
+
+pipeline "table1" {
+  description = "Paper Table 1: node classification (HyLa-SGC, RFF-SGC, SGC; 5 datasets; optional Reddit)"
+}
+
+variable "seeds" {
+  type        = list(number)
+  default     = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+  description = "seeds (one split for Disease/Airport, one random-feature draw and one initialisation per seed)"
+}
+
+variable "epochs" {
+  type        = number
+  default     = 0
+  description = "training epochs of every run; 0 = each dataset's tuned value (CI sets a few)"
+}
+
+variable "hyperparameters" {
+  type        = string
+  default     = "json"
+  description = "HyLa-SGC values: json (official nc/hyper_parameters_16d.json) or appendix (the paper's appendix table)"
+}
+
+variable "airport_split" {
+  type        = string
+  default     = "code"
+  description = "Airport split: code (the official code's overlapping lists, the paper's protocol) or disjoint"
+}
+
+variable "reddit" {
+  type        = string
+  default     = "off"
+  description = "Reddit section: off, files (FastGCN's reddit npz files under the data root) or synthetic (the Reddit-scale SBM graph)"
+}
+
+variable "data_root" {
+  type        = string
+  default     = ""
+  description = "data root holding planetoid/, hgcn/, reddit/ (empty: $HYLAFLOW_DATA, else ../shared/datasets)"
+}
+
+locals {
+  # HyLa-SGC: D (features), K, s (lambda_scale), lr_e, lr_c, epochs.
+  hyla_values = {
+    json = {
+      disease  = { features = 500, k = 5, scale = 0.1, lr_e = 0.1, lr_c = 0.0001, epochs = 100 }
+      airport  = { features = 1000, k = 2, scale = 0.01, lr_e = 0.5, lr_c = 0.1, epochs = 100 }
+      pubmed   = { features = 250, k = 5, scale = 0.01, lr_e = 0.5, lr_c = 0.01, epochs = 100 }
+      citeseer = { features = 500, k = 5, scale = 0.01, lr_e = 0.1, lr_c = 0.001, epochs = 100 }
+      cora     = { features = 100, k = 2, scale = 0.01, lr_e = 0.05, lr_c = 0.01, epochs = 100 }
+    }
+    appendix = {
+      disease  = { features = 100, k = 5, scale = 1.0, lr_e = 0.05, lr_c = 0.0001, epochs = 100 }
+      airport  = { features = 1000, k = 2, scale = 0.01, lr_e = 0.5, lr_c = 0.1, epochs = 100 }
+      pubmed   = { features = 100, k = 5, scale = 0.1, lr_e = 0.5, lr_c = 0.001, epochs = 200 }
+      citeseer = { features = 500, k = 5, scale = 1.0, lr_e = 0.1, lr_c = 0.001, epochs = 100 }
+      cora     = { features = 100, k = 2, scale = 1.0, lr_e = 0.1, lr_c = 0.01, epochs = 100 }
+    }
+  }
+  hyla = local.hyla_values[var.hyperparameters]
+
+  # RFF-SGC: same D and K as HyLa-SGC (json); s ∈ {0.1, 1, 5, 20} and lr_e
+  # ∈ {0.05, 0.1, 1, 20} (lr_c of HyLa's json values) chosen on validation
+  # accuracy over 1–2 seeds (Airport on the disjoint split).
+  rff = {
+    disease  = { features = 500, k = 5, scale = 5.0, lr_e = 1.0, lr_c = 0.01, epochs = 100 }
+    airport  = { features = 1000, k = 2, scale = 5.0, lr_e = 0.1, lr_c = 0.1, epochs = 100 }
+    pubmed   = { features = 250, k = 5, scale = 5.0, lr_e = 1.0, lr_c = 0.01, epochs = 100 }
+    citeseer = { features = 500, k = 5, scale = 1.0, lr_e = 1.0, lr_c = 0.001, epochs = 100 }
+    cora     = { features = 100, k = 2, scale = 5.0, lr_e = 1.0, lr_c = 0.01, epochs = 100 }
+  }
+
+  # SGC (Wu et al. 2019): K = 2 on row-normalised features, Adam lr 0.2,
+  # 100 epochs, weight decay chosen on validation accuracy. Disease: K = 5
+  # on identity features, lr 1, 300 epochs; Airport: HGCN's 4 raw features,
+  # standardised (no setting reached more than 36% validation accuracy).
+  sgc = {
+    disease  = { k = 5, features = "none", lr = 1.0, weight_decay = 0, epochs = 300 }
+    airport  = { k = 2, features = "standardize", lr = 0.2, weight_decay = 0, epochs = 100 }
+    pubmed   = { k = 2, features = "row", lr = 0.2, weight_decay = 0.0001, epochs = 100 }
+    citeseer = { k = 2, features = "row", lr = 0.2, weight_decay = 0.0001, epochs = 100 }
+    cora     = { k = 2, features = "row", lr = 0.2, weight_decay = 0.000005, epochs = 100 }
+  }
+
+  planetoid = ["cora", "citeseer", "pubmed"]
+  hgcn      = ["disease", "airport"]
+  hgcn_file = { disease = "disease_nc", airport = "airport" }
+  # Level of the HyLa/RFF embedding: Airport has 4 features, so node level.
+  level         = { disease = "features", airport = "nodes" }
+  split_variant = { disease = "code", airport = var.airport_split }
+}
+
+# ------------------------------------------------------------ Planetoid: Cora, Citeseer, Pubmed
+
+stage "dataset" "planetoid" {
+  for_each = toset(local.planetoid)
+  source   = "planetoid"
+  name     = each.value
+  root     = var.data_root
+}
+
+# HyLa/RFF: raw features (the official node-classification code does not
+# normalise them); SGC: row-normalised.
+stage "normalize" "planetoid" {
+  for_each = toset(local.planetoid)
+  graph    = stage.dataset.planetoid[each.key]
+}
+
+stage "normalize" "planetoid_sgc" {
+  for_each = toset(local.planetoid)
+  graph    = stage.dataset.planetoid[each.key]
+  features = local.sgc[each.value].features
+}
+
+stage "precompute" "planetoid_hyla" {
+  for_each = toset(local.planetoid)
+  graph    = stage.normalize.planetoid[each.key]
+  k        = local.hyla[each.value].k
+}
+
+stage "precompute" "planetoid_rff" {
+  for_each = toset(local.planetoid)
+  graph    = stage.normalize.planetoid[each.key]
+  k        = local.rff[each.value].k
+}
+
+stage "precompute" "planetoid_sgc" {
+  for_each = toset(local.planetoid)
+  graph    = stage.normalize.planetoid_sgc[each.key]
+  k        = local.sgc[each.value].k
+}
+
+stage "sample" "planetoid_hyla" {
+  matrix   = { dataset = local.planetoid, seed = var.seeds }
+  kind     = "hyla"
+  dim      = 16
+  features = local.hyla[each.value.dataset].features
+  scale    = local.hyla[each.value.dataset].scale
+  seed     = each.value.seed
+}
+
+stage "train" "planetoid_hyla" {
+  matrix        = { dataset = local.planetoid, seed = var.seeds }
+  features      = stage.precompute.planetoid_hyla[each.value.dataset]
+  samples       = stage.sample.planetoid_hyla[each.key]
+  model         = "hyla"
+  lr_embedding  = local.hyla[each.value.dataset].lr_e
+  lr_classifier = local.hyla[each.value.dataset].lr_c
+  epochs        = var.epochs > 0 ? var.epochs : local.hyla[each.value.dataset].epochs
+  seed          = each.value.seed
+}
+
+stage "sample" "planetoid_rff" {
+  matrix   = { dataset = local.planetoid, seed = var.seeds }
+  kind     = "rff"
+  dim      = 16
+  features = local.rff[each.value.dataset].features
+  scale    = local.rff[each.value.dataset].scale
+  seed     = each.value.seed
+}
+
+stage "train" "planetoid_rff" {
+  matrix        = { dataset = local.planetoid, seed = var.seeds }
+  features      = stage.precompute.planetoid_rff[each.value.dataset]
+  samples       = stage.sample.planetoid_rff[each.key]
+  model         = "rff"
+  lr_embedding  = local.rff[each.value.dataset].lr_e
+  lr_classifier = local.rff[each.value.dataset].lr_c
+  epochs        = var.epochs > 0 ? var.epochs : local.rff[each.value.dataset].epochs
+  seed          = each.value.seed
+}
+
+stage "train" "planetoid_sgc" {
+  matrix        = { dataset = local.planetoid, seed = var.seeds }
+  features      = stage.precompute.planetoid_sgc[each.value.dataset]
+  model         = "sgc"
+  lr_classifier = local.sgc[each.value.dataset].lr
+  weight_decay  = local.sgc[each.value.dataset].weight_decay
+  epochs        = var.epochs > 0 ? var.epochs : local.sgc[each.value.dataset].epochs
+  seed          = each.value.seed
+}
+
+# ------------------------------------------------------------ HGCN: Disease, Airport (one split per seed)
+
+stage "dataset" "hgcn" {
+  for_each          = toset(local.hgcn)
+  source            = "hgcn"
+  name              = local.hgcn_file[each.value]
+  identity_features = true
+  root              = var.data_root
+}
+
+stage "normalize" "hgcn" {
+  for_each = toset(local.hgcn)
+  graph    = stage.dataset.hgcn[each.key]
+}
+
+stage "normalize" "hgcn_sgc" {
+  for_each = toset(local.hgcn)
+  graph    = stage.dataset.hgcn[each.key]
+  features = local.sgc[each.value].features
+}
+
+stage "hgcn_split" "hgcn" {
+  matrix  = { dataset = local.hgcn, seed = var.seeds }
+  graph   = stage.dataset.hgcn[each.value.dataset]
+  variant = local.split_variant[each.value.dataset]
+  seed    = each.value.seed
+}
+
+stage "precompute" "hgcn_hyla" {
+  matrix = { dataset = local.hgcn, seed = var.seeds }
+  graph  = stage.normalize.hgcn[each.value.dataset]
+  split  = stage.hgcn_split.hgcn[each.key]
+  k      = local.hyla[each.value.dataset].k
+  level  = local.level[each.value.dataset]
+}
+
+stage "precompute" "hgcn_rff" {
+  matrix = { dataset = local.hgcn, seed = var.seeds }
+  graph  = stage.normalize.hgcn[each.value.dataset]
+  split  = stage.hgcn_split.hgcn[each.key]
+  k      = local.rff[each.value.dataset].k
+  level  = local.level[each.value.dataset]
+}
+
+stage "precompute" "hgcn_sgc" {
+  matrix = { dataset = local.hgcn, seed = var.seeds }
+  graph  = stage.normalize.hgcn_sgc[each.value.dataset]
+  split  = stage.hgcn_split.hgcn[each.key]
+  k      = local.sgc[each.value.dataset].k
+}
+
+stage "sample" "hgcn_hyla" {
+  matrix   = { dataset = local.hgcn, seed = var.seeds }
+  kind     = "hyla"
+  dim      = 16
+  features = local.hyla[each.value.dataset].features
+  scale    = local.hyla[each.value.dataset].scale
+  seed     = each.value.seed
+}
+
+stage "train" "hgcn_hyla" {
+  matrix        = { dataset = local.hgcn, seed = var.seeds }
+  features      = stage.precompute.hgcn_hyla[each.key]
+  samples       = stage.sample.hgcn_hyla[each.key]
+  model         = "hyla"
+  level         = local.level[each.value.dataset]
+  lr_embedding  = local.hyla[each.value.dataset].lr_e
+  lr_classifier = local.hyla[each.value.dataset].lr_c
+  epochs        = var.epochs > 0 ? var.epochs : local.hyla[each.value.dataset].epochs
+  seed          = each.value.seed
+}
+
+stage "sample" "hgcn_rff" {
+  matrix   = { dataset = local.hgcn, seed = var.seeds }
+  kind     = "rff"
+  dim      = 16
+  features = local.rff[each.value.dataset].features
+  scale    = local.rff[each.value.dataset].scale
+  seed     = each.value.seed
+}
+
+stage "train" "hgcn_rff" {
+  matrix        = { dataset = local.hgcn, seed = var.seeds }
+  features      = stage.precompute.hgcn_rff[each.key]
+  samples       = stage.sample.hgcn_rff[each.key]
+  model         = "rff"
+  level         = local.level[each.value.dataset]
+  lr_embedding  = local.rff[each.value.dataset].lr_e
+  lr_classifier = local.rff[each.value.dataset].lr_c
+  epochs        = var.epochs > 0 ? var.epochs : local.rff[each.value.dataset].epochs
+  seed          = each.value.seed
+}
+
+stage "train" "hgcn_sgc" {
+  matrix        = { dataset = local.hgcn, seed = var.seeds }
+  features      = stage.precompute.hgcn_sgc[each.key]
+  model         = "sgc"
+  lr_classifier = local.sgc[each.value.dataset].lr
+  weight_decay  = local.sgc[each.value.dataset].weight_decay
+  epochs        = var.epochs > 0 ? var.epochs : local.sgc[each.value.dataset].epochs
+  seed          = each.value.seed
+}
+
+stage "evaluate" "table1" {
+  runs = [
+    stage.train.hgcn_hyla, stage.train.planetoid_hyla,
+    stage.train.hgcn_rff, stage.train.planetoid_rff,
+    stage.train.hgcn_sgc, stage.train.planetoid_sgc,
+  ]
+  paper_table = "table1"
+  datasets    = ["disease", "airport", "pubmed", "citeseer", "cora"]
+  models      = ["hyla-sgc", "rff-sgc", "sgc"]
+  title       = "Table 1: node classification, test accuracy (%)"
+}
+
+# ------------------------------------------------------------ Reddit (inductive HyLa-SGC, micro-F1)
+# Off by default: the Reddit files are not in the shared datasets, and the
+# Reddit-scale synthetic graph (232,965 nodes, ~11.6M edges, 602 features,
+# 41 classes) adds minutes of precompute and training per seed. Appendix
+# values: d0 = 50, D = 1000, K = 2, s = 0.5, lr_e = 0.1, lr_c = 0.001.
+
+stage "dataset" "reddit" {
+  for_each = toset(var.reddit == "off" ? [] : [var.reddit])
+  source   = each.value == "files" ? "reddit" : "synthetic"
+  name     = each.value == "files" ? "reddit" : "sbm"
+  root     = var.data_root
+}
+
+stage "normalize" "reddit" {
+  for_each = toset(var.reddit == "off" ? [] : [var.reddit])
+  graph    = stage.dataset.reddit[each.key]
+  features = "standardize"
+}
+
+stage "precompute" "reddit" {
+  for_each  = toset(var.reddit == "off" ? [] : [var.reddit])
+  graph     = stage.normalize.reddit[each.key]
+  k         = 2
+  inductive = true
+}
+
+stage "sample" "reddit" {
+  for_each = toset(var.reddit == "off" ? [] : var.seeds)
+  kind     = "hyla"
+  dim      = 50
+  features = 1000
+  scale    = 0.5
+  seed     = each.value
+}
+
+stage "train" "reddit" {
+  for_each      = toset(var.reddit == "off" ? [] : var.seeds)
+  features      = stage.precompute.reddit[var.reddit]
+  samples       = stage.sample.reddit[each.key]
+  model         = "hyla"
+  lr_embedding  = 0.1
+  lr_classifier = 0.001
+  metric        = "micro_f1"
+  epochs        = var.epochs > 0 ? var.epochs : 100
+  seed          = each.value
+}
+
+stage "evaluate" "reddit" {
+  for_each    = toset(var.reddit == "off" ? [] : [var.reddit])
+  runs        = stage.train.reddit
+  metric      = "test"
+  paper_table = "table1-reddit"
+  datasets    = ["reddit"]
+  models      = ["hyla-sgc"]
+  title       = "Table 1 (right): Reddit, inductive, test micro-F1 (%)"
+}
