@@ -39,11 +39,13 @@ them, and scipy.sparse.load_npz opens those holding one unnamed sparse matrix.
 `
 
 var cacheCmdSubUsage = map[string]string{
-	"ls": `Usage: hylaflow cache ls [--json] [--cache DIR]
+	"ls": `Usage: hylaflow cache ls [--json] [--cache DIR] [PREFIX...]
 
 Lists every stored artifact: its key (first 12 hex digits; any unique prefix
 works with export), output name, kind, payload size, the stage instance
-that made it, when it was stored and when it was last used.
+that made it, when it was stored and when it was last used. With PREFIX
+arguments only the artifacts whose stage address (e.g. train.cora) or key
+starts with one of them are listed.
   --json   one JSON array of {key, output, kind, digest, size, address, created, last_used}
 `,
 	"stats": `Usage: hylaflow cache stats [--json] [--cache DIR]
@@ -134,7 +136,7 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 	if sub == "export" {
 		wantArgs = 2
 	}
-	if len(pos) != wantArgs {
+	if len(pos) != wantArgs && sub != "ls" {
 		fmt.Fprintf(stderr, "hylaflow %s: want %d arguments, got %d\n\n%s", name, wantArgs, len(pos), usage)
 		return exitUsage
 	}
@@ -172,7 +174,7 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 
 	switch sub {
 	case "ls":
-		err = cacheCmdLs(c, *asJSON, stdout)
+		err = cacheCmdLs(c, pos, *asJSON, stdout)
 	case "stats":
 		err = cacheCmdStats(c, *asJSON, stdout)
 	case "verify":
@@ -303,10 +305,22 @@ type cacheCmdArtifactJSON struct {
 	LastUsed string `json:"last_used"`
 }
 
-func cacheCmdLs(c *cache.Cache, asJSON bool, w io.Writer) error {
-	list, err := c.List()
+func cacheCmdLs(c *cache.Cache, prefixes []string, asJSON bool, w io.Writer) error {
+	all, err := c.List()
 	if err != nil {
 		return err
+	}
+	list := all
+	if len(prefixes) > 0 {
+		list = nil
+		for _, a := range all {
+			for _, p := range prefixes {
+				if strings.HasPrefix(a.Address, p) || strings.HasPrefix(a.Key, strings.ToLower(p)) {
+					list = append(list, a)
+					break
+				}
+			}
+		}
 	}
 	if asJSON {
 		out := make([]cacheCmdArtifactJSON, len(list))
@@ -317,6 +331,10 @@ func cacheCmdLs(c *cache.Cache, asJSON bool, w io.Writer) error {
 		return cacheCmdWriteJSON(w, out)
 	}
 	if len(list) == 0 {
+		if len(all) > 0 {
+			_, err := fmt.Fprintf(w, "none of the %d artifacts in %s matches %s\n", len(all), c.Dir(), strings.Join(prefixes, " "))
+			return err
+		}
 		_, err := fmt.Fprintf(w, "the cache %s holds no artifacts\n", c.Dir())
 		return err
 	}

@@ -152,6 +152,20 @@ func TestCacheCmdListStatsVerify(t *testing.T) {
 			t.Errorf("created %q: %v", j.Created, err)
 		}
 	}
+	// Prefix filters: by stage address and by key.
+	sums := cacheCmdFind(list, "sum.all", "out")
+	out := cacheCmdMust(t, exitOK, "cache", "ls", "sum.", sums[0].Key[:6], "--cache", cdir)
+	if strings.Count(out, "sum.all") != 4 || strings.Contains(out, "scale.s") || !strings.HasSuffix(out, "\n4 artifacts, 1.7 KiB\n") {
+		t.Errorf("ls sum. KEY:\n%s", out)
+	}
+	out = cacheCmdMust(t, exitOK, "cache", "ls", "random.r", "--cache", cdir)
+	if strings.Count(out, "random.r") != 1 || strings.Count(out, "\n") != 3 || !strings.HasSuffix(out, "\n1 artifacts, 470 B\n") {
+		t.Errorf("ls random.r:\n%s", out)
+	}
+	if out := cacheCmdMust(t, exitOK, "cache", "ls", "nothing", "--cache", cdir); out != "none of the 8 artifacts in "+cdir+" matches nothing\n" {
+		t.Errorf("ls nothing: %q", out)
+	}
+
 	var st cacheCmdStatsJSON
 	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "stats", "--json", "--cache", cdir)), &st); err != nil {
 		t.Fatal(err)
@@ -176,7 +190,7 @@ func TestCacheCmdListStatsVerify(t *testing.T) {
 	if err := os.WriteFile(path, []byte("not the artifact"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := cacheCmdMust(t, exitStageFailed, "cache", "verify", "--cache", cdir)
+	out = cacheCmdMust(t, exitStageFailed, "cache", "verify", "--cache", cdir)
 	if !strings.Contains(out, victim.Digest) || !strings.Contains(out, "1 problems") {
 		t.Errorf("verify after damaging %s:\n%s", victim.Digest, out)
 	}
@@ -355,7 +369,7 @@ func TestCacheCmdUsage(t *testing.T) {
 		{[]string{"cache", "ls", "--help"}, exitOK, "Usage: hylaflow cache ls [--json]"},
 		{[]string{"cache", "gc", "-h"}, exitOK, "--keep-runs N    runs whose artifacts are kept (default 5)"},
 		{[]string{"cache", "export", "--help"}, exitOK, "numpy.load(FILE)"},
-		{[]string{"cache", "ls", "extra"}, exitUsage, "want 0 arguments, got 1"},
+		{[]string{"cache", "stats", "extra"}, exitUsage, "want 0 arguments, got 1"},
 		{[]string{"cache", "ls", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
 		{[]string{"cache", "gc", "--older-than", "3x", "--cache", missing}, exitUsage, `"3x": want a duration such as 36h, 7d or 2w`},
 		{[]string{"cache", "gc", "--cache", missing}, exitStageFailed, "no cache at " + missing},
