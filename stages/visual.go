@@ -39,7 +39,7 @@ func registerVisual(r *registry.Registry) error { return r.Register(visStageType
 func visStageType() *registry.Type {
 	return &registry.Type{
 		Name:    "visualize",
-		Version: "1",
+		Version: "2",
 		Doc: "Projects learned node representations to 2-D and plots them coloured by class (the paper's " +
 			"Figure 3). representation features: the node features the classifier sees, X̄ = (S^K X)·φ(Z) at " +
 			"feature level or S^K·φ(Z) at node level, with Z from the model and φ from the samples (plain S^K X " +
@@ -62,6 +62,7 @@ func visStageType() *registry.Type {
 			{Name: "init", Type: registry.String, Default: "pca", Enum: []string{"pca", "random"}, Doc: "t-SNE initialisation"},
 			{Name: "pca_dims", Type: registry.Int, Default: 50, Doc: "t-SNE: reduce the representation to this many principal components first (0 = no reduction)"},
 			{Name: "title", Type: registry.String, Default: "", Doc: "plot title (default: dataset, method, representation, rows)"},
+			{Name: "class_names", Type: registry.Strings, Default: []string{}, Doc: "legend names of classes 0, 1, … (default: class 0, class 1, …)"},
 			{Name: "seed", Type: registry.Int, Default: 0, Doc: "seed of the random t-SNE initialisation"},
 		},
 		Inputs: []registry.Input{
@@ -190,7 +191,8 @@ func visRun(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifa
 	if title == "" {
 		title = visTitle(info.Name, sum)
 	}
-	plt, err := viz.ScatterPlot(coords, rowLabels, viz.ScatterOptions{Title: title, XLabel: xlab, YLabel: ylab})
+	plt, err := viz.ScatterPlot(coords, rowLabels, viz.ScatterOptions{Title: title, XLabel: xlab, YLabel: ylab,
+		ClassNames: p.Strings("class_names")})
 	if err != nil {
 		return nil, fmt.Errorf("visualize %s: %w", info.Name, err)
 	}

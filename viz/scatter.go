@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // Palette is the categorical colour cycle of ScatterPlot (Tableau 10);
@@ -131,18 +132,29 @@ func ScatterPlot(coords *mat.Dense, labels []int, opts ScatterOptions) (*plot.Pl
 	return p, nil
 }
 
-// Render encodes p as "png" or "svg" at the given size.
+// PNGDPI is the resolution of Render's PNG images.
+const PNGDPI = 150
+
+// Render encodes p as "png" (at PNGDPI) or "svg" at the given size.
 func Render(p *plot.Plot, width, height vg.Length, format string) ([]byte, error) {
-	if format != "png" && format != "svg" {
-		return nil, fmt.Errorf("viz: image format %q, want png or svg", format)
-	}
-	w, err := p.WriterTo(width, height, format)
-	if err != nil {
-		return nil, fmt.Errorf("viz: render %s: %w", format, err)
-	}
 	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("viz: render %s: %w", format, err)
+	switch format {
+	case "png":
+		c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(PNGDPI))
+		p.Draw(draw.New(c))
+		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+			return nil, fmt.Errorf("viz: render png: %w", err)
+		}
+	case "svg":
+		w, err := p.WriterTo(width, height, format)
+		if err != nil {
+			return nil, fmt.Errorf("viz: render svg: %w", err)
+		}
+		if _, err := w.WriteTo(&buf); err != nil {
+			return nil, fmt.Errorf("viz: render svg: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("viz: image format %q, want png or svg", format)
 	}
 	return buf.Bytes(), nil
 }

@@ -27,8 +27,8 @@ func TestScatterPlotImages(t *testing.T) {
 	if err != nil {
 		t.Fatalf("not a PNG: %v", err)
 	}
-	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != 4*96 || h != 3*96 {
-		t.Errorf("image %d×%d, want 384×288", w, h)
+	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != 4*PNGDPI || h != 3*PNGDPI {
+		t.Errorf("image %d×%d, want %d×%d", w, h, 4*PNGDPI, 3*PNGDPI)
 	}
 	// Every class colour (and only those) appears in the picture.
 	seen := map[color.NRGBA]int{}
