@@ -98,6 +98,7 @@ var migrations = []string{
 // directory at once.
 type Cache struct {
 	dir      string
+	absDir   string // identifies the directory for claims within the process
 	db       *sql.DB // nil: a read-only cache whose directory or index does not exist
 	readOnly bool
 	self     procID
@@ -138,6 +139,11 @@ func OpenReadOnly(dir string) (*Cache, error) {
 func open(dir string, readOnly bool) (*Cache, error) {
 	c := &Cache{dir: dir, readOnly: readOnly, touched: map[string]int64{}, seqs: map[int64]int{}, lastFlush: time.Now()}
 	c.claims.init()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: %w", dir, err)
+	}
+	c.absDir = abs
 	path := filepath.Join(dir, indexFile)
 	if readOnly {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {

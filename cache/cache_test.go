@@ -556,6 +556,20 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 }
 
+func TestGarbageIndex(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, indexFile), bytes.Repeat([]byte("not sqlite "), 500), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, open := range map[string]func(string) (*Cache, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+		_, err := open(dir)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, indexFile)) || !strings.Contains(err.Error(), "not a database") {
+			t.Errorf("%s of a garbage index: %v, want an error naming the file", name, err)
+		}
+	}
+}
+
 func TestClaimInProcess(t *testing.T) {
 	c := openTest(t)
 	key := testRecord("claim", 0).Key
@@ -601,6 +615,52 @@ func TestClaimInProcess(t *testing.T) {
 	var n int
 	if err := c.db.QueryRow(`SELECT count(*) FROM leases`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d leases left after every release (%v)", n, err)
+	}
+}
+
+func TestClaimTwoCachesOneProcess(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	c1, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Open(dir + "/") // the same directory, spelled differently
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	key := testRecord("two", 0).Key
+	if _, err := c1.Claim(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := c2.Claim(ctx, key); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a second Cache of this process claimed a held key: %v", err)
+	}
+	// Closing c1 releases its lease: c2 gets the key at once.
+	got := make(chan error, 1)
+	go func() {
+		r, err := c2.Claim(context.Background(), key)
+		if err == nil {
+			r()
+		}
+		got <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if err := c1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("closing the holder did not release its claim")
+	}
+	if _, err := c1.Claim(context.Background(), key); err == nil {
+		t.Fatal("claim on a closed cache succeeded")
 	}
 }
 

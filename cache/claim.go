@@ -18,22 +18,29 @@ var leaseTTL = 30 * time.Second
 // another process.
 const claimPollMax = 250 * time.Millisecond
 
-// claimState tracks the leases this process holds.
-type claimState struct {
-	mu      sync.Mutex
-	held    map[string]*heldClaim // key → claim held (or being taken) in this process
-	next    int64
-	stopCh  chan struct{} // closed by stop; nil until the renewer runs
-	stopped bool
-	wg      sync.WaitGroup
-}
+// procClaims serialises the claims of this process on each key of each
+// cache directory, across every Cache opened on that directory.
+var procClaims = struct {
+	sync.Mutex
+	held map[string]*heldClaim // absolute dir + "\x00" + key → claim held (or being taken)
+	next int64
+}{held: map[string]*heldClaim{}}
 
 type heldClaim struct {
 	id   int64
 	done chan struct{} // closed on release
 }
 
-func (s *claimState) init() { s.held = map[string]*heldClaim{} }
+// claimState tracks the leases one Cache holds.
+type claimState struct {
+	mu      sync.Mutex
+	mine    map[string]*heldClaim // key → claim of this Cache
+	stopCh  chan struct{}         // closed by stop; nil until the renewer runs
+	stopped bool
+	wg      sync.WaitGroup
+}
+
+func (s *claimState) init() { s.mine = map[string]*heldClaim{} }
 
 // Claim takes the lease on key for this process, waiting while another
 // holder has it (another goroutine of this process, or a live process).
@@ -45,23 +52,26 @@ func (c *Cache) Claim(ctx context.Context, key string) (release func(), err erro
 		return nil, err
 	}
 	s := &c.claims
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped {
+		return nil, fmt.Errorf("cache %s: claim %s: the cache is closed", c.dir, key)
+	}
 	// Within the process: one claim per key at a time.
+	pkey := c.absDir + "\x00" + key
 	var mine *heldClaim
 	for mine == nil {
-		s.mu.Lock()
-		if s.stopped {
-			s.mu.Unlock()
-			return nil, fmt.Errorf("cache %s: claim %s: the cache is closed", c.dir, key)
-		}
-		h, busy := s.held[key]
+		procClaims.Lock()
+		h, busy := procClaims.held[pkey]
 		if !busy {
-			s.next++
-			mine = &heldClaim{id: s.next, done: make(chan struct{})}
-			s.held[key] = mine
-			s.mu.Unlock()
+			procClaims.next++
+			mine = &heldClaim{id: procClaims.next, done: make(chan struct{})}
+			procClaims.held[pkey] = mine
+			procClaims.Unlock()
 			break
 		}
-		s.mu.Unlock()
+		procClaims.Unlock()
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -70,11 +80,16 @@ func (c *Cache) Claim(ctx context.Context, key string) (release func(), err erro
 	}
 	drop := func() {
 		s.mu.Lock()
-		if s.held[key] == mine {
-			delete(s.held, key)
+		if s.mine[key] == mine {
+			delete(s.mine, key)
 		}
 		s.mu.Unlock()
-		close(mine.done)
+		procClaims.Lock()
+		if procClaims.held[pkey] == mine {
+			delete(procClaims.held, pkey)
+			close(mine.done)
+		}
+		procClaims.Unlock()
 	}
 	// Between processes: the lease row.
 	wait := 5 * time.Millisecond
@@ -85,6 +100,9 @@ func (c *Cache) Claim(ctx context.Context, key string) (release func(), err erro
 			return nil, fmt.Errorf("cache %s: claim %s: %w", c.dir, key, err)
 		}
 		if ok {
+			s.mu.Lock()
+			s.mine[key] = mine
+			s.mu.Unlock()
 			break
 		}
 		t := time.NewTimer(wait)
@@ -172,7 +190,7 @@ func (c *Cache) startRenewer() {
 			case <-t.C:
 			}
 			s.mu.Lock()
-			n := len(s.held)
+			n := len(s.mine)
 			s.mu.Unlock()
 			if n > 0 {
 				// A failed renewal is retried at the next tick; the lease
@@ -184,18 +202,29 @@ func (c *Cache) startRenewer() {
 	}()
 }
 
-// stop ends the renewer and releases every lease this process holds.
+// stop ends the renewer and releases every lease this Cache holds.
 func (s *claimState) stop(c *Cache) {
 	s.mu.Lock()
 	s.stopped = true
 	ch := s.stopCh
-	held := len(s.held)
+	mine := s.mine
+	s.mine = map[string]*heldClaim{}
 	s.mu.Unlock()
 	if ch != nil {
 		close(ch)
 		s.wg.Wait()
 	}
-	if held > 0 && c.db != nil && !c.readOnly {
-		c.db.Exec(`DELETE FROM leases WHERE host = ? AND pid = ? AND pstart = ?`, c.self.host, c.self.pid, c.self.start)
+	for key, h := range mine {
+		if c.db != nil && !c.readOnly {
+			c.db.Exec(`DELETE FROM leases WHERE key = ? AND host = ? AND pid = ? AND pstart = ? AND claim = ?`,
+				key, c.self.host, c.self.pid, c.self.start, h.id)
+		}
+		pkey := c.absDir + "\x00" + key
+		procClaims.Lock()
+		if procClaims.held[pkey] == h {
+			delete(procClaims.held, pkey)
+			close(h.done)
+		}
+		procClaims.Unlock()
 	}
 }
