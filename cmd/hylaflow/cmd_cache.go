@@ -350,7 +350,11 @@ func cacheCmdLs(c *cache.Cache, prefixes []string, asJSON bool, w io.Writer) err
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%d artifacts, %s\n", len(list), cacheCmdSize(total))
+	noun := "artifacts"
+	if len(list) == 1 {
+		noun = "artifact"
+	}
+	_, err = fmt.Fprintf(w, "%d %s, %s\n", len(list), noun, cacheCmdSize(total))
 	return err
 }
 

@@ -159,7 +159,7 @@ func TestCacheCmdListStatsVerify(t *testing.T) {
 		t.Errorf("ls sum. KEY:\n%s", out)
 	}
 	out = cacheCmdMust(t, exitOK, "cache", "ls", "random.r", "--cache", cdir)
-	if strings.Count(out, "random.r") != 1 || strings.Count(out, "\n") != 3 || !strings.HasSuffix(out, "\n1 artifacts, 470 B\n") {
+	if strings.Count(out, "random.r") != 1 || strings.Count(out, "\n") != 3 || !strings.HasSuffix(out, "\n1 artifact, 470 B\n") {
 		t.Errorf("ls random.r:\n%s", out)
 	}
 	if out := cacheCmdMust(t, exitOK, "cache", "ls", "nothing", "--cache", cdir); out != "none of the 8 artifacts in "+cdir+" matches nothing\n" {
