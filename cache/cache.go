@@ -98,7 +98,7 @@ var migrations = []string{
 // directory at once.
 type Cache struct {
 	dir      string
-	absDir   string // identifies the directory for claims within the process
+	absDir   string  // identifies the directory for claims within the process
 	db       *sql.DB // nil: a read-only cache whose directory or index does not exist
 	readOnly bool
 	self     procID
