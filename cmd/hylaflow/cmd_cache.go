@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -80,7 +81,7 @@ only says what it would remove.
 	"export": `Usage: hylaflow cache export KEY[/OUTPUT] FILE [--cache DIR]
 
 Copies the payload of one artifact to FILE (written completely or not at
-all), after checking its digest. KEY may be any unique prefix of a key shown
+all; "-" writes to stdout), after checking its digest. KEY may be any unique prefix of a key shown
 by 'hylaflow cache ls' or 'hylaflow runs show'; OUTPUT may be left out when
 the key has only one output. In Python: numpy.load(FILE) gives every member, e.g.
 numpy.load(FILE)["values"]; scipy.sparse.load_npz(FILE) reads an artifact
@@ -188,7 +189,7 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 			return code
 		}
 	case "export":
-		err = cacheCmdExport(c, pos[0], pos[1], stdout)
+		err = cacheCmdExport(c, pos[0], pos[1], stdout, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow %s: %v\n", name, err)
@@ -438,7 +439,7 @@ func cacheCmdClear(c *cache.Cache, yes bool, stdout, stderr io.Writer) (int, err
 	return exitOK, nil
 }
 
-func cacheCmdExport(c *cache.Cache, ref, file string, w io.Writer) error {
+func cacheCmdExport(c *cache.Cache, ref, file string, stdout, stderr io.Writer) error {
 	prefix, output, _ := strings.Cut(ref, "/")
 	key, err := c.ResolveKey(prefix)
 	if err != nil {
@@ -459,8 +460,30 @@ func cacheCmdExport(c *cache.Cache, ref, file string, w io.Writer) error {
 		return fmt.Errorf("key %s has %d outputs (%s): name one as %s/OUTPUT", cacheCmdShortKey(key), len(refs),
 			strings.Join(names, ", "), prefix)
 	}
-	if err := c.Export(key, output, file); err != nil {
+	w, target := stdout, file
+	if file == "-" {
+		// Export to a temp file (the digest is checked before anything is
+		// written), then copy it to stdout; the message goes to stderr.
+		tmp, err := os.MkdirTemp("", "hylaflow-export-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		w, target = stderr, filepath.Join(tmp, "artifact.npz")
+	}
+	if err := c.Export(key, output, target); err != nil {
 		return err
+	}
+	if file == "-" {
+		f, err := os.Open(target)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if _, err := io.Copy(stdout, f); err != nil {
+			return fmt.Errorf("writing to stdout: %w", err)
+		}
+		file = "stdout"
 	}
 	for _, r := range refs {
 		if output == "" || r.Name == output {

@@ -222,6 +222,10 @@ func TestCacheCmdExport(t *testing.T) {
 		if !bytes.Equal(b, stored) || hex.EncodeToString(sum[:]) != s.Digest || int64(len(b)) != s.Size {
 			t.Errorf("exported file (%d bytes) differs from the stored payload %s (%d bytes)", len(b), s.Digest, s.Size)
 		}
+		code, piped, errs := cacheCmdExec("cache", "export", s.Key[:10]+"/out", "-", "--cache", cdir)
+		if code != exitOK || piped != string(stored) || !strings.HasPrefix(errs, "wrote stdout: "+s.Key[:12]+"/out") {
+			t.Errorf("export to stdout: exit %d, %d bytes (want %d), stderr %q", code, len(piped), len(stored), errs)
+		}
 		a, err := artifact.Decode(bytes.NewReader(b), int64(len(b)), file)
 		if err != nil {
 			t.Fatal(err)
