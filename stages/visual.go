@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"sort"
 	"strings"
 
 	"github.com/hylaflow/hylaflow/artifact"
@@ -53,6 +55,7 @@ func visStageType() *registry.Type {
 			{Name: "method", Type: registry.String, Default: "tsne", Enum: []string{"tsne", "pca"}, Doc: "projection"},
 			{Name: "representation", Type: registry.String, Default: "features", Enum: []string{"features", "logits", "input"}, Doc: "what is projected (see above)"},
 			{Name: "rows", Type: registry.String, Default: "test", Enum: []string{"test", "all", "labelled", "train", "val"}, Doc: "which nodes are shown"},
+			{Name: "max_points", Type: registry.Int, Default: 5000, Doc: "show a seeded random subset of this many of the selected nodes when there are more (0 = all; t-SNE takes at most 10000)"},
 			{Name: "state", Type: registry.String, Default: "last", Enum: []string{"last", "best"}, Doc: "model parameters after the last epoch or at the best-validation epoch"},
 			{Name: "k", Type: registry.Int, Default: -1, Doc: "node level: propagation steps; -1 takes K from the precompute (as train)"},
 			{Name: "perplexity", Type: registry.Float, Default: 30.0, Doc: "t-SNE perplexity (effective number of neighbours)"},
@@ -115,6 +118,11 @@ func visRun(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifa
 	rows, err := visRows(feats, p.String("rows"), labels)
 	if err != nil {
 		return nil, fmt.Errorf("visualize %s: %w", info.Name, err)
+	}
+	if mp := p.Int("max_points"); mp < 0 {
+		return nil, fmt.Errorf("visualize: max_points = %d, want ≥ 0", mp)
+	} else if mp > 0 && len(rows) > mp {
+		rows = visSubsample(rows, mp, job.Seed)
 	}
 	if len(rows) < 3 {
 		return nil, fmt.Errorf("visualize %s: %d %s nodes, want at least 3", info.Name, len(rows), p.String("rows"))
@@ -250,6 +258,18 @@ func visRows(feats *artifact.Artifact, which string, labels []int) ([]int, error
 		}
 	}
 	return rows, nil
+}
+
+// visSubsample returns k of rows, drawn without replacement with a PCG
+// seeded by seed, in their original order.
+func visSubsample(rows []int, k int, seed uint64) []int {
+	idx := rand.New(rand.NewPCG(seed, 0x5ab5)).Perm(len(rows))[:k]
+	sort.Ints(idx)
+	out := make([]int, k)
+	for i, j := range idx {
+		out[i] = rows[j]
+	}
+	return out
 }
 
 // visRepresentation computes the selected rows of the representation and

@@ -158,6 +158,7 @@ func TestVisualStageEndToEnd(t *testing.T) {
 		{"tsne test", map[string]any{"method": "tsne", "perplexity": 15.0, "iterations": 600, "pca_dims": 10}, test, "t-SNE of HyLa features (test nodes)"},
 		{"tsne all random", map[string]any{"method": "tsne", "rows": "all", "perplexity": 20.0, "iterations": 300, "init": "random"}, nil, "(all nodes)"},
 		{"pca logits", map[string]any{"method": "pca", "representation": "logits"}, test, "PCA of HyLa-SGC logits"},
+		{"pca subsample", map[string]any{"method": "pca", "rows": "all", "max_points": 100}, []int{-1}, "PCA of HyLa features (all nodes)"},
 		{"pca input", map[string]any{"method": "pca", "representation": "input", "title": "custom", "class_names": []string{"zero", "one"}}, test, "custom"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,6 +183,18 @@ func TestVisualStageEndToEnd(t *testing.T) {
 					want = make([]int, len(labels))
 					for i := range want {
 						want[i] = i
+					}
+				}
+				if len(want) == 1 && want[0] == -1 { // max_points: 100 distinct nodes, increasing
+					want = nil
+					for k, r := range rows {
+						if r < 0 || r >= len(labels) || k > 0 && r <= rows[k-1] {
+							t.Fatalf("subsampled rows %v", rows)
+						}
+					}
+					want = append(want, rows...)
+					if len(want) != 100 {
+						t.Fatalf("%d subsampled rows, want 100", len(want))
 					}
 				}
 				if m, c := coords.Dims(); m != len(want) || c != 2 || len(rows) != m || len(lab) != m {
@@ -254,6 +267,7 @@ func TestVisualStageErrors(t *testing.T) {
 		{"wrong graph", map[string]any{"rows": "all"}, map[string][]*artifact.Artifact{"features": {nosplit}, "model": {v.model}, "samples": {v.samples}}, "model Z has 12 rows"},
 		{"perplexity", map[string]any{"perplexity": 500.0}, v.inputs(), "perplexity 500"},
 		{"pca_dims", map[string]any{"pca_dims": -2}, v.inputs(), "pca_dims = -2"},
+		{"max_points", map[string]any{"max_points": -1}, v.inputs(), "max_points = -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := visRunStage("visualize", tc.params, tc.inputs, 1, 1)

@@ -79,6 +79,8 @@ func (o *TSNEOptions) check(n, d int) error {
 	switch {
 	case n < 3:
 		return fmt.Errorf("%d points, want at least 3", n)
+	case n > MaxTSNEPoints:
+		return fmt.Errorf("%d points: exact t-SNE takes at most %d (8n² bytes for P); subsample the points", n, MaxTSNEPoints)
 	case o.Dims < 1 || o.Dims > 3:
 		return fmt.Errorf("output dimension %d, want 1..3", o.Dims)
 	case o.Dims > d && o.Init == "pca":
@@ -102,6 +104,10 @@ func (o *TSNEOptions) check(n, d int) error {
 	}
 	return nil
 }
+
+// MaxTSNEPoints bounds the number of points of the exact method: its dense
+// n×n matrix P takes 8n² bytes (800 MB at the bound).
+const MaxTSNEPoints = 10000
 
 // TSNEResult is the outcome of TSNE.
 type TSNEResult struct {

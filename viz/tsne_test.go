@@ -289,6 +289,7 @@ func TestTSNEErrors(t *testing.T) {
 		{"perplexity too large", x, TSNEOptions{Perplexity: 9}, "perplexity 9 with 10 points"},
 		{"perplexity below 1", x, TSNEOptions{Perplexity: 0.5}, "want 1 ≤ perplexity"},
 		{"too few points", mat.NewDense(2, 2, []float64{1, 2, 3, 4}), TSNEOptions{Perplexity: 1}, "at least 3"},
+		{"too many points", mat.NewDense(MaxTSNEPoints+1, 1, nil), TSNEOptions{}, "exact t-SNE takes at most"},
 		{"dims", x, TSNEOptions{Perplexity: 3, Dims: 4}, "output dimension 4"},
 		{"init", x, TSNEOptions{Perplexity: 3, Init: "spectral"}, `init "spectral"`},
 		{"learning rate", x, TSNEOptions{Perplexity: 3, LearningRate: -1}, "learning rate -1"},
