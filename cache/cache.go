@@ -110,7 +110,7 @@ type Cache struct {
 	touched   map[string]int64 // key → unix ns
 	stages    []bufferedStage
 	lastFlush time.Time
-	seqs      map[int64]int // run id → next stage seq
+	knownRuns map[int64]bool // runs that exist in the index
 
 	claims claimState
 
@@ -120,7 +120,6 @@ type Cache struct {
 
 type bufferedStage struct {
 	run int64
-	seq int
 	s   StageRecord
 }
 
@@ -137,7 +136,7 @@ func OpenReadOnly(dir string) (*Cache, error) {
 }
 
 func open(dir string, readOnly bool) (*Cache, error) {
-	c := &Cache{dir: dir, readOnly: readOnly, touched: map[string]int64{}, seqs: map[int64]int{}, lastFlush: time.Now()}
+	c := &Cache{dir: dir, readOnly: readOnly, touched: map[string]int64{}, lastFlush: time.Now(), knownRuns: map[int64]bool{}}
 	c.claims.init()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -330,7 +329,16 @@ func (c *Cache) flushLocked(also func(tx *sql.Tx) error) error {
 			}
 		}
 		if len(c.stages) > 0 {
-			st, err := tx.Prepare(`INSERT OR REPLACE INTO run_stages
+			// Stage numbers continue a run's records in the index (another
+			// Cache may have written some), assigned inside this
+			// immediate transaction.
+			next, err := tx.Prepare(`SELECT coalesce(max(seq) + 1, 0) FROM run_stages WHERE run_id = ?`)
+			if err != nil {
+				return fmt.Errorf("cache %s: record stages: %w", c.dir, err)
+			}
+			defer next.Close()
+			seqs := map[int64]int64{}
+			st, err := tx.Prepare(`INSERT INTO run_stages
 				(run_id, seq, address, key, status, reason, start, duration, error, metrics)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
@@ -338,8 +346,15 @@ func (c *Cache) flushLocked(also func(tx *sql.Tx) error) error {
 			}
 			defer st.Close()
 			for _, b := range c.stages {
+				seq, ok := seqs[b.run]
+				if !ok {
+					if err := next.QueryRow(b.run).Scan(&seq); err != nil {
+						return fmt.Errorf("cache %s: record stages of run %d: %w", c.dir, b.run, err)
+					}
+				}
+				seqs[b.run] = seq + 1
 				metrics := metricsJSON(b.s.Metrics)
-				if _, err := st.Exec(b.run, b.seq, b.s.Address, b.s.Key, b.s.Status, b.s.Reason,
+				if _, err := st.Exec(b.run, seq, b.s.Address, b.s.Key, b.s.Status, b.s.Reason,
 					unixNano(b.s.Start), int64(b.s.Duration), b.s.Error, metrics); err != nil {
 					return fmt.Errorf("cache %s: record stage %s of run %d: %w", c.dir, b.s.Address, b.run, err)
 				}

@@ -475,6 +475,23 @@ func TestRunHistory(t *testing.T) {
 	if _, err := c.Run(999); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("run 999: %v", err)
 	}
+	if err := c.RecordStage(999, StageRecord{Address: "x"}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("record stage of run 999: %v", err)
+	}
+	// Another Cache on the same directory continues a run's stage records.
+	c2, err := Open(c.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.RecordStage(id, StageRecord{Address: "e", Key: "ke", Status: "ran"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := c.Run(id); err != nil || len(d.Stages) != 5 || d.Stages[4].Address != "e" || d.Ran != 2 {
+		t.Fatalf("after a record by another Cache: %+v %v", d, err)
+	}
 	if err := c.FinishRun(999, "ok"); err == nil {
 		t.Fatal("finishing an unknown run succeeded")
 	}

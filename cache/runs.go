@@ -32,6 +32,9 @@ func (c *Cache) BeginRun(pipeline string, args []string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cache %s: begin run of %s: %w", c.dir, pipeline, err)
 	}
+	c.bufMu.Lock()
+	c.knownRuns[id] = true
+	c.bufMu.Unlock()
 	return id, nil
 }
 
@@ -42,8 +45,18 @@ func (c *Cache) RecordStage(runID int64, s StageRecord) error {
 	if err := c.writable(); err != nil {
 		return err
 	}
-	if runID <= 0 {
-		return fmt.Errorf("cache %s: record stage %s: no run %d", c.dir, s.Address, runID)
+	c.bufMu.Lock()
+	known := c.knownRuns[runID]
+	c.bufMu.Unlock()
+	if !known {
+		var one int
+		err := c.db.QueryRow(`SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("cache %s: record stage %s: no run %d: %w", c.dir, s.Address, runID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("cache %s: record stage %s: %w", c.dir, s.Address, err)
+		}
 	}
 	if s.Metrics != nil {
 		m := make(map[string]float64, len(s.Metrics))
@@ -54,9 +67,8 @@ func (c *Cache) RecordStage(runID int64, s StageRecord) error {
 	}
 	c.bufMu.Lock()
 	defer c.bufMu.Unlock()
-	seq := c.seqs[runID]
-	c.seqs[runID] = seq + 1
-	c.stages = append(c.stages, bufferedStage{run: runID, seq: seq, s: s})
+	c.knownRuns[runID] = true
+	c.stages = append(c.stages, bufferedStage{run: runID, s: s})
 	return c.maybeFlushLocked()
 }
 
@@ -81,7 +93,6 @@ func (c *Cache) FinishRun(runID int64, status string) error {
 	if err != nil {
 		return fmt.Errorf("cache %s: finish run %d: %w", c.dir, runID, err)
 	}
-	delete(c.seqs, runID)
 	return nil
 }
 
