@@ -200,7 +200,7 @@ func visRun(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifa
 		title = visTitle(info.Name, sum)
 	}
 	plt, err := viz.ScatterPlot(coords, rowLabels, viz.ScatterOptions{Title: title, XLabel: xlab, YLabel: ylab,
-		ClassNames: p.Strings("class_names")})
+		ClassNames: p.Strings("class_names"), NoTicks: p.String("method") == "tsne"})
 	if err != nil {
 		return nil, fmt.Errorf("visualize %s: %w", info.Name, err)
 	}

@@ -48,6 +48,8 @@ type ScatterOptions struct {
 	Radius vg.Length
 	// NoLegend drops the legend.
 	NoLegend bool
+	// NoTicks drops the tick marks and numbers (t-SNE coordinates have no units).
+	NoTicks bool
 }
 
 // legendGlyph is a legend thumbnail drawing one glyph, larger than the points.
@@ -92,6 +94,10 @@ func ScatterPlot(coords *mat.Dense, labels []int, opts ScatterOptions) (*plot.Pl
 	p.Title.Text = opts.Title
 	p.X.Label.Text = opts.XLabel
 	p.Y.Label.Text = opts.YLabel
+	if opts.NoTicks {
+		p.X.Tick.Marker = plot.ConstantTicks(nil)
+		p.Y.Tick.Marker = plot.ConstantTicks(nil)
+	}
 	sc, err := plotter.NewScatter(xys)
 	if err != nil {
 		return nil, fmt.Errorf("viz: scatter plot: %w", err)

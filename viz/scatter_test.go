@@ -57,6 +57,16 @@ func TestScatterPlotImages(t *testing.T) {
 			t.Errorf("SVG lacks %q", want)
 		}
 	}
+	if !bytes.Contains(svg, []byte(">0<")) && !bytes.Contains(svg, []byte(">5<")) && !bytes.Contains(svg, []byte(">10<")) {
+		t.Error("SVG has no tick numbers")
+	}
+	noTicks, err := ScatterPlot(x, labels, ScatterOptions{Title: "Three clusters", NoTicks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svg2, _ := Render(noTicks, 4*vg.Inch, 3*vg.Inch, "svg"); bytes.Contains(svg2, []byte(">0<")) || bytes.Contains(svg2, []byte(">5<")) || bytes.Contains(svg2, []byte(">10<")) {
+		t.Error("NoTicks SVG has tick numbers")
+	}
 	again, _ := Render(p, 4*vg.Inch, 3*vg.Inch, "png")
 	if !bytes.Equal(b, again) {
 		t.Error("PNG rendering is not deterministic")
