@@ -279,6 +279,10 @@ func writeMember(w io.Writer, z, name string, v any, buf []byte) error {
 		if err := writeNpyHeader(w, "<i8", []int{len(m)}); err != nil {
 			return err
 		}
+		if b, ok := nativeBytes(m, 8); ok {
+			_, err := w.Write(b)
+			return err
+		}
 		return writeInts(w, len(m), func(i int) int64 { return int64(m[i]) }, 8, buf)
 	case json.RawMessage:
 		_, err := w.Write(m)
@@ -301,9 +305,17 @@ func writeMember(w io.Writer, z, name string, v any, buf []byte) error {
 			if err := writeNpyHeader(w, "<i4", []int{len(m.Indices)}); err != nil {
 				return err
 			}
+			if b, ok := nativeBytes(m.Indices, 4); ok {
+				_, err := w.Write(b)
+				return err
+			}
 			return writeInts(w, len(m.Indices), func(i int) int64 { return int64(m.Indices[i]) }, 4, buf)
 		case "indptr":
 			if err := writeNpyHeader(w, "<i8", []int{len(m.Indptr)}); err != nil {
+				return err
+			}
+			if b, ok := nativeBytes(m.Indptr, 8); ok {
+				_, err := w.Write(b)
 				return err
 			}
 			return writeInts(w, len(m.Indptr), func(i int) int64 { return int64(m.Indptr[i]) }, 8, buf)
@@ -357,6 +369,10 @@ func writeNpyHeader(w io.Writer, descr string, shape []int) error {
 }
 
 func writeFloats(w io.Writer, v []float64, buf []byte) error {
+	if b, ok := nativeBytes(v, 8); ok {
+		_, err := w.Write(b)
+		return err
+	}
 	per := len(buf) / 8
 	for len(v) > 0 {
 		n := min(per, len(v))
@@ -756,6 +772,10 @@ func (d *decoder) readNpy(f *zip.File, as npyTarget, descrs ...string) (*npyArra
 		}
 	case "<f8":
 		arr.floats = make([]float64, n)
+		if b, ok := nativeBytes(arr.floats, 8); ok {
+			_, err = io.ReadFull(rc, b)
+			break
+		}
 		err = d.readChunks(rc, n, 8, func(i int64, b []byte) error {
 			arr.floats[i] = math.Float64frombits(binary.LittleEndian.Uint64(b))
 			return nil
@@ -769,6 +789,10 @@ func (d *decoder) readNpy(f *zip.File, as npyTarget, descrs ...string) (*npyArra
 		}
 		if as == asInt32s {
 			arr.i32 = make([]int32, n)
+			if b, ok := nativeBytes(arr.i32, int(isize)); ok {
+				_, err = io.ReadFull(rc, b)
+				break
+			}
 			err = d.readChunks(rc, n, isize, func(i int64, b []byte) error {
 				x := get(b)
 				if x < math.MinInt32 || x > math.MaxInt32 {
@@ -779,6 +803,10 @@ func (d *decoder) readNpy(f *zip.File, as npyTarget, descrs ...string) (*npyArra
 			})
 		} else {
 			arr.ints = make([]int, n)
+			if b, ok := nativeBytes(arr.ints, int(isize)); ok {
+				_, err = io.ReadFull(rc, b)
+				break
+			}
 			err = d.readChunks(rc, n, isize, func(i int64, b []byte) error {
 				x := get(b)
 				if int64(int(x)) != x {
