@@ -2,9 +2,31 @@
 // cache keys, artifacts and run history, plus content-addressed payload files
 // under objects/ab/abcdef… that are written atomically and verified on read.
 //
-// Several processes may share one cache directory at once. A key being
-// computed is claimed with a lease so a second process waits for it (or takes
-// over a dead claim) instead of computing it twice.
+// Layout of a cache directory:
+//
+//	index.db        SQLite index: keys (with their components), artifacts,
+//	                runs, run_stages, leases; schema version in user_version
+//	objects/ab/…    payloads, named by the hex sha256 of their bytes
+//	tmp/            payloads being written (PID-START-RANDOM.tmp)
+//
+// Store encodes each output into a temp file, fsyncs it, renames it to its
+// content address and fsyncs the directory, and only then indexes the key in
+// one transaction, so a crash leaves a key complete or absent (at worst an
+// orphan payload, which gc removes). Load re-hashes the payload: a mismatch
+// drops the key's outputs from the index and fails with ErrCorrupt, so the
+// stage is recomputed rather than a wrong result used.
+//
+// Several processes may share one cache directory at once. Write
+// transactions are immediate and wait (busy timeout) for each other. A key
+// being computed is claimed with a lease (holder host, pid and process start
+// time, renewed in the background), so a second process waits for it, or
+// takes over the claim of a dead process or an expired lease, instead of
+// computing it twice. Claims are also exclusive between the goroutines and
+// Caches of one process.
+//
+// Last-used times (Touch) and stage records (RecordStage) are buffered and
+// written in one transaction at FinishRun, Close, or when a second old or
+// 512 entries long, so a fully cached run costs a few statements.
 package cache
 
 import (
