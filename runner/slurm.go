@@ -144,13 +144,19 @@ func (s *Slurm) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 	}
 	// Reconcile with what an earlier driver left: a job still queued or
 	// running is re-attached; else a finished job's ok done-record is ingested.
-	jobID := ""
+	jobID, earlier := "", ""
 	if !task.Force {
 		if sub, ok, err := s.st.ReadSubmission(key); err == nil && ok {
 			jobs, err := s.opts.Cluster.Jobs(ctx, []string{sub.JobID})
-			if j, known := jobs[sub.JobID]; err == nil && known && !j.State.Terminal() {
+			j, known := jobs[sub.JobID]
+			switch {
+			case err == nil && known && !j.State.Terminal():
 				jobID = sub.JobID
 				s.opts.Logf("%s: re-attached to slurm job %s (%s)", task.Address(), jobID, j.State)
+			case err == nil && known:
+				earlier = fmt.Sprintf("slurm job %s of an earlier run ended %s", sub.JobID, j.State)
+			case err == nil:
+				earlier = fmt.Sprintf("slurm job %s of an earlier run is gone from the queue", sub.JobID)
 			}
 		}
 		if jobID == "" {
@@ -161,6 +167,8 @@ func (s *Slurm) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 					return res, nil
 				}
 				s.opts.Logf("%s: done-record of job %s unusable (%v); running again", task.Address(), d.JobID, err)
+			} else if earlier != "" {
+				s.opts.Logf("%s: %s without an ok done-record; submitting again", task.Address(), earlier)
 			}
 		}
 	}

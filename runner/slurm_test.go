@@ -280,6 +280,9 @@ func TestSlurmExecutorDriverRestart(t *testing.T) {
 	if n := log2.count("ingested the done-record of slurm job " + ids[0]); n != 1 {
 		t.Errorf("finished job ingested %d times; log %q", n, log2.lines)
 	}
+	if n := log2.count("slurm job " + ids[1] + " of an earlier run is gone from the queue without an ok done-record; submitting again"); n != 1 {
+		t.Errorf("lost job reported %d times; log %q", n, log2.lines)
+	}
 	// 3 first jobs + 1 resubmission of the lost one + 4 later stages.
 	if n := len(f.Submitted()); n != 8 {
 		t.Errorf("%d submissions, want 8; log %q", n, log2.lines)
