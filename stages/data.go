@@ -520,12 +520,18 @@ func dataPrecomputeType() *registry.Type {
 		Doc: "Applies the normalised adjacency S K times. level features: X = S^K X (dense); with inductive " +
 			"also X_train = S_train^K X[train], S_train the normalised training subgraph (needs a split). " +
 			"level nodes: S and SK = S^K as sparse matrices for node-level HyLa (X̄ = S^{K-1}·S·φ(Z)). " +
+			"A graph without features (TextGCN's corpus graph) has identity features at level features: X = S^K, " +
+			"computed sparse for the kept rows. " +
 			"Labels and the split (from the split input if connected, else the graph's) are copied. " +
 			"The product runs in parallel by row blocks and is bit-identical for any thread count.",
 		Params: []registry.Param{
 			{Name: "k", Type: registry.Int, Default: 2, Doc: "number of propagation steps K ≥ 0"},
 			{Name: "level", Type: registry.String, Default: "features", Enum: []string{"features", "nodes"}, Doc: "feature-level or node-level HyLa"},
 			{Name: "inductive", Type: registry.Bool, Default: false, Doc: "also propagate on the training subgraph only (X_train)"},
+			{Name: "rows", Type: registry.String, Default: "all", Enum: []string{"all", "labelled"},
+				Doc: "level features: keep the rows of every node, or only of the labelled nodes (labels ≥ 0; TextGCN's documents), renumbering labels and split"},
+			{Name: "scale", Type: registry.String, Default: "none", Enum: []string{"none", "minmax"},
+				Doc: "level features: minmax maps each column of S^K X to [0, 1] with the training rows' minimum and maximum and drops the columns constant on them (TextSGC's preprocessing)"},
 		},
 		Inputs: []registry.Input{
 			{Name: "graph", Kind: artifact.KindGraph, Doc: "graph from a normalize stage"},
@@ -592,6 +598,11 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 		sk := sparse.Identity(s.Rows)
 		for i := 0; i < k && sk != nil; i++ {
 			job.Progress.Report(i, k, "S^K")
+			if lb := dataProductNNZLowerBound(sk, s); lb > dataMaxSKEntries {
+				job.Logf("precompute: S^%d has at least %d entries (limit %d); SK not stored, use k from the precompute member", i+1, lb, dataMaxSKEntries)
+				sk = nil
+				break
+			}
 			nnz, err := sparse.MulNNZ(ctx, sk, s, workers)
 			if err != nil {
 				return nil, err
@@ -609,13 +620,55 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 			out.SetSparse(dataMemberSK, sk)
 		}
 	default:
-		x, err := dataDenseFeatures(in)
-		if err != nil {
-			return nil, fmt.Errorf("precompute: %w", err)
+		rowsMode, scale := p.String("rows"), p.String("scale")
+		if p.Bool("inductive") && (rowsMode != "all" || scale != "none") {
+			return nil, errors.New("precompute: inductive works with rows = \"all\" and scale = \"none\" only")
 		}
-		xk, err := sparse.PowerDense(ctx, s, x, k, workers)
-		if err != nil {
-			return nil, fmt.Errorf("precompute: %w", err)
+		var keep []int // rows kept (nil: all)
+		if rowsMode == "labelled" {
+			for i, y := range labels {
+				if y >= 0 {
+					keep = append(keep, i)
+				}
+			}
+		}
+		var x, xk *mat.Dense
+		if in.Has(artifact.MemberFeatures) || p.Bool("inductive") {
+			if x, err = dataDenseFeatures(in); err != nil {
+				return nil, fmt.Errorf("precompute: %w", err)
+			}
+			xk = x // K = 0: X itself (artifacts are immutable, sharing is safe)
+			if k > 0 {
+				if xk, err = sparse.PowerDense(ctx, s, x, k, workers); err != nil {
+					return nil, fmt.Errorf("precompute: %w", err)
+				}
+			}
+			if keep != nil {
+				xk = dataSelectRows(xk, keep)
+			}
+		} else {
+			if xk, err = dataIdentityPower(ctx, s, k, keep, workers); err != nil {
+				return nil, fmt.Errorf("precompute: graph %s without features: %w", info.Name, err)
+			}
+		}
+		if keep != nil {
+			if err := dataRenumber(out, keep, s.Rows); err != nil {
+				return nil, fmt.Errorf("precompute: rows = \"labelled\": %w", err)
+			}
+			train, _ = out.Ints(artifact.MemberTrain)
+		}
+		if scale == "minmax" {
+			if len(train) == 0 {
+				return nil, errors.New("precompute: scale = \"minmax\" needs a split with training nodes")
+			}
+			kept := dataMinMaxColumns(xk, train)
+			_, c := xk.Dims()
+			job.Logf("precompute: minmax scaling keeps %d of %d columns (the others are constant on the training rows)", kept, c)
+			if kept == 0 {
+				return nil, errors.New("precompute: scale = \"minmax\": every column is constant on the training rows")
+			}
+			r, _ := xk.Dims()
+			xk = mat.NewDense(r, kept, xk.RawMatrix().Data[:r*kept])
 		}
 		out.SetDense(artifact.MemberX, xk)
 		if p.Bool("inductive") {
@@ -656,4 +709,153 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 		return nil, err
 	}
 	return map[string]*artifact.Artifact{dataOutFeatures: out}, ctx.Err()
+}
+
+// dataProductNNZLowerBound returns a lower bound of the number of entries
+// of a·b in O(nnz(a)) when neither has negative entries (no cancellation):
+// row i of a·b holds at least every column of row j of b for each j in
+// row i of a, so at least the longest such row. It returns 0 when an entry
+// is negative. Corpus graphs use it to skip counting an S^K that is far too
+// large to store.
+func dataProductNNZLowerBound(a, b *sparse.CSR) int {
+	for _, v := range a.Data {
+		if v < 0 {
+			return 0
+		}
+	}
+	for _, v := range b.Data {
+		if v < 0 {
+			return 0
+		}
+	}
+	total := 0
+	for i := 0; i < a.Rows; i++ {
+		longest := 0
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			j := a.Indices[p]
+			longest = max(longest, b.Indptr[j+1]-b.Indptr[j])
+		}
+		total += longest
+	}
+	return total
+}
+
+// dataSelectRows returns the rows keep of x as a new matrix.
+func dataSelectRows(x *mat.Dense, keep []int) *mat.Dense {
+	_, c := x.Dims()
+	out := mat.NewDense(max(len(keep), 1), max(c, 1), nil)
+	for a, i := range keep {
+		copy(out.RawRowView(a), x.RawRowView(i))
+	}
+	return out
+}
+
+// dataIdentityPower returns the rows keep (nil: all) of S^K as a dense
+// matrix: S^K·I for a graph whose features are the identity. The product
+// is formed sparse, S[keep,:]·S^{K−1}, and made dense at the end.
+func dataIdentityPower(ctx context.Context, s *sparse.CSR, k int, keep []int, workers int) (*mat.Dense, error) {
+	n := s.Rows
+	if keep == nil {
+		keep = make([]int, n)
+		for i := range keep {
+			keep[i] = i
+		}
+	}
+	if float64(len(keep))*float64(n) > 1<<31 {
+		return nil, fmt.Errorf("identity features: %d×%d dense rows of S^%d are too large (use level = \"nodes\" or rows = \"labelled\")", len(keep), n, k)
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	var cur *sparse.CSR
+	if k == 0 {
+		cur = sparse.Identity(n)
+	} else {
+		cur = s
+	}
+	cur, err := cur.Submatrix(keep, all)
+	if err != nil {
+		return nil, err
+	}
+	for step := 1; step < k; step++ {
+		if cur, err = sparse.Mul(ctx, cur, s, workers); err != nil {
+			return nil, err
+		}
+	}
+	return cur.ToDense(), nil
+}
+
+// dataRenumber keeps the labels of the rows keep and maps the split's node
+// indices to positions in keep; a split node outside keep is an error.
+func dataRenumber(out *artifact.Artifact, keep []int, n int) error {
+	pos := make([]int, n)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for a, i := range keep {
+		pos[i] = a
+	}
+	labels, err := out.Ints(artifact.MemberLabels)
+	if err != nil {
+		return err
+	}
+	kl := make([]int, len(keep))
+	for a, i := range keep {
+		kl[a] = labels[i]
+	}
+	out.SetInts(artifact.MemberLabels, kl)
+	for _, m := range []string{artifact.MemberTrain, artifact.MemberVal, artifact.MemberTest} {
+		if !out.Has(m) {
+			continue
+		}
+		v, err := out.Ints(m)
+		if err != nil {
+			return err
+		}
+		nv := make([]int, len(v))
+		for b, i := range v {
+			if pos[i] < 0 {
+				return fmt.Errorf("%s node %d has no label (label %d) and is not kept", m, i, labels[i])
+			}
+			nv[b] = pos[i]
+		}
+		out.SetInts(m, nv)
+	}
+	return nil
+}
+
+// dataMinMaxColumns scales x in place as TextSGC's preprocessing does:
+// every column with a positive range on the training rows becomes
+// (x − min)/(max − min) with that row set's minimum and maximum; columns
+// constant on the training rows are dropped. The kept columns are packed
+// row-major at the start of x's storage (stride = the returned count).
+func dataMinMaxColumns(x *mat.Dense, train []int) int {
+	r, c := x.Dims()
+	lo := make([]float64, c)
+	hi := make([]float64, c)
+	copy(lo, x.RawRowView(train[0]))
+	copy(hi, x.RawRowView(train[0]))
+	for _, i := range train[1:] {
+		for j, v := range x.RawRowView(i) {
+			lo[j] = min(lo[j], v)
+			hi[j] = max(hi[j], v)
+		}
+	}
+	var cols []int
+	for j := 0; j < c; j++ {
+		if hi[j] > lo[j] {
+			cols = append(cols, j)
+		}
+	}
+	raw := x.RawMatrix()
+	kept := len(cols)
+	for i := 0; i < r; i++ { // writes never overtake reads: kept ≤ c, cols[b] ≥ b
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		dst := raw.Data[i*kept : i*kept+kept]
+		for b, j := range cols {
+			dst[b] = (row[j] - lo[j]) / (hi[j] - lo[j])
+		}
+	}
+	return kept
 }
