@@ -672,3 +672,41 @@ func TestPortablePath(t *testing.T) {
 		t.Error("native and portable encodings of the large artifact differ")
 	}
 }
+
+// BenchmarkRedditScaleFile encodes a Reddit-sized graph artifact (232,965
+// nodes × 602 dense features, 23.2M-entry adjacency) to a file and decodes
+// it back, as the cache does. It needs about 3 GB of memory.
+func BenchmarkRedditScaleFile(b *testing.B) {
+	const n, d, perRow = 232965, 602, 100
+	x := make([]float64, n*d)
+	for i := range x {
+		x[i] = float64(i%1013) * 1e-3
+	}
+	adj := &sparse.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1), Indices: make([]int32, n*perRow), Data: make([]float64, n*perRow)}
+	for i := 0; i < n; i++ {
+		for k := 0; k < perRow; k++ {
+			adj.Indices[i*perRow+k] = int32((i + k*2311) % n)
+			adj.Data[i*perRow+k] = 1
+		}
+		adj.Indptr[i+1] = (i + 1) * perRow
+	}
+	a := New(KindGraph)
+	a.SetDense(MemberFeatures, mat.NewDense(n, d, x))
+	a.SetSparse(MemberAdj, adj)
+	path := filepath.Join(b.TempDir(), "reddit.artifact")
+	for b.Loop() {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := Encode(f, a); err != nil {
+			b.Fatal(err)
+		}
+		st, _ := f.Stat()
+		b.SetBytes(st.Size())
+		if _, err := Decode(f, st.Size(), path); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}
