@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -28,7 +29,7 @@ const cacheCmdUsage = `Usage: hylaflow cache SUBCOMMAND [flags]
 
 Subcommands:
   ls       list the stored artifacts (--json for machine-readable output)
-  stats    count keys, artifacts, payloads, bytes and runs (--json)
+  stats    count keys, artifacts, payloads, bytes and runs, by stage type (--json)
   verify   re-hash every payload and check the index; exit 1 on problems
   gc       remove what recent runs and recent use do not keep
   clear    remove everything (needs --yes)
@@ -52,8 +53,10 @@ starts with one of them are listed.
 	"stats": `Usage: hylaflow cache stats [--json] [--cache DIR]
 
 Summarises the cache: stored keys (stage results), artifacts (outputs),
-distinct payload files and their bytes, and recorded runs.
-  --json   one JSON object {dir, keys, artifacts, objects, bytes, runs}
+distinct payload files and their bytes, and recorded runs; then the
+artifacts and their bytes per stage type, largest first.
+  --json   one JSON object {dir, keys, artifacts, objects, bytes, runs,
+           by_stage_type: [{type, artifacts, bytes}]}
 `,
 	"verify": `Usage: hylaflow cache verify [--cache DIR]
 
@@ -367,6 +370,41 @@ type cacheCmdStatsJSON struct {
 	Objects   int    `json:"objects"`
 	Bytes     int64  `json:"bytes"`
 	Runs      int    `json:"runs"`
+	// ByStage breaks the artifacts down by stage type, largest first.
+	ByStage []cacheCmdStageStat `json:"by_stage_type"`
+}
+
+// cacheCmdStageStat is the artifacts of one stage type (payloads shared
+// between artifacts count for each).
+type cacheCmdStageStat struct {
+	Type      string `json:"type"`
+	Artifacts int    `json:"artifacts"`
+	Bytes     int64  `json:"bytes"`
+}
+
+// cacheCmdByStage groups artifacts by the stage type of their address
+// (the part before the first '.'), largest total first.
+func cacheCmdByStage(list []cache.ArtifactInfo) []cacheCmdStageStat {
+	idx := map[string]int{}
+	out := []cacheCmdStageStat{}
+	for _, a := range list {
+		typ, _, _ := strings.Cut(a.Address, ".")
+		i, ok := idx[typ]
+		if !ok {
+			i = len(out)
+			idx[typ] = i
+			out = append(out, cacheCmdStageStat{Type: typ})
+		}
+		out[i].Artifacts++
+		out[i].Bytes += a.Size
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Bytes != out[j].Bytes {
+			return out[i].Bytes > out[j].Bytes
+		}
+		return out[i].Type < out[j].Type
+	})
+	return out
 }
 
 func cacheCmdStats(c *cache.Cache, asJSON bool, w io.Writer) error {
@@ -374,9 +412,14 @@ func cacheCmdStats(c *cache.Cache, asJSON bool, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	list, err := c.List()
+	if err != nil {
+		return err
+	}
+	byStage := cacheCmdByStage(list)
 	if asJSON {
 		return cacheCmdWriteJSON(w, cacheCmdStatsJSON{Dir: c.Dir(), Keys: s.Keys, Artifacts: s.Artifacts,
-			Objects: s.Objects, Bytes: s.Bytes, Runs: s.Runs})
+			Objects: s.Objects, Bytes: s.Bytes, Runs: s.Runs, ByStage: byStage})
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "cache\t%s\n", c.Dir())
@@ -384,6 +427,18 @@ func cacheCmdStats(c *cache.Cache, asJSON bool, w io.Writer) error {
 	fmt.Fprintf(tw, "artifacts\t%d\toutputs of those stages\n", s.Artifacts)
 	fmt.Fprintf(tw, "payloads\t%d\tdistinct files, %s\n", s.Objects, cacheCmdSize(s.Bytes))
 	fmt.Fprintf(tw, "runs\t%d\trecorded (hylaflow runs)\n", s.Runs)
+	if err := tw.Flush(); err != nil || len(byStage) == 0 {
+		return err
+	}
+	fmt.Fprintln(w, "\nby stage type:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, b := range byStage {
+		noun := "artifacts"
+		if b.Artifacts == 1 {
+			noun = "artifact"
+		}
+		fmt.Fprintf(tw, "  %s\t%d %s\t%s\n", b.Type, b.Artifacts, noun, cacheCmdSize(b.Bytes))
+	}
 	return tw.Flush()
 }
 

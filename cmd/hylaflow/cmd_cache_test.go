@@ -56,7 +56,7 @@ func cacheCmdMust(t *testing.T, want int, args ...string) string {
 
 var (
 	cacheCmdAgeRE   = regexp.MustCompile(`\b(just now|\d+[smhd] ago|in the future)`)
-	cacheCmdDurRE   = regexp.MustCompile(`(<1ms|\b\d+ms|\b\d+\.\ds|\b\d+m\d\ds|\b\d+h\d\dm)\b`)
+	cacheCmdDurRE   = regexp.MustCompile(`(<1ms|\b0s|\b\d+ms|\b\d+\.\ds|\b\d+m\d\ds|\b\d+h\d\dm)\b`)
 	cacheCmdDateRE  = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`)
 	cacheCmdSpaceRE = regexp.MustCompile(` {2,}`)
 )
@@ -176,6 +176,15 @@ func TestCacheCmdListStatsVerify(t *testing.T) {
 	}
 	if st.Keys != 6 || st.Artifacts != 8 || st.Runs != 2 || st.Objects > 8 || st.Objects < 6 || st.Dir != cdir {
 		t.Errorf("stats --json = %+v, want 6 keys, 8 artifacts, 2 runs", st)
+	}
+	var byStage []string
+	var stageTotal int64
+	for _, b := range st.ByStage {
+		byStage = append(byStage, b.Type+":"+strconv.Itoa(b.Artifacts))
+		stageTotal += b.Bytes
+	}
+	if got := strings.Join(byStage, " "); got != "sum:4 scale:2 random:1 value:1" || stageTotal != total {
+		t.Errorf("stats by stage type %s (%d bytes), want sum:4 scale:2 random:1 value:1 (%d bytes)", got, stageTotal, total)
 	}
 	if st.Objects == 8 && st.Bytes != total {
 		t.Errorf("stats bytes %d, sum of the listed sizes %d", st.Bytes, total)

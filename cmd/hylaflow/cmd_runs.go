@@ -32,7 +32,8 @@ or failed, and the pipeline file.
 
 show prints one run (default: the last one): its command line, status and
 timing, then every stage instance with its status (ran, cached, failed,
-skipped, canceled), duration, cache key, why it ran (or its error), and
+skipped, canceled), when it started (AT, after the run's start), how long
+it took, its cache key, why it ran (or its error), and
 the scalar metrics of the stages (for a cached stage, read from its stored
 metrics outputs).
 
@@ -220,7 +221,7 @@ func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATUS\tSTAGE\tTIME\tKEY\tREASON")
+	fmt.Fprintln(tw, "STATUS\tSTAGE\tAT\tTIME\tKEY\tREASON")
 	var withMetrics []cache.StageRecord
 	for _, s := range d.Stages {
 		why := s.Reason
@@ -234,7 +235,11 @@ func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
 		if s.Status == "cached" || s.Status == "skipped" {
 			dur = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Status, s.Address, dur, cacheCmdShortKey(s.Key), why)
+		at := "-"
+		if !s.Start.IsZero() && !d.Start.IsZero() {
+			at = "+" + cacheCmdDuration(s.Start.Sub(d.Start))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Status, s.Address, at, dur, cacheCmdShortKey(s.Key), why)
 		if len(s.Metrics) > 0 {
 			withMetrics = append(withMetrics, s)
 		}
