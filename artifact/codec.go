@@ -30,7 +30,10 @@ package artifact
 // would coincide (a dense "a.data" and a sparse "a", a file "x.json" and a
 // JSON member "x", anything named like the manifest) are refused by Encode.
 //
-// Decode reads only this format. It checks the zip against its size, every
+// Decode reads this format; for sparse members it also accepts the dtypes
+// scipy itself writes ('<i4' or '<i8' for indices, indptr and shape, '|S3'
+// for format), so a scipy.sparse.save_npz(..., compressed=False) file plus a
+// manifest decodes. It checks the zip against its size, every
 // .npy header against the bytes that follow it (so nothing larger than the
 // file is ever allocated), the dtypes and shapes of every member, the CSR
 // invariants (sparse.CSR.Validate), each member's CRC-32, that the JSON
