@@ -200,6 +200,9 @@ func Encode(w io.Writer, a *Artifact) error {
 	if a == nil || a.members == nil {
 		return errors.New("artifact: Encode: nil or uninitialised artifact (use artifact.New)")
 	}
+	if a.Kind == "" {
+		return errors.New("artifact: Encode: empty kind")
+	}
 	man := manifest{Version: formatVersion, Kind: a.Kind, Members: make(map[string]string, len(a.members))}
 	for n, v := range a.members {
 		typ, err := memberType(v)

@@ -325,6 +325,21 @@ func TestEncodeErrors(t *testing.T) {
 	if err := Encode(&bytes.Buffer{}, &Artifact{}); err == nil {
 		t.Error("Encode of a zero Artifact succeeded")
 	}
+	if err := Encode(&bytes.Buffer{}, New("")); err == nil || err.Error() != "artifact: Encode: empty kind" {
+		t.Errorf("Encode of an artifact without kind: %v", err)
+	}
+}
+
+// TestDecodeZeroDimDense: numpy arrays of shape (0, n) or (n, 0) decode as
+// an empty *mat.Dense, since gonum has no 0×n matrices.
+func TestDecodeZeroDimDense(t *testing.T) {
+	for _, shape := range []string{"(0, 5)", "(3, 0)", "(0, 0)"} {
+		b := zipOf(t, man(`"x":"dense"`), zipMember{name: "x.npy", data: npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': "+shape+", }", nil)})
+		m, err := decode(t, b).Dense("x")
+		if err != nil || !m.IsEmpty() {
+			t.Errorf("shape %s: %v, %v; want an empty matrix", shape, m, err)
+		}
+	}
 }
 
 // zipOf builds a zip archive with the given members in the given order.
