@@ -50,6 +50,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -739,8 +740,11 @@ func (d *decoder) readNpy(f *zip.File, as npyTarget, descrs ...string) (*npyArra
 		isize = 3
 	}
 	n := int64(1)
+	if slices.Contains(shape, 0) {
+		n = 0
+	}
 	for _, dim := range shape {
-		if dim > 0 && n > (size-off)/int64(dim) {
+		if n > 0 && n > (size-off)/int64(dim) {
 			return nil, fail(off, "shape %v of %s needs more than the %d data bytes present", shape, descr, size-off)
 		}
 		n *= int64(dim)
