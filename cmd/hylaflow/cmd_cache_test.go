@@ -273,6 +273,7 @@ func TestCacheCmdExport(t *testing.T) {
 		{[]string{sums[0].Key[:8], "x"}, exitStageFailed, "outputs (metrics, out): name one as " + sums[0].Key[:8] + "/OUTPUT"},
 		{[]string{sums[0].Key[:8] + "/nope", "x"}, exitStageFailed, `has no output "nope" (have metrics, out)`},
 		{[]string{"ffffffffffff", "x"}, exitStageFailed, "no key starts with ffffffffffff"},
+		{[]string{cacheCmdAmbiguous(t, list), "x"}, exitStageFailed, " is ambiguous: "},
 		{[]string{"zz", "x"}, exitStageFailed, `key "zz": want hex digits`},
 		{[]string{"only-one-arg"}, exitUsage, "want 2 arguments, got 1"},
 	}
@@ -284,6 +285,19 @@ func TestCacheCmdExport(t *testing.T) {
 			t.Errorf("hylaflow %s: exit %d, stderr %q; want exit %d and %q (stdout %q)", strings.Join(args, " "), code, errs, tc.code, tc.want, out)
 		}
 	}
+}
+
+// cacheCmdAmbiguous returns a one-digit prefix shared by two listed keys.
+func cacheCmdAmbiguous(t *testing.T, list []cacheCmdArtifactJSON) string {
+	first := map[byte]string{}
+	for _, a := range list {
+		if k, ok := first[a.Key[0]]; ok && k != a.Key {
+			return a.Key[:1]
+		}
+		first[a.Key[0]] = a.Key
+	}
+	t.Fatalf("no two keys share a first digit: %+v", list)
+	return ""
 }
 
 // cacheCmdNumpyValues checks that numpy.load reads the exported artifact's
