@@ -3,7 +3,11 @@
 #
 #   hylaflow run pipelines/visualize.hcl                       # train once per dataset, then plot
 #   hylaflow run pipelines/visualize.hcl -var rows=test         # only the test nodes
-#   hylaflow run pipelines/visualize.hcl -var epochs=5 -var iterations=250   # the CI size
+#   hylaflow run pipelines/visualize.hcl -var epochs=5 -var iterations=250 -var rows=test  # CI size
+#
+# Each visualize stage writes scatter.png/.svg, coords/labels/rows (.npy) and
+# summary.json; panels.figure3 puts the three side by side like the paper
+# (panels.png, panels.svg).
 #
 # "Learned node features" are what HyLa-SGC's linear classifier sees:
 #   Cora (feature level)     X̄ = (S^K X)·φ(Z), Z one point per input feature
@@ -214,4 +218,11 @@ stage "visualize" "disease" {
   model    = stage.train.disease.model
   samples  = stage.sample.disease
   method   = "pca"
+}
+
+# ---------------------------------------------------------------- Figure 3
+
+stage "panels" "figure3" {
+  figures = [stage.visualize.cora, stage.visualize.airport, stage.visualize.disease]
+  titles  = ["t-SNE on Cora", "t-SNE on Airport", "PCA on Disease"]
 }

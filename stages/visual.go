@@ -14,6 +14,7 @@ import (
 	"github.com/hylaflow/hylaflow/sparse"
 	"github.com/hylaflow/hylaflow/viz"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -36,12 +37,19 @@ const (
 	visVoteK         = 5  // neighbours of the kNN accuracy
 )
 
-func registerVisual(r *registry.Registry) error { return r.Register(visStageType()) }
+func registerVisual(r *registry.Registry) error {
+	for _, t := range []*registry.Type{visStageType(), visPanelsType()} {
+		if err := r.Register(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func visStageType() *registry.Type {
 	return &registry.Type{
 		Name:    "visualize",
-		Version: "2",
+		Version: "3",
 		Doc: "Projects learned node representations to 2-D and plots them coloured by class (the paper's " +
 			"Figure 3). representation features: the node features the classifier sees, X̄ = (S^K X)·φ(Z) at " +
 			"feature level or S^K·φ(Z) at node level, with Z from the model and φ from the samples (plain S^K X " +
@@ -96,6 +104,9 @@ type visSummary struct {
 	EntropyError   float64   `json:"entropy_error,omitempty"`
 	Explained      []float64 `json:"explained_variance_ratio,omitempty"` // PCA: of the two components
 	ReducedRatio   float64   `json:"reduced_variance_ratio,omitempty"`   // t-SNE: variance kept by the PCA reduction
+	Title          string    `json:"title"`
+	XLabel         string    `json:"x_label"`
+	YLabel         string    `json:"y_label"`
 	KNN2D          float64   `json:"knn5_accuracy_2d"`
 	KNNInput       float64   `json:"knn5_accuracy_input"`
 	Preservation   float64   `json:"neighbor_preservation_10"`
@@ -199,6 +210,7 @@ func visRun(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifa
 	if title == "" {
 		title = visTitle(info.Name, sum)
 	}
+	sum.Title, sum.XLabel, sum.YLabel = title, xlab, ylab
 	plt, err := viz.ScatterPlot(coords, rowLabels, viz.ScatterOptions{Title: title, XLabel: xlab, YLabel: ylab,
 		ClassNames: p.Strings("class_names"), NoTicks: p.String("method") == "tsne"})
 	if err != nil {
@@ -441,4 +453,96 @@ func visTitle(dataset string, s visSummary) string {
 		what = map[string]string{"hyla": "HyLa-SGC", "rff": "RFF-SGC", "sgc": "SGC"}[s.Model] + " logits"
 	}
 	return fmt.Sprintf("%s: %s of %s (%s nodes)", name, method, what, s.Rows)
+}
+
+// ---------------------------------------------------------------- panels
+
+// Members of the panels stage's KindFigure artifact: panels.png, panels.svg
+// and summary.json (the list of the input figures' summaries).
+const (
+	visMemberPanelsPNG = "panels.png"
+	visMemberPanelsSVG = "panels.svg"
+)
+
+func visPanelsType() *registry.Type {
+	return &registry.Type{
+		Name:    "panels",
+		Version: "1",
+		Doc: "Lays the figures of visualize stages out side by side in one image, as the paper's Figure 3 " +
+			"(t-SNE on Cora, t-SNE on Airport, PCA on Disease in a row): each panel is re-drawn from its " +
+			"figure's coords, labels and summary (title, axis labels), with data areas of equal size. Writes " +
+			"panels.png, panels.svg and summary.json (the panels' summaries in order).",
+		Params: []registry.Param{
+			{Name: "columns", Type: registry.Int, Default: 0, Doc: "panels per row (0 = all in one row)"},
+			{Name: "titles", Type: registry.Strings, Default: []string{}, Doc: "panel titles in input order (default: each figure's own title)"},
+			{Name: "class_names", Type: registry.Strings, Default: []string{}, Doc: "legend names of classes 0, 1, … in every panel"},
+			{Name: "panel_width", Type: registry.Float, Default: 4.5, Doc: "width of one panel in inches"},
+			{Name: "panel_height", Type: registry.Float, Default: 4.0, Doc: "height of one panel in inches"},
+		},
+		Inputs: []registry.Input{{Name: "figures", Kind: artifact.KindFigure, Many: true, Doc: "visualize stages' figures, in panel order"}},
+		Outputs: []registry.Output{{Name: visOutFigure, Kind: artifact.KindFigure,
+			Doc: "panels.png, panels.svg, summary.json"}},
+		Run: visRunPanels,
+	}
+}
+
+func visRunPanels(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+	p := job.Params
+	figs := job.Inputs["figures"]
+	if len(figs) == 0 {
+		return nil, errors.New("panels: no figures connected")
+	}
+	titles := p.Strings("titles")
+	if len(titles) > len(figs) {
+		return nil, fmt.Errorf("panels: %d titles for %d figures", len(titles), len(figs))
+	}
+	pw, ph := p.Float("panel_width"), p.Float("panel_height")
+	if !(pw >= 1 && pw <= 40) || !(ph >= 1 && ph <= 40) {
+		return nil, fmt.Errorf("panels: panel size %v×%v inches, want 1..40 each", pw, ph)
+	}
+	var (
+		plots []*plot.Plot
+		sums  []visSummary
+	)
+	for k, fig := range figs {
+		label := fmt.Sprintf("figure %d", k)
+		if ls := job.InputLabels["figures"]; k < len(ls) {
+			label = ls[k]
+		}
+		coords, err := fig.Dense(visMemberCoords)
+		if err != nil {
+			return nil, fmt.Errorf("panels: %s (is it a visualize figure?): %w", label, err)
+		}
+		labels, err := fig.Ints(visMemberLabels)
+		if err != nil {
+			return nil, fmt.Errorf("panels: %s: %w", label, err)
+		}
+		var sum visSummary
+		if err := fig.JSON(visMemberSummary, &sum); err != nil {
+			return nil, fmt.Errorf("panels: %s: %w", label, err)
+		}
+		title := sum.Title
+		if k < len(titles) && titles[k] != "" {
+			title = titles[k]
+		}
+		plt, err := viz.ScatterPlot(coords, labels, viz.ScatterOptions{Title: title, XLabel: sum.XLabel, YLabel: sum.YLabel,
+			ClassNames: p.Strings("class_names"), NoTicks: sum.Method == "tsne"})
+		if err != nil {
+			return nil, fmt.Errorf("panels: %s: %w", label, err)
+		}
+		plots = append(plots, plt)
+		sums = append(sums, sum)
+	}
+	out := artifact.New(artifact.KindFigure)
+	for name, format := range map[string]string{visMemberPanelsPNG: "png", visMemberPanelsSVG: "svg"} {
+		b, err := viz.RenderGrid(plots, p.Int("columns"), vg.Length(pw)*vg.Inch, vg.Length(ph)*vg.Inch, format)
+		if err != nil {
+			return nil, fmt.Errorf("panels: %w", err)
+		}
+		out.SetFile(name, b)
+	}
+	if err := out.SetJSON(visMemberSummary, sums); err != nil {
+		return nil, err
+	}
+	return map[string]*artifact.Artifact{visOutFigure: out}, ctx.Err()
 }

@@ -334,3 +334,63 @@ func TestVisualCoraFigure(t *testing.T) {
 		t.Errorf("5-NN accuracy %.3f in 2-D, %.3f before, 10-NN preservation %.3f: classes do not separate", sum.KNN2D, sum.KNNInput, sum.Preservation)
 	}
 }
+
+func TestVisualPanels(t *testing.T) {
+	v := visTrain(t, "features")
+	var figs []*artifact.Artifact
+	for _, params := range []map[string]any{
+		{"method": "tsne", "rows": "all", "iterations": 300},
+		{"method": "pca", "rows": "test"},
+	} {
+		out, err := visRunStage("visualize", params, v.inputs(), 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		figs = append(figs, out["figure"])
+	}
+	out, err := visRunStage("panels", map[string]any{"titles": []string{"Left panel"}, "class_names": []string{"zero"}},
+		map[string][]*artifact.Artifact{"figures": figs}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig := out["figure"]
+	b, _ := fig.File("panels.png")
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != 9*150 || h != 4*150 {
+		t.Errorf("panels.png is %d×%d, want 1350×600 (two 4.5×4 in panels at 150 dpi)", w, h)
+	}
+	svg, _ := fig.File("panels.svg")
+	for _, want := range []string{"Left panel", "PCA of HyLa features (test nodes)", ">zero<", ">class 3<", "PC 1 ("} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("panels.svg lacks %q", want)
+		}
+	}
+	var sums []visSummary
+	if err := fig.JSON("summary", &sums); err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 2 || sums[0].Method != "tsne" || sums[1].Method != "pca" || sums[1].Title != "synthetic_sbm: PCA of HyLa features (test nodes)" {
+		t.Errorf("summaries %+v", sums)
+	}
+	for _, tc := range []struct {
+		name   string
+		params map[string]any
+		figs   []*artifact.Artifact
+		want   string
+	}{
+		{"no figures", nil, nil, "no figures"},
+		{"not a visualize figure", nil, []*artifact.Artifact{artifact.New(artifact.KindFigure)}, "is it a visualize figure"},
+		{"too many titles", map[string]any{"titles": []string{"a", "b", "c"}}, figs, "3 titles for 2 figures"},
+		{"panel size", map[string]any{"panel_width": 0.5}, figs, "panel size 0.5×4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := visRunStage("panels", tc.params, map[string][]*artifact.Artifact{"figures": tc.figs}, 1, 1)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Palette is the categorical colour cycle of ScatterPlot (Tableau 10);
@@ -157,6 +158,59 @@ func Render(p *plot.Plot, width, height vg.Length, format string) ([]byte, error
 			return nil, fmt.Errorf("viz: render svg: %w", err)
 		}
 		if _, err := w.WriteTo(&buf); err != nil {
+			return nil, fmt.Errorf("viz: render svg: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("viz: image format %q, want png or svg", format)
+	}
+	return buf.Bytes(), nil
+}
+
+// RenderGrid lays plots out in rows of cols panels (cols ≤ 0: one row), each
+// panel panelW×panelH, aligned so that their data areas have equal sizes,
+// and encodes the whole as "png" (at PNGDPI) or "svg".
+func RenderGrid(plots []*plot.Plot, cols int, panelW, panelH vg.Length, format string) ([]byte, error) {
+	if len(plots) == 0 {
+		return nil, fmt.Errorf("viz: a grid of no plots")
+	}
+	if cols <= 0 || cols > len(plots) {
+		cols = len(plots)
+	}
+	rows := (len(plots) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols)
+		for c := range cols {
+			if k := r*cols + c; k < len(plots) {
+				grid[r][c] = plots[k]
+			}
+		}
+	}
+	w, h := panelW*vg.Length(cols), panelH*vg.Length(rows)
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	drawAll := func(dc draw.Canvas) {
+		canvases := plot.Align(grid, tiles, dc)
+		for r := range grid {
+			for c, p := range grid[r] {
+				if p != nil {
+					p.Draw(canvases[r][c])
+				}
+			}
+		}
+	}
+	var buf bytes.Buffer
+	switch format {
+	case "png":
+		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))
+		drawAll(draw.New(c))
+		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+			return nil, fmt.Errorf("viz: render png: %w", err)
+		}
+	case "svg":
+		c := vgsvg.New(w, h)
+		drawAll(draw.New(c))
+		if _, err := c.WriteTo(&buf); err != nil {
 			return nil, fmt.Errorf("viz: render svg: %w", err)
 		}
 	default:

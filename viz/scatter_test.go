@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -93,6 +94,61 @@ func TestScatterPlotErrors(t *testing.T) {
 	}
 	p, _ := ScatterPlot(mat.NewDense(1, 2, nil), []int{0}, ScatterOptions{})
 	if _, err := Render(p, vg.Inch, vg.Inch, "gif"); err == nil {
+		t.Error("gif accepted")
+	}
+}
+
+func TestRenderGrid(t *testing.T) {
+	var plots []*plot.Plot
+	for k, title := range []string{"first panel", "second panel", "third panel"} {
+		x, labels := gaussianClusters(uint64(k), k+2, 20, 2, 8)
+		p, err := ScatterPlot(x, labels, ScatterOptions{Title: title, NoTicks: k == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plots = append(plots, p)
+	}
+	for _, tc := range []struct {
+		cols       int
+		wIn, hIn   int
+		wantColors int
+	}{{0, 9, 2, 4}, {2, 6, 4, 4}, {5, 9, 2, 4}} {
+		b, err := RenderGrid(plots, tc.cols, 3*vg.Inch, 2*vg.Inch, "png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != tc.wIn*PNGDPI || h != tc.hIn*PNGDPI {
+			t.Errorf("cols %d: image %d×%d, want %d×%d", tc.cols, w, h, tc.wIn*PNGDPI, tc.hIn*PNGDPI)
+		}
+		seen := map[color.NRGBA]bool{}
+		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+			for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+				seen[color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)] = true
+			}
+		}
+		for c := range tc.wantColors { // the third panel has classes 0..3
+			if !seen[Palette[c]] {
+				t.Errorf("cols %d: class %d colour missing", tc.cols, c)
+			}
+		}
+	}
+	svg, err := RenderGrid(plots, 0, 3*vg.Inch, 2*vg.Inch, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"first panel", "second panel", "third panel"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	if _, err := RenderGrid(nil, 0, vg.Inch, vg.Inch, "png"); err == nil {
+		t.Error("empty grid accepted")
+	}
+	if _, err := RenderGrid(plots, 0, vg.Inch, vg.Inch, "gif"); err == nil {
 		t.Error("gif accepted")
 	}
 }
