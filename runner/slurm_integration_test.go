@@ -145,7 +145,12 @@ func TestSlurmClusterMatchesLocal(t *testing.T) {
 		if err != nil || !ok || d.Status != runner.SlurmDoneOK || d.JobID != sub.JobID || d.Host == "" || d.Address != addr {
 			t.Errorf("%s: done-record %+v, %v (submission %+v)", addr, d, err, sub)
 		}
-		j, err := cl.Job(ctx, sub.JobID)
+		// The done-record comes before the job ends (COMPLETING, then COMPLETED).
+		var j slurm.JobInfo
+		slurmWaitUntil(t, addr+"'s job to end", 30*time.Second, func() bool {
+			j, err = cl.Job(ctx, sub.JobID)
+			return err != nil || j.State.Terminal()
+		})
 		if err != nil || j.State != slurm.StateCompleted || j.ExitCode != 0 {
 			t.Errorf("%s: job %+v, %v", addr, j, err)
 		}
@@ -193,7 +198,12 @@ func TestSlurmClusterFailingStage(t *testing.T) {
 	if sub == nil {
 		t.Fatal("no submission record for fail.b")
 	}
-	if j, err := cl.Job(ctx, sub.JobID); err != nil || j.State != slurm.StateFailed || j.ExitCode != 1 {
+	var j slurm.JobInfo
+	slurmWaitUntil(t, "fail.b's job to end", 30*time.Second, func() bool {
+		j, err = cl.Job(ctx, sub.JobID)
+		return err != nil || j.State.Terminal()
+	})
+	if err != nil || j.State != slurm.StateFailed || j.ExitCode != 1 {
 		t.Errorf("fail.b's job: %+v, %v; want FAILED with exit 1", j, err)
 	}
 	if _, ok, _ := c.Lookup(sub.Key); ok {
