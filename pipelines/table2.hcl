@@ -46,6 +46,12 @@ variable "datasets" {
   description = "TextGCN corpora to run"
 }
 
+variable "settings" {
+  type        = list(string)
+  default     = ["transductive", "inductive"]
+  description = "which half of the table to run"
+}
+
 variable "split_seed" {
   type        = number
   default     = 0
@@ -78,14 +84,18 @@ locals {
   textsgc_lr_c     = 0.2
   lr_lr_c          = 0.2
 
-  runs = setproduct(var.datasets, var.seeds)
-  cell = { for p in local.runs : "${p[0]}/${p[1]}" => { dataset = p[0], seed = p[1] } }
+  runs           = setproduct(var.datasets, var.seeds)
+  cell           = { for p in local.runs : "${p[0]}/${p[1]}" => { dataset = p[0], seed = p[1] } }
+  trans_cell     = { for k, v in local.cell : k => v if contains(var.settings, "transductive") }
+  ind_cell       = { for k, v in local.cell : k => v if contains(var.settings, "inductive") }
+  trans_datasets = contains(var.settings, "transductive") ? var.datasets : []
+  ind_datasets   = contains(var.settings, "inductive") ? var.datasets : []
 }
 
 # ---- data --------------------------------------------------------------
 
 stage "dataset" "corpus" {
-  for_each = toset(var.datasets)
+  for_each = toset(local.trans_datasets)
   source   = "textgcn"
   name     = each.value
   root     = var.data_root
@@ -93,19 +103,20 @@ stage "dataset" "corpus" {
 }
 
 stage "normalize" "corpus" {
-  for_each = toset(var.datasets)
+  for_each = toset(local.trans_datasets)
   graph    = stage.dataset.corpus[each.key]
 }
 
-stage "precompute" "corpus" {
-  for_each = toset(var.datasets)
+stage "precompute" "corpus" { # the documents' rows of S^K, min-max scaled (TextSGC)
+  for_each = toset(local.trans_datasets)
   graph    = stage.normalize.corpus[each.key]
   k        = 2
-  level    = "nodes"
+  rows     = "labelled"
+  scale    = "minmax"
 }
 
 stage "dataset" "docs" {
-  for_each = toset(var.datasets)
+  for_each = toset(local.ind_datasets)
   source   = "textgcn"
   name     = each.value
   root     = var.data_root
@@ -114,12 +125,12 @@ stage "dataset" "docs" {
 }
 
 stage "normalize" "docs" { # no edges: S = I, and K = 0 keeps X
-  for_each = toset(var.datasets)
+  for_each = toset(local.ind_datasets)
   graph    = stage.dataset.docs[each.key]
 }
 
 stage "precompute" "docs" {
-  for_each = toset(var.datasets)
+  for_each = toset(local.ind_datasets)
   graph    = stage.normalize.docs[each.key]
   k        = 0
 }
@@ -127,7 +138,7 @@ stage "precompute" "docs" {
 # ---- transductive: HyLa-SGC, RFF-SGC, TextSGC ------------------------------
 
 stage "sample" "hyla_trans" {
-  for_each = local.cell
+  for_each = local.trans_cell
   kind     = "hyla"
   dim      = local.transductive[each.value.dataset].dim
   features = local.transductive[each.value.dataset].features
@@ -136,19 +147,17 @@ stage "sample" "hyla_trans" {
 }
 
 stage "train" "hyla_sgc" {
-  for_each      = local.cell
+  for_each      = local.trans_cell
   features      = stage.precompute.corpus[each.value.dataset]
   samples       = stage.sample.hyla_trans[each.key]
   model         = "hyla"
-  level         = "nodes"
-  k             = 2
   lr_embedding  = local.transductive[each.value.dataset].lr_e
   lr_classifier = local.transductive[each.value.dataset].lr_c
   seed          = each.value.seed
 }
 
 stage "sample" "rff_trans" {
-  for_each = local.cell
+  for_each = local.trans_cell
   kind     = "rff"
   dim      = local.transductive[each.value.dataset].dim
   features = local.transductive[each.value.dataset].features
@@ -157,23 +166,19 @@ stage "sample" "rff_trans" {
 }
 
 stage "train" "rff_sgc" {
-  for_each      = local.cell
+  for_each      = local.trans_cell
   features      = stage.precompute.corpus[each.value.dataset]
   samples       = stage.sample.rff_trans[each.key]
   model         = "rff"
-  level         = "nodes"
-  k             = 2
   lr_embedding  = local.rff_transductive.lr_e
   lr_classifier = local.rff_transductive.lr_c
   seed          = each.value.seed
 }
 
 stage "train" "textsgc" {
-  for_each      = local.cell
+  for_each      = local.trans_cell
   features      = stage.precompute.corpus[each.value.dataset]
   model         = "sgc"
-  level         = "nodes"
-  k             = 2
   lr_classifier = local.textsgc_lr_c
   label         = "sgc"
   seed          = each.value.seed
@@ -182,7 +187,7 @@ stage "train" "textsgc" {
 # ---- inductive: HyLa-LR, RFF-LR, LR ----------------------------------------
 
 stage "sample" "hyla_ind" {
-  for_each = local.cell
+  for_each = local.ind_cell
   kind     = "hyla"
   dim      = local.inductive[each.value.dataset].dim
   features = local.inductive[each.value.dataset].features
@@ -191,7 +196,7 @@ stage "sample" "hyla_ind" {
 }
 
 stage "train" "hyla_lr" {
-  for_each      = local.cell
+  for_each      = local.ind_cell
   features      = stage.precompute.docs[each.value.dataset]
   samples       = stage.sample.hyla_ind[each.key]
   model         = "hyla"
@@ -202,7 +207,7 @@ stage "train" "hyla_lr" {
 }
 
 stage "sample" "rff_ind" {
-  for_each = local.cell
+  for_each = local.ind_cell
   kind     = "rff"
   dim      = local.inductive[each.value.dataset].dim
   features = local.inductive[each.value.dataset].features
@@ -211,7 +216,7 @@ stage "sample" "rff_ind" {
 }
 
 stage "train" "rff_lr" {
-  for_each      = local.cell
+  for_each      = local.ind_cell
   features      = stage.precompute.docs[each.value.dataset]
   samples       = stage.sample.rff_ind[each.key]
   model         = "rff"
@@ -222,7 +227,7 @@ stage "train" "rff_lr" {
 }
 
 stage "train" "lr" {
-  for_each      = local.cell
+  for_each      = local.ind_cell
   features      = stage.precompute.docs[each.value.dataset]
   model         = "sgc"
   lr_classifier = local.lr_lr_c
@@ -233,6 +238,7 @@ stage "train" "lr" {
 # ---- tables ---------------------------------------------------------------
 
 stage "evaluate" "transductive" {
+  for_each    = toset(length(local.trans_datasets) > 0 ? ["table"] : [])
   runs        = [stage.train.hyla_sgc, stage.train.rff_sgc, stage.train.textsgc]
   paper_table = "table2-transductive"
   datasets    = var.datasets
@@ -241,6 +247,7 @@ stage "evaluate" "transductive" {
 }
 
 stage "evaluate" "inductive" {
+  for_each    = toset(length(local.ind_datasets) > 0 ? ["table"] : [])
   runs        = [stage.train.hyla_lr, stage.train.rff_lr, stage.train.lr]
   paper_table = "table2-inductive"
   datasets    = var.datasets
