@@ -237,7 +237,7 @@ func Encode(w io.Writer, a *Artifact) error {
 	sort.Strings(zipOrder)
 
 	zw := zip.NewWriter(w)
-	buf := make([]byte, chunkBytes)
+	buf := &scratch{}
 	for _, z := range zipOrder {
 		fw, err := zw.CreateHeader(&zip.FileHeader{Name: z, Method: zip.Store, ModifiedDate: dosDate1980})
 		if err != nil {
@@ -260,7 +260,7 @@ func Encode(w io.Writer, a *Artifact) error {
 }
 
 // writeMember writes the zip member z of member name with value v.
-func writeMember(w io.Writer, z, name string, v any, buf []byte) error {
+func writeMember(w io.Writer, z, name string, v any, buf *scratch) error {
 	switch m := v.(type) {
 	case *mat.Dense:
 		r, c := m.Dims()
@@ -347,7 +347,7 @@ func writeMember(w io.Writer, z, name string, v any, buf []byte) error {
 	return fmt.Errorf("internal error: no writer for %T as %q", v, z)
 }
 
-// chunkBytes is the size of the conversion buffer used when writing and reading arrays.
+// chunkBytes is the largest conversion buffer used when writing and reading arrays.
 const chunkBytes = 64 << 10
 
 // writeNpyHeader writes a version 1.0 .npy header for a C-order array, padded
@@ -375,11 +375,28 @@ func writeNpyHeader(w io.Writer, descr string, shape []int) error {
 	return err
 }
 
-func writeFloats(w io.Writer, v []float64, buf []byte) error {
+// scratch is a conversion buffer that grows on demand up to chunkBytes, so
+// small artifacts do not pay for a large buffer.
+type scratch struct{ b []byte }
+
+// get returns a buffer of min(n, chunkBytes) bytes.
+func (s *scratch) get(n int) []byte {
+	n = min(n, chunkBytes)
+	if cap(s.b) < n {
+		s.b = make([]byte, n)
+	}
+	return s.b[:n]
+}
+
+func writeFloats(w io.Writer, v []float64, s *scratch) error {
 	if b, ok := nativeBytes(v, 8); ok {
 		_, err := w.Write(b)
 		return err
 	}
+	if len(v) == 0 {
+		return nil
+	}
+	buf := s.get(8 * len(v))
 	per := len(buf) / 8
 	for len(v) > 0 {
 		n := min(per, len(v))
@@ -394,7 +411,11 @@ func writeFloats(w io.Writer, v []float64, buf []byte) error {
 	return nil
 }
 
-func writeInts(w io.Writer, n int, at func(int) int64, size int, buf []byte) error {
+func writeInts(w io.Writer, n int, at func(int) int64, size int, s *scratch) error {
+	if n == 0 {
+		return nil
+	}
+	buf := s.get(size * n)
 	per := len(buf) / size
 	for start := 0; start < n; start += per {
 		k := min(per, n-start)
@@ -417,7 +438,7 @@ func writeInts(w io.Writer, n int, at func(int) int64, size int, buf []byte) err
 // (usually the file's path) is used in error messages, which also name the
 // zip member and what was expected. Decode never panics on bad input.
 func Decode(r io.ReaderAt, size int64, name string) (*Artifact, error) {
-	d := &decoder{file: name, buf: make([]byte, chunkBytes)}
+	d := &decoder{file: name}
 	a, err := d.decode(r, size)
 	if err != nil {
 		return nil, err
@@ -427,7 +448,7 @@ func Decode(r io.ReaderAt, size int64, name string) (*Artifact, error) {
 
 type decoder struct {
 	file string
-	buf  []byte
+	buf  scratch
 }
 
 func (d *decoder) errf(member string, format string, args ...any) error {
@@ -837,10 +858,14 @@ func (d *decoder) readNpy(f *zip.File, as npyTarget, descrs ...string) (*npyArra
 }
 
 func (d *decoder) readChunks(r io.Reader, n, isize int64, put func(int64, []byte) error) error {
-	per := int64(len(d.buf)) / isize
+	if n == 0 {
+		return nil
+	}
+	buf := d.buf.get(int(n * isize))
+	per := int64(len(buf)) / isize
 	for start := int64(0); start < n; start += per {
 		k := min(per, n-start)
-		b := d.buf[:k*isize]
+		b := buf[:k*isize]
 		if _, err := io.ReadFull(r, b); err != nil {
 			return err
 		}

@@ -725,3 +725,27 @@ func BenchmarkRedditScaleFile(b *testing.B) {
 		f.Close()
 	}
 }
+
+// BenchmarkSmall encodes and decodes the artifact of a generic stage (one
+// short vector), the per-stage cost the runner pays for cheap stages.
+func BenchmarkSmall(b *testing.B) {
+	a := New(KindValue)
+	a.SetFloats("values", []float64{1, 2, 3})
+	data := encode(b, a)
+	b.Run("encode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := Encode(io.Discard, a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Decode(bytes.NewReader(data), int64(len(data)), "small"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
