@@ -76,6 +76,25 @@ func runHelper(mode, dir string) int {
 				return 2
 			}
 		}
+	case "killat-temp-written", "killat-renamed", "killat-indexing":
+		// Store keys 0 and 1; in key 1's Store, stop at the hook point,
+		// say so and wait to be killed.
+		point := strings.TrimPrefix(mode, "killat-")
+		key := 0
+		testHook = func(p string) {
+			if key == 1 && p == point {
+				fmt.Printf("at %s\n", p)
+				time.Sleep(time.Minute)
+			}
+		}
+		for ; key < 2; key++ {
+			if _, err := c.Store(testRecord("kill", key), map[string]*artifact.Artifact{
+				"a": valueArtifact(float64(key), 1000), "b": valueArtifact(float64(-key), 1000)}); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 2
+			}
+		}
+		return 0
 	case "hold":
 		// Claim key "held" and keep it until killed.
 		if _, err := c.Claim(context.Background(), testRecord("held", 0).Key); err != nil {
@@ -857,7 +876,7 @@ func TestTwoProcessesClaimAndStore(t *testing.T) {
 
 func TestKillDuringStore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cache")
-	delays := []time.Duration{0, 7 * time.Millisecond, 23 * time.Millisecond}
+	delays := []time.Duration{0, 40 * time.Millisecond, 150 * time.Millisecond}
 	if testing.Short() {
 		delays = delays[:1]
 	}
@@ -921,6 +940,8 @@ func TestKillDuringStore(t *testing.T) {
 				}
 			}
 		}
+		tmps, _ := os.ReadDir(filepath.Join(dir, tmpDir))
+		t.Logf("round %d (kill %v after key 1 began): %d keys complete, %d orphan payloads, %d temp files", round, delay, complete, rep.Orphans, len(tmps))
 		if complete < 1 {
 			t.Fatalf("round %d: no key complete, the child stored key 0 before key 1", round)
 		}
@@ -933,6 +954,86 @@ func TestKillDuringStore(t *testing.T) {
 			t.Fatalf("round %d: gc left %d temp files of a dead writer", round, len(tmps))
 		}
 		c.Close()
+	}
+}
+
+// TestKillAtEachStorePoint kills a process with SIGKILL at each point of
+// Store where it can die (temp file written, payload renamed but not
+// indexed, all payloads in place before the index transaction): the cache
+// must verify clean, the key must be absent, gc must remove the leftovers,
+// and storing the key again must work.
+func TestKillAtEachStorePoint(t *testing.T) {
+	for _, point := range []string{"temp-written", "renamed", "indexing"} {
+		t.Run(point, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "cache")
+			cmd := helperCmd(t, "killat-"+point, dir)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, 64)
+			n, _ := out.Read(buf)
+			if got := string(buf[:n]); got != "at "+point+"\n" {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("helper said %q (stderr %q)", got, stderr.String())
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+
+			c, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			rep, err := c.Verify()
+			if err != nil || len(rep.Problems) > 0 {
+				t.Fatalf("verify after kill -9: %+v %v", rep, err)
+			}
+			mustLookup(t, c, testRecord("kill", 0).Key)
+			k1 := testRecord("kill", 1)
+			if _, ok, err := c.Lookup(k1.Key); ok || err != nil {
+				t.Fatalf("key 1 after a kill inside its Store: ok=%v err=%v", ok, err)
+			}
+			wantOrphans := map[string]int{"temp-written": 0, "renamed": 1, "indexing": 2}[point]
+			tmps, _ := os.ReadDir(filepath.Join(dir, tmpDir))
+			wantTmps := 0
+			if point == "temp-written" {
+				wantTmps = 1
+			}
+			if rep.Orphans != wantOrphans || len(tmps) != wantTmps {
+				t.Fatalf("after the kill: %d orphan payloads and %d temp files, want %d and %d", rep.Orphans, len(tmps), wantOrphans, wantTmps)
+			}
+			// gc removes the dead writer's temp file at once and orphans
+			// once they are older than the grace period.
+			old := time.Now().Add(-2 * orphanGrace)
+			files, _ := c.walkObjects()
+			for _, f := range files {
+				os.Chtimes(f.path, old, old)
+			}
+			gc, err := c.GC(GCOptions{KeepRuns: 10, OlderThan: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmps, _ = os.ReadDir(filepath.Join(dir, tmpDir))
+			if gc.Objects != wantOrphans || gc.Keys != 0 || len(tmps) != 0 {
+				t.Fatalf("gc %+v left %d temp files, want %d objects removed and no temp file", gc, len(tmps), wantOrphans)
+			}
+			refs := mustStore(t, c, k1, map[string]*artifact.Artifact{"a": valueArtifact(1, 1000), "b": valueArtifact(-1, 1000)})
+			if a, err := c.Load(refs[1]); err != nil {
+				t.Fatal(err)
+			} else if v, _ := a.Floats("values"); v[0] != -1 {
+				t.Fatalf("key 1 output b holds %v…", v[:1])
+			}
+			if rep, err := c.Verify(); err != nil || len(rep.Problems) > 0 || rep.Orphans != 0 {
+				t.Fatalf("verify after the rerun: %+v %v", rep, err)
+			}
+		})
 	}
 }
 

@@ -23,6 +23,13 @@ import (
 	"github.com/hylaflow/hylaflow/artifact"
 )
 
+// testHook, set by tests only, is called at the points of Store where a
+// crash must leave the cache consistent: "temp-written" (payload bytes in the
+// temp file, not yet fsynced), "renamed" (payload at its address, not yet
+// indexed) and "indexing" (every payload in place, before the index
+// transaction).
+var testHook func(point string)
+
 // objectPath returns the path of the payload with the given digest.
 func (c *Cache) objectPath(digest string) string {
 	return filepath.Join(c.dir, objectsDir, digest[:2], digest)
@@ -270,6 +277,9 @@ func (c *Cache) Store(rec *KeyRecord, outputs map[string]*artifact.Artifact) ([]
 	if inputs == nil {
 		inputs = map[string][]string{}
 	}
+	if testHook != nil {
+		testHook("indexing")
+	}
 	now := time.Now().UnixNano()
 	err := c.withTx(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO keys (key, address, stage_type, version, params, inputs, fingerprint, created, last_used, outputs)
@@ -322,6 +332,9 @@ func (c *Cache) writeObject(write func(io.Writer) error) (digest string, size in
 	if err := bw.Flush(); err != nil {
 		return "", 0, fmt.Errorf("write %s: %w", tmpName, err)
 	}
+	if testHook != nil {
+		testHook("temp-written")
+	}
 	digest = hex.EncodeToString(h.Sum(nil))
 	final := c.objectPath(digest)
 	if info, err := os.Stat(final); err == nil && info.Mode().IsRegular() && info.Size() == cw.n {
@@ -358,6 +371,9 @@ func (c *Cache) writeObject(write func(io.Writer) error) (digest string, size in
 	}
 	if err := syncDir(sub); err != nil {
 		return "", 0, err
+	}
+	if testHook != nil {
+		testHook("renamed")
 	}
 	return digest, cw.n, nil
 }
