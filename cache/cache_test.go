@@ -69,9 +69,9 @@ func runHelper(mode, dir string) int {
 		// Store big artifacts under keys 0, 1, … until killed.
 		for i := 0; ; i++ {
 			rec := testRecord("kill", i)
+			outs := map[string]*artifact.Artifact{"a": valueArtifact(float64(i), 1<<19), "b": valueArtifact(float64(-i), 1<<19)}
 			fmt.Printf("storing %d\n", i)
-			if _, err := c.Store(rec, map[string]*artifact.Artifact{
-				"a": valueArtifact(float64(i), 1<<19), "b": valueArtifact(float64(-i), 1<<19)}); err != nil {
+			if _, err := c.Store(rec, outs); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 2
 			}
@@ -876,7 +876,7 @@ func TestTwoProcessesClaimAndStore(t *testing.T) {
 
 func TestKillDuringStore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cache")
-	delays := []time.Duration{0, 40 * time.Millisecond, 150 * time.Millisecond}
+	delays := []time.Duration{0, 10 * time.Millisecond, 30 * time.Millisecond, 60 * time.Millisecond}
 	if testing.Short() {
 		delays = delays[:1]
 	}
