@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,14 +42,17 @@ them, and scipy.sparse.load_npz opens those holding one unnamed sparse matrix.
 `
 
 var cacheCmdSubUsage = map[string]string{
-	"ls": `Usage: hylaflow cache ls [--json] [--cache DIR] [PREFIX...]
+	"ls": `Usage: hylaflow cache ls [--json] [--sort ORDER] [--cache DIR] [PREFIX...]
 
 Lists every stored artifact: its key (first 12 hex digits; any unique prefix
 works with export), output name, kind, payload size, the stage instance
 that made it, when it was stored and when it was last used. With PREFIX
 arguments only the artifacts whose stage address (e.g. train.cora) or key
 starts with one of them are listed.
-  --json   one JSON array of {key, output, kind, digest, size, address, created, last_used}
+  --sort ORDER   stage (default: by stage address, key, output), size (largest
+                 first), stored or used (oldest first)
+  --json         one JSON array of {key, output, kind, digest, size, address,
+                 created, last_used}
 `,
 	"stats": `Usage: hylaflow cache stats [--json] [--cache DIR]
 
@@ -116,10 +120,13 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("cache", "", "cache directory")
 	var asJSON, dryRun, yes *bool
 	var keepRuns *int
-	var olderThan *string
+	var olderThan, sortBy *string
 	switch sub {
 	case "ls", "stats":
 		asJSON = fs.Bool("json", false, "JSON output")
+		if sub == "ls" {
+			sortBy = fs.String("sort", "stage", "order: stage, size, stored or used")
+		}
 	case "gc":
 		keepRuns = fs.Int("keep-runs", 5, "runs whose artifacts are kept")
 		olderThan = fs.String("older-than", "", "keep whatever was used within this time")
@@ -142,6 +149,10 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(pos) != wantArgs && sub != "ls" {
 		fmt.Fprintf(stderr, "hylaflow %s: want %d arguments, got %d\n\n%s", name, wantArgs, len(pos), usage)
+		return exitUsage
+	}
+	if sub == "ls" && !slices.Contains([]string{"stage", "size", "stored", "used"}, *sortBy) {
+		fmt.Fprintf(stderr, "hylaflow cache ls: --sort %q: want stage, size, stored or used\n", *sortBy)
 		return exitUsage
 	}
 	var age time.Duration
@@ -178,7 +189,7 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 
 	switch sub {
 	case "ls":
-		err = cacheCmdLs(c, pos, *asJSON, stdout)
+		err = cacheCmdLs(c, pos, *sortBy, *asJSON, stdout)
 	case "stats":
 		err = cacheCmdStats(c, *asJSON, stdout)
 	case "verify":
@@ -309,12 +320,12 @@ type cacheCmdArtifactJSON struct {
 	LastUsed string `json:"last_used"`
 }
 
-func cacheCmdLs(c *cache.Cache, prefixes []string, asJSON bool, w io.Writer) error {
+func cacheCmdLs(c *cache.Cache, prefixes []string, sortBy string, asJSON bool, w io.Writer) error {
 	all, err := c.List()
 	if err != nil {
 		return err
 	}
-	list := all
+	list := slices.Clone(all)
 	if len(prefixes) > 0 {
 		list = nil
 		for _, a := range all {
@@ -325,6 +336,15 @@ func cacheCmdLs(c *cache.Cache, prefixes []string, asJSON bool, w io.Writer) err
 				}
 			}
 		}
+	}
+	// List's order is the "stage" order; the others keep it among equals.
+	switch sortBy {
+	case "size":
+		sort.SliceStable(list, func(i, j int) bool { return list[i].Size > list[j].Size })
+	case "stored":
+		sort.SliceStable(list, func(i, j int) bool { return list[i].Created.Before(list[j].Created) })
+	case "used":
+		sort.SliceStable(list, func(i, j int) bool { return list[i].LastUsed.Before(list[j].LastUsed) })
 	}
 	if asJSON {
 		out := make([]cacheCmdArtifactJSON, len(list))

@@ -165,6 +165,26 @@ func TestCacheCmdListStatsVerify(t *testing.T) {
 	if out := cacheCmdMust(t, exitOK, "cache", "ls", "nothing", "--cache", cdir); out != "none of the 8 artifacts in "+cdir+" matches nothing\n" {
 		t.Errorf("ls nothing: %q", out)
 	}
+	// --sort: by size, largest first; by storage time, oldest first.
+	var bySize, byStored []cacheCmdArtifactJSON
+	json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "ls", "--json", "--sort", "size", "--cache", cdir)), &bySize)
+	json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "ls", "--json", "--sort", "stored", "--cache", cdir)), &byStored)
+	if len(bySize) != 8 || len(byStored) != 8 {
+		t.Fatalf("ls --sort: %d and %d artifacts", len(bySize), len(byStored))
+	}
+	for i := 1; i < 8; i++ {
+		prev, _ := time.Parse(time.RFC3339Nano, byStored[i-1].Created)
+		cur, _ := time.Parse(time.RFC3339Nano, byStored[i].Created)
+		if bySize[i].Size > bySize[i-1].Size || cur.Before(prev) {
+			t.Errorf("ls --sort out of order at %d: sizes %d > %d or created %s < %s", i, bySize[i].Size, bySize[i-1].Size, byStored[i].Created, byStored[i-1].Created)
+		}
+	}
+	if byStored[0].Address == "sum.all" || byStored[7].Address == "random.r" {
+		t.Errorf("ls --sort stored: first %s, last %s", byStored[0].Address, byStored[7].Address)
+	}
+	if code, _, errs := cacheCmdExec("cache", "ls", "--sort", "colour", "--cache", cdir); code != exitUsage || !strings.Contains(errs, `--sort "colour": want stage, size, stored or used`) {
+		t.Errorf("ls --sort colour: exit %d %q", code, errs)
+	}
 
 	var st cacheCmdStatsJSON
 	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "stats", "--json", "--cache", cdir)), &st); err != nil {
