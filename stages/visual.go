@@ -57,8 +57,9 @@ func visStageType() *registry.Type {
 			"pca_dims dimensions (perplexity calibration, early exaggeration, momentum and gains; seeded, " +
 			"identical for any thread count); method pca: the first two principal components (gonum stat.PC). " +
 			"Writes scatter.png/.svg, coords/labels/rows as .npy and summary.json with the t-SNE KL or the " +
-			"explained variance and kNN scores (5-NN leave-one-out accuracy in 2-D and before projecting, " +
-			"10-NN preservation).",
+			"explained variance and kNN scores: leave-one-out 5-NN accuracy in 2-D and in the space the " +
+			"projection starts from (for t-SNE after the PCA reduction), and the fraction of each node's 10 " +
+			"nearest neighbours there that stay among its 10 nearest in 2-D.",
 		Params: []registry.Param{
 			{Name: "method", Type: registry.String, Default: "tsne", Enum: []string{"tsne", "pca"}, Doc: "projection"},
 			{Name: "representation", Type: registry.String, Default: "features", Enum: []string{"features", "logits", "input"}, Doc: "what is projected (see above)"},
