@@ -654,6 +654,32 @@ func TestClaimInProcess(t *testing.T) {
 	}
 }
 
+func TestLeaseRenewed(t *testing.T) {
+	saved := leaseTTL
+	leaseTTL = 300 * time.Millisecond
+	defer func() { leaseTTL = saved }()
+	c := openTest(t)
+	key := testRecord("renew", 0).Key
+	release, err := c.Claim(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Well past the first expiry the lease is still valid: the renewer
+	// extended it.
+	time.Sleep(3 * leaseTTL)
+	var expires int64
+	if err := c.db.QueryRow(`SELECT expires FROM leases WHERE key = ?`, key).Scan(&expires); err != nil {
+		t.Fatal(err)
+	}
+	if left := time.Until(time.Unix(0, expires)); left <= 0 {
+		t.Fatalf("the lease expired %v ago while held", -left)
+	}
+	release()
+	if err := c.db.QueryRow(`SELECT expires FROM leases WHERE key = ?`, key).Scan(&expires); err == nil {
+		t.Fatal("the lease row stayed after release")
+	}
+}
+
 func TestClaimTwoCachesOneProcess(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cache")
 	c1, err := Open(dir)
