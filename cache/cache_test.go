@@ -1284,3 +1284,52 @@ func TestParseStatStart(t *testing.T) {
 		t.Fatalf("start time of this process: %q %v", self, err)
 	}
 }
+
+// A run whose process died shows as interrupted; gc keeps what a run in
+// progress uses even when no run is retained.
+func TestInterruptedRunAndGCDuringRun(t *testing.T) {
+	c := openTest(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.db.Exec(`INSERT INTO runs (pipeline, args, start, duration, status, host, pid, pstart)
+		VALUES ('old', '[]', 1, 0, 'running', ?, ?, '1')`, c.self.host, dead.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	old := mustStore(t, c, testRecord("gcrun", 0), map[string]*artifact.Artifact{"out": valueArtifact(0, 3)})
+	// Make the old key look unused since long before the live run began.
+	if _, err := c.db.Exec(`UPDATE keys SET last_used = 1 WHERE key = ?`, old[0].Key); err != nil {
+		t.Fatal(err)
+	}
+	id, err := c.BeginRun("live", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := testRecord("gcrun", 1)
+	mustStore(t, c, cur, map[string]*artifact.Artifact{"out": valueArtifact(1, 3)})
+	runs, err := c.Runs(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].ID != id || runs[0].Status != "running" || runs[1].Status != RunInterrupted {
+		t.Fatalf("runs: %+v", runs)
+	}
+	rep, err := c.GC(GCOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Keys != 1 {
+		t.Errorf("gc removed %d keys, want 1 (the old one)", rep.Keys)
+	}
+	mustLookup(t, c, cur.Key)
+	if _, ok, _ := c.Lookup(old[0].Key); ok {
+		t.Error("gc kept a key no run uses")
+	}
+	if err := c.FinishRun(id, "ok"); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := c.GC(GCOptions{}); err != nil || rep.Keys != 1 {
+		t.Errorf("gc after the run finished, retaining no run: %+v %v, want the key removed", rep, err)
+	}
+}
