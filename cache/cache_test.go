@@ -81,9 +81,10 @@ func runHelper(mode, dir string) int {
 		// say so and wait to be killed.
 		point := strings.TrimPrefix(mode, "killat-")
 		key := 0
+		var once sync.Once
 		testHook = func(p string) {
 			if key == 1 && p == point {
-				fmt.Printf("at %s\n", p)
+				once.Do(func() { fmt.Printf("at %s\n", p) })
 				time.Sleep(time.Minute)
 			}
 		}
@@ -1026,14 +1027,17 @@ func TestKillAtEachStorePoint(t *testing.T) {
 			if _, ok, err := c.Lookup(k1.Key); ok || err != nil {
 				t.Fatalf("key 1 after a kill inside its Store: ok=%v err=%v", ok, err)
 			}
-			wantOrphans := map[string]int{"temp-written": 0, "renamed": 1, "indexing": 2}[point]
+			// The two outputs are written concurrently: when the first
+			// reaches the point, the other is at most there.
 			tmps, _ := os.ReadDir(filepath.Join(dir, tmpDir))
-			wantTmps := 0
-			if point == "temp-written" {
-				wantTmps = 1
-			}
-			if rep.Orphans != wantOrphans || len(tmps) != wantTmps {
-				t.Fatalf("after the kill: %d orphan payloads and %d temp files, want %d and %d", rep.Orphans, len(tmps), wantOrphans, wantTmps)
+			orphans := rep.Orphans
+			ok := map[string]bool{
+				"temp-written": orphans == 0 && len(tmps) >= 1 && len(tmps) <= 2,
+				"renamed":      orphans >= 1 && orphans+len(tmps) <= 2,
+				"indexing":     orphans == 2 && len(tmps) == 0,
+			}[point]
+			if !ok {
+				t.Fatalf("after the kill: %d orphan payloads and %d temp files", orphans, len(tmps))
 			}
 			// gc removes the dead writer's temp file at once and orphans
 			// once they are older than the grace period.
@@ -1047,8 +1051,8 @@ func TestKillAtEachStorePoint(t *testing.T) {
 				t.Fatal(err)
 			}
 			tmps, _ = os.ReadDir(filepath.Join(dir, tmpDir))
-			if gc.Objects != wantOrphans || gc.Keys != 0 || len(tmps) != 0 {
-				t.Fatalf("gc %+v left %d temp files, want %d objects removed and no temp file", gc, len(tmps), wantOrphans)
+			if gc.Objects != orphans || gc.Keys != 0 || len(tmps) != 0 {
+				t.Fatalf("gc %+v left %d temp files, want %d objects removed and no temp file", gc, len(tmps), orphans)
 			}
 			refs := mustStore(t, c, k1, map[string]*artifact.Artifact{"a": valueArtifact(1, 1000), "b": valueArtifact(-1, 1000)})
 			if a, err := c.Load(refs[1]); err != nil {

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
@@ -258,17 +259,37 @@ func (c *Cache) Store(rec *KeyRecord, outputs map[string]*artifact.Artifact) ([]
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	refs := make([]OutputRef, 0, len(names))
 	for _, n := range names {
-		a := outputs[n]
-		if a == nil {
+		if outputs[n] == nil {
 			return nil, fmt.Errorf("cache %s: store %s (%s): output %q is nil", c.dir, rec.Key, rec.Address, n)
 		}
+	}
+	// The payloads are written concurrently, so their fsyncs overlap.
+	refs := make([]OutputRef, len(names))
+	errs := make([]error, len(names))
+	write := func(i int) {
+		a := outputs[names[i]]
 		digest, size, err := c.writeObject(func(w io.Writer) error { return artifact.Encode(w, a) })
-		if err != nil {
-			return nil, fmt.Errorf("cache %s: store %s (%s): output %q: %w", c.dir, rec.Key, rec.Address, n, err)
+		refs[i] = OutputRef{Key: rec.Key, Name: names[i], Kind: a.Kind, Digest: digest, Size: size}
+		errs[i] = err
+	}
+	if len(names) == 1 {
+		write(0)
+	} else {
+		var wg sync.WaitGroup
+		for i := range names {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				write(i)
+			}()
 		}
-		refs = append(refs, OutputRef{Key: rec.Key, Name: n, Kind: a.Kind, Digest: digest, Size: size})
+		wg.Wait()
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("cache %s: store %s (%s): output %q: %w", c.dir, rec.Key, rec.Address, names[i], err)
+		}
 	}
 	params, inputs := rec.Params, rec.Inputs
 	if params == nil {
