@@ -77,11 +77,13 @@ func grow(buf []float64, n int) []float64 {
 // λ_j (ConventionPaper). Like the official code it has no 1/√D factor.
 // Points must lie in the open ball (use ProjectRows).
 type HyLaMap struct {
-	s       *Samples
-	conv    Convention
-	lam     []float64 // effective frequencies λ'
-	twoRho  int       // d0−1
-	workers int
+	s    *Samples
+	conv Convention
+	lam  []float64 // effective frequencies λ'
+	// For the AVX-512 kernels (features_simd.go) only: Ωᵀ (d0×D), sin b_j, cos b_j.
+	omegaT, sinB, cosB []float64
+	twoRho             int // d0−1
+	workers            int
 
 	rows int
 	z    []float64 // copy of the last Z (rows×d0)
@@ -130,7 +132,19 @@ func NewHyLa(s *Samples, conv Convention) (*HyLaMap, error) {
 	for j, l := range s.Lambda {
 		lam[j] = f * l
 	}
-	return &HyLaMap{s: s, conv: conv, lam: lam, twoRho: s.Dim() - 1, workers: runtime.GOMAXPROCS(0)}, nil
+	h := &HyLaMap{s: s, conv: conv, lam: lam, twoRho: s.Dim() - 1, workers: runtime.GOMAXPROCS(0)}
+	if hylaVecOK && s.Dim() <= hylaVecMaxDim {
+		d0 := s.Dim()
+		h.omegaT = make([]float64, d0*d)
+		h.sinB, h.cosB = make([]float64, d), make([]float64, d)
+		for j := 0; j < d; j++ {
+			for k, v := range s.Omega.RawRowView(j) {
+				h.omegaT[k*d+j] = v
+			}
+			h.sinB[j], h.cosB[j] = math.Sincos(s.B[j])
+		}
+	}
+	return h, nil
 }
 
 // Dim returns d0.
@@ -184,6 +198,10 @@ func (h *HyLaMap) Forward(z, out *mat.Dense) {
 			o := out.RawRowView(i)[:D]
 			e1 := h.e1[i*D : (i+1)*D]
 			e2 := h.e2[i*D : (i+1)*D]
+			if h.omegaT != nil {
+				hylaForwardRowAVX512(h, zi, a, o, e1, e2)
+				continue
+			}
 			// Three passes over the row keep each loop short with independent
 			// iterations, which the CPU overlaps much better than one long
 			// body (measured: 27% less time): distances into e2; then log P
@@ -209,6 +227,29 @@ func (h *HyLaMap) Forward(z, out *mat.Dense) {
 			}
 		}
 	})
+}
+
+// hylaVecMaxDim bounds d0 for the AVX-512 kernels (their backward
+// accumulators live on the stack).
+const hylaVecMaxDim = 64
+
+// forwardScalar computes entries [jlo, jhi) of one row of Forward with the
+// math package, one entry at a time (the AVX-512 kernel's fallback).
+func (h *HyLaMap) forwardScalar(zi []float64, a float64, o, e1, e2 []float64, jlo, jhi int) {
+	d0 := len(zi)
+	omega := h.s.Omega.RawMatrix()
+	rho := float64(h.twoRho) / 2
+	for j := jlo; j < jhi; j++ {
+		invq := 1 / sqDist(zi, omega.Data[j*omega.Stride:j*omega.Stride+d0])
+		p := a * invq
+		mag := powHalf(p, h.twoRho)
+		lam := h.lam[j]
+		sn, cs := math.Sincos(lam*math.Log(p) + h.s.B[j])
+		o[j] = mag * cs
+		d := mag * (rho*cs - lam*sn)
+		e1[j] = d
+		e2[j] = invq * d
+	}
 }
 
 // sqDist4 sets q[t] = ‖z − ω_{j0+t}‖² for t < len(q) ≤ 4, interleaving the
@@ -249,11 +290,16 @@ func (h *HyLaMap) Backward(gradOut, gradZ *mat.Dense) {
 	checkDims("HyLa Backward: gradient of Z", gradZ, m, d0)
 	omega := h.s.Omega.RawMatrix()
 	rowParallel(m, D, h.workers, func(lo, hi int) {
+		var acc [hylaVecMaxDim * 8]float64
 		for i := lo; i < hi; i++ {
 			g := gradOut.RawRowView(i)
 			e1 := h.e1[i*D : (i+1)*D]
 			e2 := h.e2[i*D : (i+1)*D]
 			gz := gradZ.RawRowView(i)
+			if h.omegaT != nil {
+				hylaBackwardRowAVX512(h, g[:D], e1, e2, h.z[i*d0:(i+1)*d0], h.a[i], gz[:d0], acc[:d0*8])
+				continue
+			}
 			for k := range gz {
 				gz[k] = 0
 			}

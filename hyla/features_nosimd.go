@@ -1,0 +1,14 @@
+//go:build !(goexperiment.simd && amd64)
+
+package hyla
+
+// Without GOEXPERIMENT=simd on amd64 the HyLa map runs its scalar code only.
+const hylaVecOK = false
+
+func hylaForwardRowAVX512(h *HyLaMap, zi []float64, a float64, o, e1, e2 []float64) {
+	panic("hyla: AVX-512 kernel in a build without it")
+}
+
+func hylaBackwardRowAVX512(h *HyLaMap, g, e1, e2, zi []float64, a float64, gz, acc []float64) {
+	panic("hyla: AVX-512 kernel in a build without it")
+}

@@ -1,0 +1,69 @@
+//go:build goexperiment.simd && amd64
+
+package hyla
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestHyLaSIMDMatchesScalar compares the AVX-512 kernels with the scalar
+// code on points from the origin to the boundary, including blocks that
+// take the scalar fallback (large λ).
+func TestHyLaSIMDMatchesScalar(t *testing.T) {
+	if !hylaVecOK {
+		t.Skip("CPU without AVX-512")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		name  string
+		scale float64
+		d0, D int
+		r     float64
+	}{{"small-λ", 0.01, 16, 203, 0.5}, {"near-boundary", 0.1, 16, 64, 0.999}, {"large-λ-fallback", 5, 8, 40, 0.9}, {"d0=50", 0.5, 50, 96, 0.9}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := SampleHyLa(rng, tc.D, tc.d0, tc.scale)
+			vec, err := NewHyLa(s, ConventionCode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if vec.omegaT == nil {
+				t.Fatal("no AVX-512 tables")
+			}
+			sc, _ := NewHyLa(s, ConventionCode)
+			sc.omegaT = nil
+			m := 37
+			z := randomBallPoints(rng, m, tc.d0, tc.r)
+			outV, outS := mat.NewDense(m, tc.D, nil), mat.NewDense(m, tc.D, nil)
+			vec.Forward(z, outV)
+			sc.Forward(z, outS)
+			g := mat.NewDense(m, tc.D, nil)
+			for i, raw := 0, g.RawMatrix().Data; i < len(raw); i++ {
+				raw[i] = rng.NormFloat64()
+			}
+			gzV, gzS := mat.NewDense(m, tc.d0, nil), mat.NewDense(m, tc.d0, nil)
+			vec.Backward(g, gzV)
+			sc.Backward(g, gzS)
+			worst := func(a, b *mat.Dense) float64 {
+				var w float64
+				ar, br := a.RawMatrix().Data, b.RawMatrix().Data
+				var scale float64
+				for _, v := range br {
+					scale = math.Max(scale, math.Abs(v))
+				}
+				for i := range ar {
+					w = math.Max(w, math.Abs(ar[i]-br[i])/math.Max(math.Abs(br[i]), 1e-3*scale))
+				}
+				return w
+			}
+			fw, bw := worst(outV, outS), worst(gzV, gzS)
+			t.Logf("relative difference: forward %.2g, backward %.2g", fw, bw)
+			if fw > 1e-12 || bw > 1e-10 {
+				t.Errorf("AVX-512 vs scalar: forward %.3g, backward %.3g", fw, bw)
+			}
+		})
+	}
+}
