@@ -187,8 +187,12 @@ func (s *Slurm) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 			}
 		}
 		res, lost, err := s.wait(ctx, task, jobID, hooks)
-		if !lost || attempt >= 1 {
+		if !lost {
 			return res, err
+		}
+		if attempt >= 1 {
+			return nil, &StageError{Address: task.Address(), Err: fmt.Errorf(
+				"slurm job %s vanished from the queue without a done-record, as did the job before it%s", jobID, s.logTail(key, jobID))}
 		}
 		s.opts.Logf("%s: slurm job %s vanished without a done-record; submitting again", task.Address(), jobID)
 		jobID = ""

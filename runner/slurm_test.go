@@ -354,3 +354,45 @@ func TestSlurmConformance(t *testing.T) {
 		return executortest.Env{Executor: ex, Store: store}
 	})
 }
+
+// blindQueue is a cluster whose squeue never lists a job: every job looks
+// purged from the queue.
+type blindQueue struct{ *slurm.Fake }
+
+func (blindQueue) Jobs(context.Context, []string) (map[string]slurm.JobInfo, error) {
+	return map[string]slurm.JobInfo{}, nil
+}
+
+// A job that vanishes from the queue without a done-record is submitted
+// once more; when that one vanishes too, the stage fails (it never hangs and
+// never reports success without outputs).
+func TestSlurmExecutorJobVanishesTwice(t *testing.T) {
+	reg := stages.Default()
+	f := slurm.NewFake()
+	t.Cleanup(f.Close)
+	f.Exec = func(context.Context, string, *slurm.SubmitRequest) int { return 0 }
+	log := &slurmLog{}
+	store := executortest.NewMemStore()
+	ex, err := runner.NewSlurm(store, slurmTestOptions(blindQueue{f}, t.TempDir(), log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, _ := reg.Lookup("value")
+	task, err := runner.NewTask(typ, "value.a", registry.Values{"values": []float64{1}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ex.Execute(context.Background(), task, runner.Hooks{})
+	if err == nil || res != nil || !strings.Contains(err.Error(), "vanished from the queue without a done-record") {
+		t.Fatalf("Execute = %+v, %v; want a vanished-job error", res, err)
+	}
+	if n := len(f.Submitted()); n != 2 {
+		t.Errorf("%d submissions, want 2", n)
+	}
+	if n := log.count("vanished without a done-record; submitting again"); n != 1 {
+		t.Errorf("resubmission logged %d times; log %q", n, log.lines)
+	}
+	if _, ok, _ := store.Lookup(task.Key()); ok {
+		t.Error("a vanished job's key is stored")
+	}
+}
