@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/runner/executortest"
+	"github.com/hylaflow/hylaflow/stages"
+)
+
+func slurmCmdDispatch(args ...string) (int, string, string) {
+	var out, errs bytes.Buffer
+	code := dispatch(args, &out, &errs)
+	return code, out.String(), errs.String()
+}
+
+func TestSlurmCmdRunFlagErrors(t *testing.T) {
+	file := filepath.Join("..", "..", "runner", "testdata", "slurm", "fanout.hcl")
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown executor", []string{"--executor", "pbs"}, `--executor "pbs": want local or slurm`},
+		{"store without slurm", []string{"--store", "x"}, "need --executor slurm"},
+		{"partition without slurm", []string{"--partition", "gpu"}, "need --executor slurm"},
+		{"slurm without store", []string{"--executor", "slurm"}, "needs --store DIR"},
+		{"negative max-jobs", []string{"--executor", "slurm", "--store", "x", "--max-jobs", "-1"}, "--max-jobs -1: want at least 0"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"run", "--cache", filepath.Join(t.TempDir(), "cache")}, tt.args...)
+			code, _, errs := slurmCmdDispatch(append(args, file)...)
+			if code != exitUsage || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errs, exitUsage, tt.want)
+			}
+		})
+	}
+}
+
+func TestSlurmCmdRunFlagsJobs(t *testing.T) {
+	for _, tt := range []struct {
+		args     []string
+		jobs     int
+		isSlurm  bool
+		wantJobs int
+	}{
+		{nil, 2, false, 2},
+		{[]string{"-j", "3"}, 3, false, 3},
+		{[]string{"--executor", "slurm", "--store", "S"}, 2, true, slurmCmdDefaultJobs},
+		{[]string{"--executor", "slurm", "--store", "S", "--max-jobs", "40"}, 2, true, 40},
+		{[]string{"--executor", "slurm", "--store", "S", "--max-jobs", "40", "-j", "7"}, 7, true, 7},
+	} {
+		dir := t.TempDir()
+		fs := runCmdFlagSet("run", &bytes.Buffer{})
+		j := fs.Int("j", 2, "")
+		f := slurmCmdRegisterRunFlags(fs)
+		args := append([]string(nil), tt.args...)
+		for i, a := range args {
+			if a == "S" {
+				args[i] = filepath.Join(dir, "store")
+			}
+		}
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		ex, jobs, err := f.build(fs, executortest.NewMemStore(), *j, false, false, &bytes.Buffer{})
+		if err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		if jobs != tt.wantJobs || (ex != nil) != tt.isSlurm {
+			t.Errorf("%v: executor %T, -j %d; want slurm=%v, -j %d", tt.args, ex, jobs, tt.isSlurm, tt.wantJobs)
+		}
+		if tt.isSlurm {
+			if _, err := os.Stat(filepath.Join(dir, "store", "objects")); err != nil {
+				t.Errorf("%v: the store was not initialised: %v", tt.args, err)
+			}
+		}
+	}
+}
+
+// slurmCmdWriteTask writes the task of a new stage instance into a store, as
+// the driver does before submitting, and returns its key.
+func slurmCmdWriteTask(t *testing.T, dir, typ string, params registry.Values) string {
+	t.Helper()
+	st, ok := stages.Default().Lookup(typ)
+	if !ok {
+		t.Fatalf("no stage type %q", typ)
+	}
+	task, err := runner.NewTask(st, typ+".x", params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&runner.SlurmStore{Dir: dir}).Init(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := task.MarshalSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tasks", task.Key()+".json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return task.Key()
+}
+
+func TestSlurmCmdJob(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("SLURM_JOB_ID", "4242")
+	st := &runner.SlurmStore{Dir: dir}
+
+	key := slurmCmdWriteTask(t, dir, "value", registry.Values{"values": []float64{1.5, -2}})
+	code, out, errs := slurmCmdDispatch("slurm-job", "--store", dir, key)
+	if code != exitOK || !strings.Contains(out, "ok in") {
+		t.Fatalf("slurm-job: exit %d\n%s%s", code, out, errs)
+	}
+	d, ok, err := st.ReadDone(key)
+	if err != nil || !ok || d.Status != runner.SlurmDoneOK || d.JobID != "4242" || d.Host == "" || len(d.Outputs) != 1 {
+		t.Fatalf("done-record %+v, %v, %v", d, ok, err)
+	}
+	a, err := st.LoadObject(d.Outputs[0].Digest, "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := a.Floats(stages.GenericMemberValues); err != nil || len(v) != 2 || v[0] != 1.5 || v[1] != -2 {
+		t.Errorf("stored output %v, %v; want [1.5 -2]", v, err)
+	}
+
+	fkey := slurmCmdWriteTask(t, dir, "fail", registry.Values{"message": "no luck"})
+	code, _, errs = slurmCmdDispatch("slurm-job", "--store", dir, fkey)
+	if code != exitStageFailed || !strings.Contains(errs, "no luck") {
+		t.Errorf("failing stage: exit %d, stderr %q", code, errs)
+	}
+	if d, ok, err := st.ReadDone(fkey); err != nil || !ok || d.Status != runner.SlurmDoneFailed || !strings.Contains(d.Error, "no luck") {
+		t.Errorf("failed done-record %+v, %v, %v", d, ok, err)
+	}
+
+	// A tampered task (its parameters no longer match its key) is refused
+	// and leaves no done-record.
+	tkey := slurmCmdWriteTask(t, dir, "value", registry.Values{"values": []float64{7}})
+	path := filepath.Join(dir, "tasks", tkey+".json")
+	b, err := os.ReadFile(path)
+	if err != nil || !bytes.Contains(b, []byte("[7]")) {
+		t.Fatalf("task file %s: %v\n%s", path, err, b)
+	}
+	b = bytes.Replace(b, []byte("[7]"), []byte("[8]"), 1)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = slurmCmdDispatch("slurm-job", "--store", dir, tkey)
+	if code != exitStageFailed || !strings.Contains(errs, "key does not match") {
+		t.Errorf("tampered task: exit %d, stderr %q", code, errs)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"slurm-job", key}, exitUsage, "Usage: hylaflow slurm-job"},
+		{[]string{"slurm-job", "--store", dir}, exitUsage, "Usage: hylaflow slurm-job"},
+		{[]string{"slurm-job", "--store", dir, "../etc/passwd"}, exitStageFailed, "expected 64 lowercase hex digits"},
+		{[]string{"slurm-job", "--store", dir, strings.Repeat("0", 64)}, exitStageFailed, "no task spec"},
+	} {
+		code, _, errs := slurmCmdDispatch(tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errs, tt.code, tt.want)
+		}
+	}
+}
