@@ -229,9 +229,12 @@ func (h *HyLaMap) Forward(z, out *mat.Dense) {
 	})
 }
 
-// hylaVecMaxDim bounds d0 for the AVX-512 kernels (their backward
-// accumulators live on the stack).
-const hylaVecMaxDim = 64
+// hylaVecMaxDim bounds d0 for the AVX-512 kernels.
+const hylaVecMaxDim = 1024
+
+// hylaVecMaxClasses bounds C for BackwardLinear (its coefficients live on
+// the stack).
+const hylaVecMaxClasses = 256
 
 // forwardScalar computes entries [jlo, jhi) of one row of Forward with the
 // math package, one entry at a time (the AVX-512 kernel's fallback).
@@ -290,14 +293,13 @@ func (h *HyLaMap) Backward(gradOut, gradZ *mat.Dense) {
 	checkDims("HyLa Backward: gradient of Z", gradZ, m, d0)
 	omega := h.s.Omega.RawMatrix()
 	rowParallel(m, D, h.workers, func(lo, hi int) {
-		var acc [hylaVecMaxDim * 8]float64
 		for i := lo; i < hi; i++ {
 			g := gradOut.RawRowView(i)
 			e1 := h.e1[i*D : (i+1)*D]
 			e2 := h.e2[i*D : (i+1)*D]
 			gz := gradZ.RawRowView(i)
 			if h.omegaT != nil {
-				hylaBackwardRowAVX512(h, g[:D], e1, e2, h.z[i*d0:(i+1)*d0], h.a[i], gz[:d0], acc[:d0*8])
+				hylaBackwardRowAVX512(h, g[:D], nil, nil, e1, e2, h.z[i*d0:(i+1)*d0], h.a[i], gz[:d0])
 				continue
 			}
 			for k := range gz {
@@ -335,6 +337,38 @@ func (h *HyLaMap) Backward(gradOut, gradZ *mat.Dense) {
 			}
 		}
 	})
+}
+
+// BackwardLinear sets gradZ to ∂L/∂Z for the Z of the most recent Forward
+// when the map feeds a linear layer: gradOut = ∂L/∂φ(Z) = gyTᵀ·wT with gyT
+// (C×m) the transposed gradient of the layer's output and wT (C×D) its
+// transposed weights. It never forms the m×D gradOut and reports false,
+// doing nothing, where it has no fused kernel (builds without the AVX-512
+// kernels, or C > 256); the caller then forms gradOut and calls Backward.
+func (h *HyLaMap) BackwardLinear(gyT, wT, gradZ *mat.Dense) bool {
+	m, d0, D := h.rows, h.Dim(), h.Features()
+	c, _ := gyT.Dims()
+	if h.omegaT == nil || c > hylaVecMaxClasses {
+		return false
+	}
+	checkDims("HyLa BackwardLinear: gradient of the layer output", gyT, c, m)
+	checkDims("HyLa BackwardLinear: layer weights", wT, c, D)
+	checkDims("HyLa BackwardLinear: gradient of Z", gradZ, m, d0)
+	gym, wm := gyT.RawMatrix(), wT.RawMatrix()
+	if wm.Stride != D {
+		return false
+	}
+	rowParallel(m, D, h.workers, func(lo, hi int) {
+		var gy [hylaVecMaxClasses]float64
+		for i := lo; i < hi; i++ {
+			for k := 0; k < c; k++ {
+				gy[k] = gym.Data[k*gym.Stride+i]
+			}
+			hylaBackwardRowAVX512(h, nil, gy[:c], wm.Data, h.e1[i*D:(i+1)*D], h.e2[i*D:(i+1)*D],
+				h.z[i*d0:(i+1)*d0], h.a[i], gradZ.RawRowView(i)[:d0])
+		}
+	})
+	return true
 }
 
 // RFFMap is the random Fourier feature map of the official code's baseline,

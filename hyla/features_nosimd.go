@@ -9,6 +9,6 @@ func hylaForwardRowAVX512(h *HyLaMap, zi []float64, a float64, o, e1, e2 []float
 	panic("hyla: AVX-512 kernel in a build without it")
 }
 
-func hylaBackwardRowAVX512(h *HyLaMap, g, e1, e2, zi []float64, a float64, gz, acc []float64) {
+func hylaBackwardRowAVX512(h *HyLaMap, g, gy, wT, e1, e2, zi []float64, a float64, gz []float64) {
 	panic("hyla: AVX-512 kernel in a build without it")
 }

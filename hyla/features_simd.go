@@ -118,11 +118,21 @@ func hylaForwardRowAVX512(h *HyLaMap, zi []float64, a float64, o, e1, e2 []float
 	omegaT := h.omegaT
 	j := 0
 	for ; j+8 <= D; j += 8 {
+		// Two accumulators halve the chain of dependent multiply-adds.
 		q := archsimd.BroadcastFloat64x8(0)
-		for k := 0; k < d0; k++ {
+		q1 := q
+		k := 0
+		for ; k+2 <= d0; k += 2 {
+			d := archsimd.BroadcastFloat64x8(zi[k]).Sub(archsimd.LoadFloat64x8Slice(omegaT[k*D+j:]))
+			q = d.MulAdd(d, q)
+			d1 := archsimd.BroadcastFloat64x8(zi[k+1]).Sub(archsimd.LoadFloat64x8Slice(omegaT[(k+1)*D+j:]))
+			q1 = d1.MulAdd(d1, q1)
+		}
+		if k < d0 {
 			d := archsimd.BroadcastFloat64x8(zi[k]).Sub(archsimd.LoadFloat64x8Slice(omegaT[k*D+j:]))
 			q = d.MulAdd(d, q)
 		}
+		q = q.Add(q1)
 		invq := one.Div(q)
 		p := aV.Mul(invq)
 		if p.Less(lo).Or(p.Greater(hi)).Or(p.IsNaN()).ToBits() != 0 {
@@ -152,44 +162,111 @@ func hylaForwardRowAVX512(h *HyLaMap, zi []float64, a float64, o, e1, e2 []float
 	}
 }
 
+// vecSum returns the sum of the eight lanes in a fixed order.
+func vecSum(v archsimd.Float64x8) float64 {
+	var t [8]float64
+	v.Store(&t)
+	return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
+}
+
+// hylaVecChunk is the number of samples whose coefficients
+// c_j = g_j·e2_j one pass of hylaBackwardRowAVX512 keeps on the stack.
+const hylaVecChunk = 1024
+
 // hylaBackwardRowAVX512 computes one row of Backward into gz (length d0)
-// from the row's gradient g and e1, e2 (length D). acc holds d0·8 floats.
-func hylaBackwardRowAVX512(h *HyLaMap, g, e1, e2, zi []float64, a float64, gz, acc []float64) {
-	D := len(g)
+// from e1, e2 (length D) and the row's gradient: g if not nil, else
+// g_j = Σ_c gy[c]·wT[c·D + j] (the gradient through a linear layer, so the
+// m×D gradient matrix is never stored). For each chunk of samples it first
+// stores c_j = g_j·e2_j, then forms gz_k = Σ_j c_j·ω_jk as d0 dot products
+// along Ωᵀ's rows, with the accumulator in a register.
+func hylaBackwardRowAVX512(h *HyLaMap, g, gy, wT, e1, e2, zi []float64, a float64, gz []float64) {
+	D := len(e1)
 	d0 := len(gz)
-	clear(acc)
+	clear(gz)
+	var cbuf [hylaVecChunk]float64
 	s1 := archsimd.BroadcastFloat64x8(0)
 	s2 := archsimd.BroadcastFloat64x8(0)
+	var ss1, ss2 float64
 	omegaT := h.omegaT
-	j := 0
-	for ; j+8 <= D; j += 8 {
-		gv := archsimd.LoadFloat64x8Slice(g[j:])
-		c := gv.Mul(archsimd.LoadFloat64x8Slice(e2[j:]))
-		s1 = gv.MulAdd(archsimd.LoadFloat64x8Slice(e1[j:]), s1)
-		s2 = s2.Add(c)
-		for k := 0; k < d0; k++ {
-			ak := archsimd.LoadFloat64x8Slice(acc[k*8:])
-			c.MulAdd(archsimd.LoadFloat64x8Slice(omegaT[k*D+j:]), ak).StoreSlice(acc[k*8:])
+	for j0 := 0; j0 < D; j0 += hylaVecChunk {
+		j1 := min(j0+hylaVecChunk, D)
+		vend := j0 + (j1-j0)/8*8
+		j := j0
+		for ; j < vend; j += 8 {
+			var gv archsimd.Float64x8
+			if g != nil {
+				gv = archsimd.LoadFloat64x8Slice(g[j:])
+			} else {
+				gv = archsimd.BroadcastFloat64x8(0)
+				for c, y := range gy {
+					gv = archsimd.BroadcastFloat64x8(y).MulAdd(archsimd.LoadFloat64x8Slice(wT[c*D+j:]), gv)
+				}
+			}
+			cv := gv.Mul(archsimd.LoadFloat64x8Slice(e2[j:]))
+			cv.StoreSlice(cbuf[j-j0:])
+			s1 = gv.MulAdd(archsimd.LoadFloat64x8Slice(e1[j:]), s1)
+			s2 = s2.Add(cv)
+		}
+		for ; j < j1; j++ {
+			var gj float64
+			if g != nil {
+				gj = g[j]
+			} else {
+				for c, y := range gy {
+					gj += y * wT[c*D+j]
+				}
+			}
+			cbuf[j-j0] = gj * e2[j]
+			ss1 += gj * e1[j]
+			ss2 += cbuf[j-j0]
+		}
+		// Four rows of Ωᵀ at a time: four independent accumulators share
+		// each load of c.
+		k := 0
+		for ; k+4 <= d0; k += 4 {
+			w0 := omegaT[k*D : (k+1)*D]
+			w1 := omegaT[(k+1)*D : (k+2)*D]
+			w2 := omegaT[(k+2)*D : (k+3)*D]
+			w3 := omegaT[(k+3)*D : (k+4)*D]
+			a0 := archsimd.BroadcastFloat64x8(0)
+			a1, a2, a3 := a0, a0, a0
+			j := j0
+			for ; j < vend; j += 8 {
+				cv := archsimd.LoadFloat64x8Slice(cbuf[j-j0:])
+				a0 = cv.MulAdd(archsimd.LoadFloat64x8Slice(w0[j:]), a0)
+				a1 = cv.MulAdd(archsimd.LoadFloat64x8Slice(w1[j:]), a1)
+				a2 = cv.MulAdd(archsimd.LoadFloat64x8Slice(w2[j:]), a2)
+				a3 = cv.MulAdd(archsimd.LoadFloat64x8Slice(w3[j:]), a3)
+			}
+			sums := [4]float64{vecSum(a0), vecSum(a1), vecSum(a2), vecSum(a3)}
+			for ; j < j1; j++ {
+				cj := cbuf[j-j0]
+				sums[0] += cj * w0[j]
+				sums[1] += cj * w1[j]
+				sums[2] += cj * w2[j]
+				sums[3] += cj * w3[j]
+			}
+			gz[k] += sums[0]
+			gz[k+1] += sums[1]
+			gz[k+2] += sums[2]
+			gz[k+3] += sums[3]
+		}
+		for ; k < d0; k++ {
+			w := omegaT[k*D : (k+1)*D]
+			acc := archsimd.BroadcastFloat64x8(0)
+			j := j0
+			for ; j < vend; j += 8 {
+				acc = archsimd.LoadFloat64x8Slice(cbuf[j-j0:]).MulAdd(archsimd.LoadFloat64x8Slice(w[j:]), acc)
+			}
+			sum := vecSum(acc)
+			for ; j < j1; j++ {
+				sum += cbuf[j-j0] * w[j]
+			}
+			gz[k] += sum
 		}
 	}
-	var t [8]float64
-	s1.Store(&t)
-	ss1 := ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
-	s2.Store(&t)
-	ss2 := ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
-	for k := 0; k < d0; k++ {
-		v := acc[k*8 : k*8+8]
-		gz[k] = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]))
-	}
-	for ; j < D; j++ {
-		gj := g[j]
-		ss1 += gj * e1[j]
-		c := gj * e2[j]
-		ss2 += c
-		for k := range gz {
-			gz[k] += c * omegaT[k*D+j]
-		}
-	}
+	ss1 += vecSum(s1)
+	ss2 += vecSum(s2)
 	f := ss1/a + ss2
 	for k := range gz {
 		gz[k] = 2*gz[k] - 2*f*zi[k]

@@ -60,9 +60,28 @@ func TestHyLaSIMDMatchesScalar(t *testing.T) {
 				return w
 			}
 			fw, bw := worst(outV, outS), worst(gzV, gzS)
-			t.Logf("relative difference: forward %.2g, backward %.2g", fw, bw)
-			if fw > 1e-12 || bw > 1e-10 {
-				t.Errorf("AVX-512 vs scalar: forward %.3g, backward %.3g", fw, bw)
+			// BackwardLinear against gradOut = gyTᵀ·wT formed explicitly.
+			const c = 5
+			gyT, wT := mat.NewDense(c, m, nil), mat.NewDense(c, tc.D, nil)
+			for _, x := range []*mat.Dense{gyT, wT} {
+				for i, raw := 0, x.RawMatrix().Data; i < len(raw); i++ {
+					raw[i] = rng.NormFloat64()
+				}
+			}
+			var gOut mat.Dense
+			gOut.Mul(gyT.T(), wT)
+			gzL, gzB := mat.NewDense(m, tc.d0, nil), mat.NewDense(m, tc.d0, nil)
+			if !vec.BackwardLinear(gyT, wT, gzL) {
+				t.Fatal("BackwardLinear not available")
+			}
+			sc.Backward(&gOut, gzB)
+			lw := worst(gzL, gzB)
+			if sc.BackwardLinear(gyT, wT, gzB) {
+				t.Error("BackwardLinear ran without the AVX-512 tables")
+			}
+			t.Logf("relative difference: forward %.2g, backward %.2g, backward through a linear layer %.2g", fw, bw, lw)
+			if fw > 1e-12 || bw > 1e-10 || lw > 1e-10 {
+				t.Errorf("AVX-512 vs scalar: forward %.3g, backward %.3g, linear %.3g", fw, bw, lw)
 			}
 		})
 	}

@@ -554,9 +554,19 @@ func (t *trainer) lossGrad(ctx context.Context) error {
 		return nil // SGC: gyT is gwT
 	}
 	gemm(false, false, t.gyT, t.phi, t.gwT) // (∂L/∂W)ᵀ = (∂L/∂Y)ᵀ·φ
-	gemm(true, false, t.gyT, t.wT, t.gphi)  // ∂L/∂φ = ∂L/∂Y·Wᵀ
+	// ∂L/∂φ = ∂L/∂Y·Wᵀ, fused into the map's backward pass where it can.
+	if bl, ok := t.fmap.(linearBackwarder); ok && bl.BackwardLinear(t.gyT, t.wT, t.gz) {
+		return nil
+	}
+	gemm(true, false, t.gyT, t.wT, t.gphi)
 	t.fmap.Backward(t.gphi, t.gz)
 	return nil
+}
+
+// linearBackwarder is a feature map that can backpropagate through the
+// classifier without forming ∂L/∂φ (hyla.HyLaMap with its AVX-512 kernels).
+type linearBackwarder interface {
+	BackwardLinear(gyT, wT, gradZ *mat.Dense) bool
 }
 
 func (t *trainer) epoch(ctx context.Context, epoch int) error {
