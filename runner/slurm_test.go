@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,6 +103,28 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// peakCluster counts the jobs queued or running (submitted, command not
+// yet ended) and keeps the maximum seen at a submission.
+type peakCluster struct {
+	*slurm.Fake
+	live, peak atomic.Int64
+}
+
+func (c *peakCluster) Submit(ctx context.Context, req *slurm.SubmitRequest) (string, error) {
+	n := c.live.Add(1)
+	for {
+		p := c.peak.Load()
+		if n <= p || c.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	id, err := c.Fake.Submit(ctx, req)
+	if err != nil {
+		c.live.Add(-1)
+	}
+	return id, err
+}
+
 func TestSlurmExecutorMatchesLocal(t *testing.T) {
 	reg := stages.Default()
 	p := slurmTestPipeline(t, reg, "fanout.hcl")
@@ -109,10 +132,15 @@ func TestSlurmExecutorMatchesLocal(t *testing.T) {
 
 	f := slurm.NewFake()
 	t.Cleanup(f.Close)
-	f.Exec = slurmInProcess(reg)
+	run := slurmInProcess(reg)
+	pc := &peakCluster{Fake: f}
+	f.Exec = func(ctx context.Context, id string, req *slurm.SubmitRequest) int {
+		defer pc.live.Add(-1)
+		return run(ctx, id, req)
+	}
 	f.PendingDelay = 5 * time.Millisecond
 	log := &slurmLog{}
-	opts := slurmTestOptions(f, t.TempDir(), log)
+	opts := slurmTestOptions(pc, t.TempDir(), log)
 	opts.Partition, opts.Account, opts.MaxJobs = "debug", "lab", 2
 	store := executortest.NewMemStore()
 	ex, err := runner.NewSlurm(store, opts)
@@ -128,6 +156,9 @@ func TestSlurmExecutorMatchesLocal(t *testing.T) {
 	}
 	if res.ByAddress["sum.total"].Metrics["count"] != 3 {
 		t.Errorf("metrics of sum.total: %v", res.ByAddress["sum.total"].Metrics)
+	}
+	if p := pc.peak.Load(); p != 2 {
+		t.Errorf("at most %d jobs were queued or running at once, want MaxJobs = 2", p)
 	}
 	reqs := f.Submitted()
 	if len(reqs) != 7 {
