@@ -32,6 +32,13 @@ import (
 // minParallelEntries is the output size below which the maps run serially.
 const minParallelEntries = 1 << 14
 
+// rowSerial reports whether rowParallel would call fn(0, rows) on the
+// calling goroutine; callers then call their row function directly, so no
+// closure is allocated.
+func rowSerial(rows, cols, workers int) bool {
+	return min(workers, rows) <= 1 || rows*cols < minParallelEntries
+}
+
 // rowParallel runs fn(lo, hi) over [0, rows) split into at most workers
 // contiguous blocks.
 func rowParallel(rows, cols, workers int, fn func(lo, hi int)) {
@@ -187,46 +194,56 @@ func (h *HyLaMap) Forward(z, out *mat.Dense) {
 	h.a = grow(h.a, m)
 	h.e1 = grow(h.e1, m*D)
 	h.e2 = grow(h.e2, m*D)
+	if rowSerial(m, D, h.workers) {
+		h.forwardRows(z, out, 0, m)
+		return
+	}
+	rowParallel(m, D, h.workers, func(lo, hi int) { h.forwardRows(z, out, lo, hi) })
+}
+
+// forwardRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
+func (h *HyLaMap) forwardRows(z, out *mat.Dense, lo, hi int) {
+	m, d0 := z.Dims()
+	D := h.Features()
 	omega := h.s.Omega.RawMatrix()
 	rho := float64(h.twoRho) / 2
-	rowParallel(m, D, h.workers, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			zi := h.z[i*d0 : (i+1)*d0]
-			copy(zi, z.RawRowView(i))
-			a := oneMinusSq(zi)
-			h.a[i] = a
-			o := out.RawRowView(i)[:D]
-			e1 := h.e1[i*D : (i+1)*D]
-			e2 := h.e2[i*D : (i+1)*D]
-			if h.omegaT != nil {
-				hylaForwardRowAVX512(h, zi, a, o, e1, e2)
-				continue
-			}
-			// Three passes over the row keep each loop short with independent
-			// iterations, which the CPU overlaps much better than one long
-			// body (measured: 27% less time): distances into e2; then log P
-			// into e1, 1/q into e2 and P^ρ into o; then the outputs.
-			for j0 := 0; j0 < D; j0 += 4 {
-				sqDist4(zi, omega.Data, omega.Stride, j0, e2[j0:min(j0+4, D)])
-			}
-			for j, qj := range e2 {
-				invq := 1 / qj
-				p := a * invq
-				e1[j] = math.Log(p)
-				e2[j] = invq
-				o[j] = powHalf(p, h.twoRho)
-			}
-			for j := range o {
-				lam := h.lam[j]
-				mag := o[j]
-				sn, cs := math.Sincos(lam*e1[j] + h.s.B[j])
-				o[j] = mag * cs
-				d := mag * (rho*cs - lam*sn)
-				e1[j] = d
-				e2[j] *= d
-			}
+	_, _, _, _, _ = m, d0, D, omega, rho
+	for i := lo; i < hi; i++ {
+		zi := h.z[i*d0 : (i+1)*d0]
+		copy(zi, z.RawRowView(i))
+		a := oneMinusSq(zi)
+		h.a[i] = a
+		o := out.RawRowView(i)[:D]
+		e1 := h.e1[i*D : (i+1)*D]
+		e2 := h.e2[i*D : (i+1)*D]
+		if h.omegaT != nil {
+			hylaForwardRowAVX512(h, zi, a, o, e1, e2)
+			continue
 		}
-	})
+		// Three passes over the row keep each loop short with independent
+		// iterations, which the CPU overlaps much better than one long
+		// body (measured: 27% less time): distances into e2; then log P
+		// into e1, 1/q into e2 and P^ρ into o; then the outputs.
+		for j0 := 0; j0 < D; j0 += 4 {
+			sqDist4(zi, omega.Data, omega.Stride, j0, e2[j0:min(j0+4, D)])
+		}
+		for j, qj := range e2 {
+			invq := 1 / qj
+			p := a * invq
+			e1[j] = math.Log(p)
+			e2[j] = invq
+			o[j] = powHalf(p, h.twoRho)
+		}
+		for j := range o {
+			lam := h.lam[j]
+			mag := o[j]
+			sn, cs := math.Sincos(lam*e1[j] + h.s.B[j])
+			o[j] = mag * cs
+			d := mag * (rho*cs - lam*sn)
+			e1[j] = d
+			e2[j] *= d
+		}
+	}
 }
 
 // hylaVecMaxDim bounds d0 for the AVX-512 kernels.
@@ -291,52 +308,61 @@ func (h *HyLaMap) Backward(gradOut, gradZ *mat.Dense) {
 	m, d0, D := h.rows, h.Dim(), h.Features()
 	checkDims("HyLa Backward: gradient of the output", gradOut, m, D)
 	checkDims("HyLa Backward: gradient of Z", gradZ, m, d0)
+	if rowSerial(m, D, h.workers) {
+		h.backwardRows(gradOut, gradZ, 0, m)
+		return
+	}
+	rowParallel(m, D, h.workers, func(lo, hi int) { h.backwardRows(gradOut, gradZ, lo, hi) })
+}
+
+// backwardRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
+func (h *HyLaMap) backwardRows(gradOut, gradZ *mat.Dense, lo, hi int) {
+	m, d0, D := h.rows, h.Dim(), h.Features()
 	omega := h.s.Omega.RawMatrix()
-	rowParallel(m, D, h.workers, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			g := gradOut.RawRowView(i)
-			e1 := h.e1[i*D : (i+1)*D]
-			e2 := h.e2[i*D : (i+1)*D]
-			gz := gradZ.RawRowView(i)
-			if h.omegaT != nil {
-				hylaBackwardRowAVX512(h, g[:D], nil, nil, e1, e2, h.z[i*d0:(i+1)*d0], h.a[i], gz[:d0])
-				continue
-			}
+	_, _, _, _ = m, d0, D, omega
+	for i := lo; i < hi; i++ {
+		g := gradOut.RawRowView(i)
+		e1 := h.e1[i*D : (i+1)*D]
+		e2 := h.e2[i*D : (i+1)*D]
+		gz := gradZ.RawRowView(i)
+		if h.omegaT != nil {
+			hylaBackwardRowAVX512(h, g[:D], nil, nil, e1, e2, h.z[i*d0:(i+1)*d0], h.a[i], gz[:d0])
+			continue
+		}
+		for k := range gz {
+			gz[k] = 0
+		}
+		var s1, s2 float64
+		j := 0
+		for ; j+4 <= D; j += 4 {
+			// Four samples at a time: a quarter of the loads and stores of gz.
+			c0, c1, c2, c3 := g[j]*e2[j], g[j+1]*e2[j+1], g[j+2]*e2[j+2], g[j+3]*e2[j+3]
+			s1 += g[j]*e1[j] + g[j+1]*e1[j+1] + g[j+2]*e1[j+2] + g[j+3]*e1[j+3]
+			s2 += c0 + c1 + c2 + c3
+			w0 := omega.Data[j*omega.Stride : j*omega.Stride+d0]
+			w1 := omega.Data[(j+1)*omega.Stride : (j+1)*omega.Stride+d0]
+			w2 := omega.Data[(j+2)*omega.Stride : (j+2)*omega.Stride+d0]
+			w3 := omega.Data[(j+3)*omega.Stride : (j+3)*omega.Stride+d0]
 			for k := range gz {
-				gz[k] = 0
-			}
-			var s1, s2 float64
-			j := 0
-			for ; j+4 <= D; j += 4 {
-				// Four samples at a time: a quarter of the loads and stores of gz.
-				c0, c1, c2, c3 := g[j]*e2[j], g[j+1]*e2[j+1], g[j+2]*e2[j+2], g[j+3]*e2[j+3]
-				s1 += g[j]*e1[j] + g[j+1]*e1[j+1] + g[j+2]*e1[j+2] + g[j+3]*e1[j+3]
-				s2 += c0 + c1 + c2 + c3
-				w0 := omega.Data[j*omega.Stride : j*omega.Stride+d0]
-				w1 := omega.Data[(j+1)*omega.Stride : (j+1)*omega.Stride+d0]
-				w2 := omega.Data[(j+2)*omega.Stride : (j+2)*omega.Stride+d0]
-				w3 := omega.Data[(j+3)*omega.Stride : (j+3)*omega.Stride+d0]
-				for k := range gz {
-					gz[k] += c0*w0[k] + c1*w1[k] + c2*w2[k] + c3*w3[k]
-				}
-			}
-			for ; j < D; j++ {
-				gj := g[j]
-				s1 += gj * e1[j]
-				c := gj * e2[j]
-				s2 += c
-				w := omega.Data[j*omega.Stride : j*omega.Stride+d0]
-				for k, v := range w {
-					gz[k] += c * v
-				}
-			}
-			zi := h.z[i*d0 : (i+1)*d0]
-			f := s1/h.a[i] + s2
-			for k := range gz {
-				gz[k] = 2*gz[k] - 2*f*zi[k]
+				gz[k] += c0*w0[k] + c1*w1[k] + c2*w2[k] + c3*w3[k]
 			}
 		}
-	})
+		for ; j < D; j++ {
+			gj := g[j]
+			s1 += gj * e1[j]
+			c := gj * e2[j]
+			s2 += c
+			w := omega.Data[j*omega.Stride : j*omega.Stride+d0]
+			for k, v := range w {
+				gz[k] += c * v
+			}
+		}
+		zi := h.z[i*d0 : (i+1)*d0]
+		f := s1/h.a[i] + s2
+		for k := range gz {
+			gz[k] = 2*gz[k] - 2*f*zi[k]
+		}
+	}
 }
 
 // BackwardLinear sets gradZ to ∂L/∂Z for the Z of the most recent Forward
@@ -354,21 +380,31 @@ func (h *HyLaMap) BackwardLinear(gyT, wT, gradZ *mat.Dense) bool {
 	checkDims("HyLa BackwardLinear: gradient of the layer output", gyT, c, m)
 	checkDims("HyLa BackwardLinear: layer weights", wT, c, D)
 	checkDims("HyLa BackwardLinear: gradient of Z", gradZ, m, d0)
-	gym, wm := gyT.RawMatrix(), wT.RawMatrix()
-	if wm.Stride != D {
+	if wT.RawMatrix().Stride != D {
 		return false
 	}
-	rowParallel(m, D, h.workers, func(lo, hi int) {
-		var gy [hylaVecMaxClasses]float64
-		for i := lo; i < hi; i++ {
-			for k := 0; k < c; k++ {
-				gy[k] = gym.Data[k*gym.Stride+i]
-			}
-			hylaBackwardRowAVX512(h, nil, gy[:c], wm.Data, h.e1[i*D:(i+1)*D], h.e2[i*D:(i+1)*D],
-				h.z[i*d0:(i+1)*d0], h.a[i], gradZ.RawRowView(i)[:d0])
-		}
-	})
+	if rowSerial(m, D, h.workers) {
+		h.backwardLinearRows(gyT, wT, gradZ, 0, m)
+		return true
+	}
+	rowParallel(m, D, h.workers, func(lo, hi int) { h.backwardLinearRows(gyT, wT, gradZ, lo, hi) })
 	return true
+}
+
+// backwardLinearRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
+func (h *HyLaMap) backwardLinearRows(gyT, wT, gradZ *mat.Dense, lo, hi int) {
+	m, d0, D := h.rows, h.Dim(), h.Features()
+	c, _ := gyT.Dims()
+	gym, wm := gyT.RawMatrix(), wT.RawMatrix()
+	_, _, _ = m, d0, D
+	var gy [hylaVecMaxClasses]float64
+	for i := lo; i < hi; i++ {
+		for k := 0; k < c; k++ {
+			gy[k] = gym.Data[k*gym.Stride+i]
+		}
+		hylaBackwardRowAVX512(h, nil, gy[:c], wm.Data, h.e1[i*D:(i+1)*D], h.e2[i*D:(i+1)*D],
+			h.z[i*d0:(i+1)*d0], h.a[i], gradZ.RawRowView(i)[:d0])
+	}
 }
 
 // RFFMap is the random Fourier feature map of the official code's baseline,
@@ -430,23 +466,33 @@ func (r *RFFMap) Forward(z, out *mat.Dense) {
 	checkDims("RFF Forward: output", out, m, D)
 	r.rows = m
 	r.e = grow(r.e, m*D)
+	if rowSerial(m, D, r.workers) {
+		r.forwardRows(z, out, 0, m)
+		return
+	}
+	rowParallel(m, D, r.workers, func(lo, hi int) { r.forwardRows(z, out, lo, hi) })
+}
+
+// forwardRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
+func (r *RFFMap) forwardRows(z, out *mat.Dense, lo, hi int) {
+	m, _ := z.Dims()
+	D := r.Features()
 	omega := r.s.Omega.RawMatrix()
-	rowParallel(m, D, r.workers, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			zi := z.RawRowView(i)
-			o := out.RawRowView(i)
-			e := r.e[i*D : (i+1)*D]
-			// Two passes, as in HyLaMap.Forward: the arguments into o, then the outputs.
-			for j0 := 0; j0 < D; j0 += 4 {
-				dot4(zi, omega.Data, omega.Stride, j0, o[j0:min(j0+4, D)])
-			}
-			for j, arg := range o {
-				sn, cs := math.Sincos(arg + r.s.B[j])
-				o[j] = r.scale * cs
-				e[j] = -r.scale * sn
-			}
+	_, _, _ = m, D, omega
+	for i := lo; i < hi; i++ {
+		zi := z.RawRowView(i)
+		o := out.RawRowView(i)
+		e := r.e[i*D : (i+1)*D]
+		// Two passes, as in HyLaMap.Forward: the arguments into o, then the outputs.
+		for j0 := 0; j0 < D; j0 += 4 {
+			dot4(zi, omega.Data, omega.Stride, j0, o[j0:min(j0+4, D)])
 		}
-	})
+		for j, arg := range o {
+			sn, cs := math.Sincos(arg + r.s.B[j])
+			o[j] = r.scale * cs
+			e[j] = -r.scale * sn
+		}
+	}
 }
 
 // dot4 sets q[t] = ⟨z, ω_{j0+t}⟩ for t < len(q) ≤ 4 with interleaved sums.
@@ -483,33 +529,42 @@ func (r *RFFMap) Backward(gradOut, gradZ *mat.Dense) {
 	m, d0, D := r.rows, r.Dim(), r.Features()
 	checkDims("RFF Backward: gradient of the output", gradOut, m, D)
 	checkDims("RFF Backward: gradient of Z", gradZ, m, d0)
+	if rowSerial(m, D, r.workers) {
+		r.backwardRows(gradOut, gradZ, 0, m)
+		return
+	}
+	rowParallel(m, D, r.workers, func(lo, hi int) { r.backwardRows(gradOut, gradZ, lo, hi) })
+}
+
+// backwardRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
+func (r *RFFMap) backwardRows(gradOut, gradZ *mat.Dense, lo, hi int) {
+	m, d0, D := r.rows, r.Dim(), r.Features()
 	omega := r.s.Omega.RawMatrix()
-	rowParallel(m, D, r.workers, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			g := gradOut.RawRowView(i)
-			e := r.e[i*D : (i+1)*D]
-			gz := gradZ.RawRowView(i)
+	_, _, _, _ = m, d0, D, omega
+	for i := lo; i < hi; i++ {
+		g := gradOut.RawRowView(i)
+		e := r.e[i*D : (i+1)*D]
+		gz := gradZ.RawRowView(i)
+		for k := range gz {
+			gz[k] = 0
+		}
+		j := 0
+		for ; j+4 <= D; j += 4 {
+			c0, c1, c2, c3 := g[j]*e[j], g[j+1]*e[j+1], g[j+2]*e[j+2], g[j+3]*e[j+3]
+			w0 := omega.Data[j*omega.Stride : j*omega.Stride+d0]
+			w1 := omega.Data[(j+1)*omega.Stride : (j+1)*omega.Stride+d0]
+			w2 := omega.Data[(j+2)*omega.Stride : (j+2)*omega.Stride+d0]
+			w3 := omega.Data[(j+3)*omega.Stride : (j+3)*omega.Stride+d0]
 			for k := range gz {
-				gz[k] = 0
-			}
-			j := 0
-			for ; j+4 <= D; j += 4 {
-				c0, c1, c2, c3 := g[j]*e[j], g[j+1]*e[j+1], g[j+2]*e[j+2], g[j+3]*e[j+3]
-				w0 := omega.Data[j*omega.Stride : j*omega.Stride+d0]
-				w1 := omega.Data[(j+1)*omega.Stride : (j+1)*omega.Stride+d0]
-				w2 := omega.Data[(j+2)*omega.Stride : (j+2)*omega.Stride+d0]
-				w3 := omega.Data[(j+3)*omega.Stride : (j+3)*omega.Stride+d0]
-				for k := range gz {
-					gz[k] += c0*w0[k] + c1*w1[k] + c2*w2[k] + c3*w3[k]
-				}
-			}
-			for ; j < D; j++ {
-				c := g[j] * e[j]
-				w := omega.Data[j*omega.Stride : j*omega.Stride+d0]
-				for k, v := range w {
-					gz[k] += c * v
-				}
+				gz[k] += c0*w0[k] + c1*w1[k] + c2*w2[k] + c3*w3[k]
 			}
 		}
-	})
+		for ; j < D; j++ {
+			c := g[j] * e[j]
+			w := omega.Data[j*omega.Stride : j*omega.Stride+d0]
+			for k, v := range w {
+				gz[k] += c * v
+			}
+		}
+	}
 }

@@ -485,7 +485,7 @@ func (t *trainer) saveBest() {
 func (t *trainer) forward(ctx context.Context) error {
 	if t.fmap != nil {
 		t.fmap.Forward(t.z, t.phi)
-		gemm(false, true, t.wT, t.phi, t.yT) // Yᵀ = Wᵀ·φᵀ
+		gemm(false, true, t.wT, t.phi, t.yT, t.workers) // Yᵀ = Wᵀ·φᵀ
 	}
 	if t.cfg.Level == LevelNodes {
 		transposeInto(t.y, t.yT)
@@ -495,7 +495,7 @@ func (t *trainer) forward(ctx context.Context) error {
 		gatherRows(t.prop, t.data.Train, t.logTr)
 		gatherRows(t.prop, t.data.Val, t.logVal)
 	} else {
-		gemm(false, true, t.xTrain, t.yT, t.logTr) // X_train·Y
+		gemm(false, true, t.xTrain, t.yT, t.logTr, t.workers) // X_train·Y
 		if err := t.rowsProduct(ctx, t.data.Val, t.yT, t.logVal); err != nil {
 			return err
 		}
@@ -548,17 +548,17 @@ func (t *trainer) lossGrad(ctx context.Context) error {
 		}
 		transposeInto(t.gyT, t.gy)
 	} else {
-		gemm(true, false, t.g, t.xTrain, t.gyT) // (∂L/∂Y)ᵀ = Gᵀ·X_train
+		gemm(true, false, t.g, t.xTrain, t.gyT, t.workers) // (∂L/∂Y)ᵀ = Gᵀ·X_train
 	}
 	if t.fmap == nil {
 		return nil // SGC: gyT is gwT
 	}
-	gemm(false, false, t.gyT, t.phi, t.gwT) // (∂L/∂W)ᵀ = (∂L/∂Y)ᵀ·φ
+	gemm(false, false, t.gyT, t.phi, t.gwT, t.workers) // (∂L/∂W)ᵀ = (∂L/∂Y)ᵀ·φ
 	// ∂L/∂φ = ∂L/∂Y·Wᵀ, fused into the map's backward pass where it can.
 	if bl, ok := t.fmap.(linearBackwarder); ok && bl.BackwardLinear(t.gyT, t.wT, t.gz) {
 		return nil
 	}
-	gemm(true, false, t.gyT, t.wT, t.gphi)
+	gemm(true, false, t.gyT, t.wT, t.gphi, t.workers)
 	t.fmap.Backward(t.gphi, t.gz)
 	return nil
 }
@@ -760,20 +760,77 @@ func gatherRows(src *mat.Dense, rows []int, dst *mat.Dense) {
 	}
 }
 
-// gemm sets c = op(a)·op(b) with gonum's BLAS (deterministic for any
-// GOMAXPROCS: every output block is summed by one goroutine).
-func gemm(ta, tb bool, a, b, c *mat.Dense) {
-	opA, opB := blas.NoTrans, blas.NoTrans
-	if ta {
-		opA = blas.Trans
-	}
-	if tb {
-		opB = blas.Trans
-	}
+// gemmTile is the output tile of gemm: gonum's Dgemm runs serially (no
+// goroutines, no allocation) when the output has fewer than four 64×64
+// blocks, so a 64×192 or 192×64 tile is computed by one serial call.
+const (
+	gemmTileShort = 64
+	gemmTileLong  = 192
+)
+
+// gemm sets c = op(a)·op(b) with gonum's BLAS, tile by tile on up to
+// workers goroutines. Every entry is a serial gonum sum over the full inner
+// dimension in order, whatever the tiling, so the result does not depend on
+// workers; with one worker nothing is allocated.
+func gemm(ta, tb bool, a, b, c *mat.Dense, workers int) {
 	ar, ac := a.Dims()
 	if ar == 0 || ac == 0 {
 		c.Zero()
 		return
 	}
-	blas64.Gemm(opA, opB, 1, a.RawMatrix(), b.RawMatrix(), 0, c.RawMatrix())
+	cm := c.RawMatrix()
+	tr, tc := gemmTileLong, gemmTileShort
+	if cm.Rows < cm.Cols {
+		tr, tc = gemmTileShort, gemmTileLong
+	}
+	rt, ct := (cm.Rows+tr-1)/tr, (cm.Cols+tc-1)/tc
+	tiles := rt * ct
+	am, bm := a.RawMatrix(), b.RawMatrix()
+	if workers <= 1 || tiles == 1 {
+		for t := 0; t < tiles; t++ {
+			gemmTile(ta, tb, am, bm, cm, t, tr, tc, ct)
+		}
+		return
+	}
+	gemmParallel(ta, tb, am, bm, cm, tiles, tr, tc, ct, min(workers, tiles))
+}
+
+// gemmTile computes output tile t (row-major over ct tile columns).
+func gemmTile(ta, tb bool, a, b, c blas64.General, t, tr, tc, ct int) {
+	i0, j0 := (t/ct)*tr, (t%ct)*tc
+	gemmTileRun(ta, tb, a, b, c, i0, min(i0+tr, c.Rows), j0, min(j0+tc, c.Cols))
+}
+
+// gemmParallel runs the tiles on workers goroutines, tile t on worker t mod workers.
+func gemmParallel(ta, tb bool, a, b, c blas64.General, tiles, tr, tc, ct, workers int) {
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for t := w; t < tiles; t += workers {
+				gemmTile(ta, tb, a, b, c, t, tr, tc, ct)
+			}
+		}(w)
+	}
+	wg.Wait()
+}
+
+// gemmTileRun computes c[i0:i1, j0:j1] = op(a)[i0:i1, :]·op(b)[:, j0:j1].
+func gemmTileRun(ta, tb bool, a, b, c blas64.General, i0, i1, j0, j1 int) {
+	opA, opB := blas.NoTrans, blas.NoTrans
+	if ta {
+		opA = blas.Trans
+		a = blas64.General{Rows: a.Rows, Cols: i1 - i0, Stride: a.Stride, Data: a.Data[i0:]}
+	} else {
+		a = blas64.General{Rows: i1 - i0, Cols: a.Cols, Stride: a.Stride, Data: a.Data[i0*a.Stride:]}
+	}
+	if tb {
+		opB = blas.Trans
+		b = blas64.General{Rows: j1 - j0, Cols: b.Cols, Stride: b.Stride, Data: b.Data[j0*b.Stride:]}
+	} else {
+		b = blas64.General{Rows: b.Rows, Cols: j1 - j0, Stride: b.Stride, Data: b.Data[j0:]}
+	}
+	c = blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: c.Stride, Data: c.Data[i0*c.Stride+j0:]}
+	blas64.Gemm(opA, opB, 1, a, b, 0, c)
 }
