@@ -192,4 +192,3 @@ func TestDataProductNNZLowerBound(t *testing.T) {
 		}
 	}
 }
-
