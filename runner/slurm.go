@@ -147,8 +147,10 @@ func (s *Slurm) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 	jobID, earlier := "", ""
 	if !task.Force {
 		if sub, ok, err := s.st.ReadSubmission(key); err == nil && ok {
-			jobs, err := s.opts.Cluster.Jobs(ctx, []string{sub.JobID})
-			j, known := jobs[sub.JobID]
+			j, known, err := s.jobState(ctx, sub.JobID)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			switch {
 			case err == nil && known && !j.State.Terminal():
 				jobID = sub.JobID
@@ -362,6 +364,27 @@ func (s *Slurm) wait(ctx context.Context, task *Task, jobID string, hooks Hooks)
 		}
 		return nil, false, &StageError{Address: task.Address(), Err: fmt.Errorf(
 			"slurm job %s ended without a done-record%s", info, s.logTail(key, jobID))}
+	}
+}
+
+// jobState returns what squeue says about one job, from the poller's next
+// answer that covers it: after a driver restart, every stage's
+// reconciliation shares one squeue call per poll interval instead of
+// sending one each.
+func (s *Slurm) jobState(ctx context.Context, id string) (slurm.JobInfo, bool, error) {
+	s.watch(id)
+	defer s.unwatch(id)
+	tick := time.NewTicker(s.checkInterval())
+	defer tick.Stop()
+	for {
+		if w := s.watchState(id); w.polled {
+			return w.info, w.known, nil
+		}
+		select {
+		case <-ctx.Done():
+			return slurm.JobInfo{}, false, ctx.Err()
+		case <-tick.C:
+		}
 	}
 }
 
