@@ -63,6 +63,8 @@ type Slurm struct {
 	opts  SlurmOptions
 	st    *SlurmStore
 	sem   chan struct{}
+	// sbatch bounds the sbatch commands in flight (slurmSbatchAtOnce).
+	sbatch chan struct{}
 
 	stageMu sync.Mutex
 	staged  map[string]string // local digest → store digest
@@ -108,6 +110,7 @@ func NewSlurm(store Store, opts SlurmOptions) (*Slurm, error) {
 		return nil, err
 	}
 	s := &Slurm{store: store, opts: opts, st: st, staged: map[string]string{}, watched: map[string]*slurmWatch{}}
+	s.sbatch = make(chan struct{}, slurmSbatchAtOnce)
 	if opts.MaxJobs > 0 {
 		s.sem = make(chan struct{}, opts.MaxJobs)
 	}
@@ -246,7 +249,7 @@ func (s *Slurm) submit(ctx context.Context, task *Task) (string, error) {
 				return "", ctx.Err()
 			}
 		}
-		if id, err = s.opts.Cluster.Submit(ctx, req); err == nil || ctx.Err() != nil {
+		if id, err = s.submitOne(ctx, req); err == nil || ctx.Err() != nil {
 			break
 		}
 	}
@@ -264,6 +267,22 @@ func (s *Slurm) submit(ctx context.Context, task *Task) (string, error) {
 	}
 	s.opts.Logf("%s: submitted slurm job %s", task.Address(), id)
 	return id, nil
+}
+
+// slurmSbatchAtOnce is how many sbatch commands the executor runs at once:
+// a 500-instance fan-out becoming ready submits in a steady stream rather
+// than as 500 simultaneous RPCs to slurmctld.
+const slurmSbatchAtOnce = 4
+
+// submitOne runs one sbatch, waiting for a free sbatch slot.
+func (s *Slurm) submitOne(ctx context.Context, req *slurm.SubmitRequest) (string, error) {
+	select {
+	case s.sbatch <- struct{}{}:
+		defer func() { <-s.sbatch }()
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	return s.opts.Cluster.Submit(ctx, req)
 }
 
 // slurmJobName is the job name squeue shows: "hf:" + the address, bounded.

@@ -427,3 +427,62 @@ func TestSlurmExecutorJobVanishesTwice(t *testing.T) {
 		t.Error("a vanished job's key is stored")
 	}
 }
+
+// slowSbatch is a cluster whose sbatch takes a while; it records how many
+// run at once.
+type slowSbatch struct {
+	*slurm.Fake
+	inFlight, peak atomic.Int64
+}
+
+func (c *slowSbatch) Submit(ctx context.Context, req *slurm.SubmitRequest) (string, error) {
+	n := c.inFlight.Add(1)
+	defer c.inFlight.Add(-1)
+	for {
+		p := c.peak.Load()
+		if n <= p || c.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
+	return c.Fake.Submit(ctx, req)
+}
+
+// Twelve stages ready at once are submitted at most four sbatch at a time.
+func TestSlurmExecutorBoundsSbatch(t *testing.T) {
+	reg := stages.Default()
+	f := slurm.NewFake()
+	t.Cleanup(f.Close)
+	f.Exec = slurmInProcess(reg)
+	c := &slowSbatch{Fake: f}
+	store := executortest.NewMemStore()
+	ex, err := runner.NewSlurm(store, slurmTestOptions(c, t.TempDir(), &slurmLog{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, _ := reg.Lookup("value")
+	var wg sync.WaitGroup
+	errs := make(chan error, 12)
+	for i := range 12 {
+		task, err := runner.NewTask(typ, fmt.Sprintf("value.v%d", i), registry.Values{"values": []float64{float64(i)}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := ex.Execute(context.Background(), task, runner.Hooks{})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, p := len(f.Submitted()), c.peak.Load(); n != 12 || p != 4 {
+		t.Errorf("%d submissions, at most %d sbatch at once; want 12 and 4", n, p)
+	}
+}
