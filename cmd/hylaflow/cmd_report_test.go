@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,6 +127,40 @@ func TestReportCmd(t *testing.T) {
 		t.Errorf("table.json runs per model = %v, want hyla-sgc 2, sgc 2", runs)
 	}
 
+	// The timing view of run 1 (everything computed): one row per train
+	// stage, total = own time + the time of its dependencies, none flagged.
+	code, stdoutT, errs := reportTestDispatch("report", "1", "--timing", "--cache", cdir, "--out", out)
+	if code != exitOK {
+		t.Fatalf("report --timing: exit %d: %s", code, errs)
+	}
+	var timing struct {
+		Runs []reportTiming `json:"runs"`
+	}
+	tj, err := os.ReadFile(filepath.Join(out, "timing", "timing.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(tj, &timing); err != nil {
+		t.Fatal(err)
+	}
+	if len(timing.Runs) != 4 {
+		t.Fatalf("timing rows %d, want 4 (2 seeds × 2 models)", len(timing.Runs))
+	}
+	for _, r := range timing.Runs {
+		if len(r.CachedUpstream) != 0 || r.UpstreamSec <= 0 || r.TrainSec <= 0 ||
+			math.Abs(r.TotalSec-r.TrainSec-r.UpstreamSec) > 1e-9 || !(r.Test >= 0 && r.Test <= 100) {
+			t.Errorf("timing row %+v", r)
+		}
+	}
+	for _, f := range []string{"timing.md", "timing.csv", "timing.png"} {
+		if st, err := os.Stat(filepath.Join(out, "timing", f)); err != nil || st.Size() == 0 {
+			t.Errorf("no timing/%s: %v", f, err)
+		}
+	}
+	if !strings.Contains(stdoutT, "# Training time including precompute (run 1)") || strings.Contains(stdoutT, "came from the cache") {
+		t.Errorf("timing output:\n%s", stdoutT)
+	}
+
 	// A fully cached second run is run 2; its report is byte-identical.
 	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != exitOK {
 		t.Fatalf("second run: exit %d: %s", code, errs)
@@ -142,6 +177,12 @@ func TestReportCmd(t *testing.T) {
 	if !bytes.Equal(md, md2) {
 		t.Errorf("run 2's table differs from run 1's:\n%s\n---\n%s", md, md2)
 	}
+	// Run 2 computed nothing: its timing rows are all flagged.
+	code, stdout3, errs := reportTestDispatch("report", "2", "--timing", "--cache", cdir, "--out", out2)
+	if code != exitOK || !strings.Contains(stdout3, "4 runs had dependencies that came from the cache") {
+		t.Errorf("report 2 --timing: exit %d (%s):\n%s", code, errs, stdout3)
+	}
+	stdout2 = stdout2[:strings.Index(stdout2+"<!-- timing", "<!-- timing")]
 	if strings.ReplaceAll(stdout2, out2, out) != strings.ReplaceAll(stdout, "(run 1)", "(run 2)") {
 		t.Errorf("report 2 output differs from report 1 beyond the run number and paths:\n%s\n---\n%s", stdout, stdout2)
 	}
