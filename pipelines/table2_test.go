@@ -1,0 +1,88 @@
+package pipelines_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hylaflow/hylaflow/paper"
+	"github.com/hylaflow/hylaflow/runner"
+)
+
+// The HyLa instances of table2.hcl carry the paper's appendix values for
+// text classification (d0, D, s, lr1, lr2, K, 200 epochs) in both settings.
+func TestTable2HyperParameters(t *testing.T) {
+	p := load(t, "table2.hcl", nil)
+	checked := map[string]int{}
+	for _, inst := range p.Instances {
+		if inst.Type.Name != "train" || inst.Params.String("model") != "hyla" {
+			continue
+		}
+		setting := map[string]string{"train.hyla_sgc": "text-transductive", "train.hyla_lr": "text-inductive"}[inst.Block]
+		if setting == "" {
+			t.Fatalf("unexpected HyLa train block %s", inst.Block)
+		}
+		ds, _, _ := strings.Cut(inst.EachKey, "/")
+		h, err := paper.LookupHyper("appendix", setting, ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inst.Params.Float("lr_embedding") != h.LREmbed || inst.Params.Float("lr_classifier") != h.LRHead || inst.Params.Int("epochs") != h.Epochs {
+			t.Errorf("%s: lr_e %v lr_c %v epochs %d, paper %v %v %d", inst.Address,
+				inst.Params.Float("lr_embedding"), inst.Params.Float("lr_classifier"), inst.Params.Int("epochs"), h.LREmbed, h.LRHead, h.Epochs)
+		}
+		smp := p.ByAddress[inst.Inputs["samples"][0].Producer]
+		if smp.Params.Int("features") != h.Features || smp.Params.Float("scale") != h.Scale || smp.Params.Int("dim") != h.Dim || smp.Params.String("kind") != "hyla" {
+			t.Errorf("%s: D %d s %v d0 %d, paper %d %v %d", smp.Address, smp.Params.Int("features"),
+				smp.Params.Float("scale"), smp.Params.Int("dim"), h.Features, h.Scale, h.Dim)
+		}
+		pre := p.ByAddress[inst.Inputs["features"][0].Producer]
+		if pre.Params.Int("k") != h.K || pre.Params.String("level") != "features" {
+			t.Errorf("%s: k %d level %s, paper K %d at level features", pre.Address, pre.Params.Int("k"), pre.Params.String("level"), h.K)
+		}
+		wantScale := map[string]string{"text-transductive": "minmax", "text-inductive": "none"}[setting]
+		if pre.Params.String("scale") != wantScale {
+			t.Errorf("%s: scale %s, want %s", pre.Address, pre.Params.String("scale"), wantScale)
+		}
+		checked[setting+"/"+ds]++
+	}
+	want := map[string]int{}
+	for _, s := range []string{"text-transductive", "text-inductive"} {
+		for _, ds := range []string{"r8", "r52", "ohsumed", "mr"} {
+			want[s+"/"+ds] = 10
+		}
+	}
+	if fmt.Sprint(checked) != fmt.Sprint(want) {
+		t.Errorf("HyLa train instances per setting and corpus %v, want %v", checked, want)
+	}
+}
+
+// The CI version of table2.hcl: R8 only, one seed, two epochs; every cell
+// of both tables present, and a second run computes nothing.
+func TestTable2Smoke(t *testing.T) {
+	root := dataRoot(t)
+	p := load(t, "table2.hcl", map[string]string{"seeds": "[0]", "epochs": "2", "datasets": `["r8"]`, "data_root": root})
+	c := openCache(t)
+	res := run(t, p, c)
+	for _, tc := range []struct {
+		address string
+		models  []string
+	}{
+		{`evaluate.transductive["table"]`, []string{"hyla-sgc", "rff-sgc", "sgc"}},
+		{`evaluate.inductive["table"]`, []string{"hyla-lr", "rff-lr", "lr"}},
+	} {
+		got := map[string]int{}
+		for _, cell := range evaluateTable(t, c, res, tc.address) {
+			got[cell.Dataset+"/"+cell.Model] = cell.Runs
+		}
+		for _, m := range tc.models {
+			if got["r8/"+m] != 1 {
+				t.Errorf("%s: cell r8/%s has %d runs, want 1 (%v)", tc.address, m, got["r8/"+m], got)
+			}
+		}
+	}
+	res2 := run(t, p, c)
+	if n := res2.Count(runner.StatusRan); n != 0 {
+		t.Errorf("second run ran %d stages, want 0", n)
+	}
+}
