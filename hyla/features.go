@@ -203,11 +203,10 @@ func (h *HyLaMap) Forward(z, out *mat.Dense) {
 
 // forwardRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
 func (h *HyLaMap) forwardRows(z, out *mat.Dense, lo, hi int) {
-	m, d0 := z.Dims()
+	d0 := h.Dim()
 	D := h.Features()
 	omega := h.s.Omega.RawMatrix()
 	rho := float64(h.twoRho) / 2
-	_, _, _, _, _ = m, d0, D, omega, rho
 	for i := lo; i < hi; i++ {
 		zi := h.z[i*d0 : (i+1)*d0]
 		copy(zi, z.RawRowView(i))
@@ -317,9 +316,8 @@ func (h *HyLaMap) Backward(gradOut, gradZ *mat.Dense) {
 
 // backwardRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
 func (h *HyLaMap) backwardRows(gradOut, gradZ *mat.Dense, lo, hi int) {
-	m, d0, D := h.rows, h.Dim(), h.Features()
+	d0, D := h.Dim(), h.Features()
 	omega := h.s.Omega.RawMatrix()
-	_, _, _, _ = m, d0, D, omega
 	for i := lo; i < hi; i++ {
 		g := gradOut.RawRowView(i)
 		e1 := h.e1[i*D : (i+1)*D]
@@ -393,10 +391,9 @@ func (h *HyLaMap) BackwardLinear(gyT, wT, gradZ *mat.Dense) bool {
 
 // backwardLinearRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
 func (h *HyLaMap) backwardLinearRows(gyT, wT, gradZ *mat.Dense, lo, hi int) {
-	m, d0, D := h.rows, h.Dim(), h.Features()
+	d0, D := h.Dim(), h.Features()
 	c, _ := gyT.Dims()
 	gym, wm := gyT.RawMatrix(), wT.RawMatrix()
-	_, _, _ = m, d0, D
 	var gy [hylaVecMaxClasses]float64
 	for i := lo; i < hi; i++ {
 		for k := 0; k < c; k++ {
@@ -475,10 +472,9 @@ func (r *RFFMap) Forward(z, out *mat.Dense) {
 
 // forwardRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
 func (r *RFFMap) forwardRows(z, out *mat.Dense, lo, hi int) {
-	m, _ := z.Dims()
+
 	D := r.Features()
 	omega := r.s.Omega.RawMatrix()
-	_, _, _ = m, D, omega
 	for i := lo; i < hi; i++ {
 		zi := z.RawRowView(i)
 		o := out.RawRowView(i)
@@ -538,9 +534,8 @@ func (r *RFFMap) Backward(gradOut, gradZ *mat.Dense) {
 
 // backwardRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
 func (r *RFFMap) backwardRows(gradOut, gradZ *mat.Dense, lo, hi int) {
-	m, d0, D := r.rows, r.Dim(), r.Features()
+	d0, D := r.Dim(), r.Features()
 	omega := r.s.Omega.RawMatrix()
-	_, _, _, _ = m, d0, D, omega
 	for i := lo; i < hi; i++ {
 		g := gradOut.RawRowView(i)
 		e := r.e[i*D : (i+1)*D]
