@@ -475,14 +475,22 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]*artifact
 }
 
 // learnNodeK returns the number of propagation steps of a node-level
-// precompute. The precompute stores S and SK = S^K but not K; unless the k
-// parameter gives it, K is the smallest k ≤ 64 with S^k·v = SK·v for a fixed
+// precompute: the k parameter when set, else K as the precompute recorded
+// it in its "precompute" member. Artifacts of older precomputes store S and
+// SK = S^K but not K; for them K is the smallest k ≤ 64 with S^k·v = SK·v for a fixed
 // pseudo-random probe vector v (relative error ≤ 1e−9), which identifies
 // S^K (equal products for two k mean equal operators on v's span, and then
 // any of them gives the same logits up to rounding).
 func learnNodeK(ctx context.Context, in *artifact.Artifact, s *sparse.CSR, k int) (int, error) {
 	if k >= 0 {
 		return k, nil
+	}
+	if in.Has(dataMemberPrecompute) {
+		var pi dataPrecomputeInfo
+		if err := in.JSON(dataMemberPrecompute, &pi); err != nil {
+			return 0, err
+		}
+		return pi.K, nil
 	}
 	if !in.Has(dataMemberSK) {
 		return 0, errors.New("level nodes: the features input has no SK member; set k")

@@ -1,11 +1,13 @@
 package stages
 
 import (
+	"context"
 	"slices"
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/datasets"
+	"github.com/hylaflow/hylaflow/sparse"
 )
 
 // learnSplitCounts counts how often each node occurs in a list.
@@ -129,6 +131,43 @@ func TestLearnHGCNSplitAirport(t *testing.T) {
 		}
 		if overlap < tt.minOverlap || overlap > tt.maxOverlap {
 			t.Errorf("%s: %d test entries in train, want %d..%d", tt.variant, overlap, tt.minOverlap, tt.maxOverlap)
+		}
+	}
+}
+
+// learnNodeK reads K from the precompute's record and, for artifacts
+// without one, recovers it from S and SK with the probe.
+func TestLearnNodeK(t *testing.T) {
+	g := learnRun(t, "dataset", map[string]any{"source": "synthetic", "name": "disease", "nodes": 120, "seed": 2}, nil, 1, 2)["graph"]
+	g = learnRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {g}}, 1, 2)["graph"]
+	for _, k := range []int{0, 1, 3, 5} {
+		feats := learnRun(t, "precompute", map[string]any{"k": k, "level": "nodes"}, map[string][]*artifact.Artifact{"graph": {g}}, 1, 2)["features"]
+		s, err := feats.Sparse(artifact.MemberS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := learnNodeK(context.Background(), feats, s, -1)
+		if err != nil || got != k {
+			t.Errorf("K from the record: %d, %v; want %d", got, err, k)
+		}
+		// The same artifact without its record: the probe finds K.
+		old := artifact.New(feats.Kind)
+		for _, name := range feats.Names() {
+			if name == dataMemberPrecompute {
+				continue
+			}
+			v, _ := feats.Member(name)
+			switch v := v.(type) {
+			case *sparse.CSR:
+				old.SetSparse(name, v)
+			}
+		}
+		got, err = learnNodeK(context.Background(), old, s, -1)
+		if err != nil || got != k {
+			t.Errorf("K by probe: %d, %v; want %d", got, err, k)
+		}
+		if got, _ := learnNodeK(context.Background(), feats, s, 7); got != 7 {
+			t.Errorf("explicit k = 7 gave %d", got)
 		}
 	}
 }
