@@ -57,6 +57,24 @@ func TestTable2HyperParameters(t *testing.T) {
 	}
 }
 
+// hyperparameters = "json" switches to the official repository's JSON
+// values, e.g. MR inductive: D 100, s 0.01, lr_e 0.005, lr_c 0.001.
+func TestTable2JSONHyperParameters(t *testing.T) {
+	p := load(t, "table2.hcl", map[string]string{"hyperparameters": "json"})
+	smp, tr := p.ByAddress[`sample.hyla_ind["mr/0"]`], p.ByAddress[`train.hyla_lr["mr/0"]`]
+	if smp == nil || tr == nil {
+		t.Fatal("no MR inductive HyLa instances")
+	}
+	if smp.Params.Int("features") != 100 || smp.Params.Float("scale") != 0.01 || smp.Params.Int("dim") != 50 ||
+		tr.Params.Float("lr_embedding") != 0.005 || tr.Params.Float("lr_classifier") != 0.001 {
+		t.Errorf("MR inductive json values: D %d s %v d0 %d lr_e %v lr_c %v", smp.Params.Int("features"), smp.Params.Float("scale"),
+			smp.Params.Int("dim"), tr.Params.Float("lr_embedding"), tr.Params.Float("lr_classifier"))
+	}
+	if tr := p.ByAddress[`train.hyla_sgc["r8/0"]`]; tr == nil || tr.Params.Float("lr_classifier") != 0.001 {
+		t.Error("R8 transductive json lr_c is not 0.001")
+	}
+}
+
 // The CI version of table2.hcl: R8 only, one seed, two epochs; every cell
 // of both tables present, and a second run computes nothing.
 func TestTable2Smoke(t *testing.T) {
