@@ -141,15 +141,7 @@ func NewHyLa(s *Samples, conv Convention) (*HyLaMap, error) {
 	}
 	h := &HyLaMap{s: s, conv: conv, lam: lam, twoRho: s.Dim() - 1, workers: runtime.GOMAXPROCS(0)}
 	if hylaVecOK && s.Dim() <= hylaVecMaxDim {
-		d0 := s.Dim()
-		h.omegaT = make([]float64, d0*d)
-		h.sinB, h.cosB = make([]float64, d), make([]float64, d)
-		for j := 0; j < d; j++ {
-			for k, v := range s.Omega.RawRowView(j) {
-				h.omegaT[k*d+j] = v
-			}
-			h.sinB[j], h.cosB[j] = math.Sincos(s.B[j])
-		}
+		h.omegaT, h.sinB, h.cosB = transposedSamples(s)
 	}
 	return h, nil
 }
@@ -243,6 +235,20 @@ func (h *HyLaMap) forwardRows(z, out *mat.Dense, lo, hi int) {
 			e2[j] *= d
 		}
 	}
+}
+
+// transposedSamples returns Ωᵀ (d0×D) and sin b_j, cos b_j for the AVX-512 kernels.
+func transposedSamples(s *Samples) (omegaT, sinB, cosB []float64) {
+	d, d0 := s.Features(), s.Dim()
+	omegaT = make([]float64, d0*d)
+	sinB, cosB = make([]float64, d), make([]float64, d)
+	for j := 0; j < d; j++ {
+		for k, v := range s.Omega.RawRowView(j) {
+			omegaT[k*d+j] = v
+		}
+		sinB[j], cosB[j] = math.Sincos(s.B[j])
+	}
+	return omegaT, sinB, cosB
 }
 
 // hylaVecMaxDim bounds d0 for the AVX-512 kernels.
@@ -408,9 +414,11 @@ func (h *HyLaMap) backwardLinearRows(gyT, wT, gradZ *mat.Dense, lo, hi int) {
 // φ_j(z) = √(2/d0)·cos(⟨Λ_j, z⟩ + b_j), for Euclidean points z ∈ R^{d0}
 // (note √(2/d0), not √(2/D), as in the code).
 type RFFMap struct {
-	s       *Samples
-	scale   float64
-	workers int
+	s *Samples
+	// For the AVX-512 forward kernel (features_simd.go) only: Λ as d0×D, sin b_j, cos b_j.
+	omegaT, sinB, cosB []float64
+	scale              float64
+	workers            int
 
 	rows int
 	e    []float64 // −√(2/d0)·sin(·), rows×D
@@ -442,7 +450,11 @@ func NewRFF(s *Samples) (*RFFMap, error) {
 	if s.Dim() < 1 {
 		return nil, fmt.Errorf("hyla: RFF map: dimension %d", s.Dim())
 	}
-	return &RFFMap{s: s, scale: math.Sqrt(2 / float64(s.Dim())), workers: runtime.GOMAXPROCS(0)}, nil
+	r := &RFFMap{s: s, scale: math.Sqrt(2 / float64(s.Dim())), workers: runtime.GOMAXPROCS(0)}
+	if hylaVecOK && s.Dim() <= hylaVecMaxDim {
+		r.omegaT, r.sinB, r.cosB = transposedSamples(s)
+	}
+	return r, nil
 }
 
 // Dim returns d0.
@@ -477,8 +489,12 @@ func (r *RFFMap) forwardRows(z, out *mat.Dense, lo, hi int) {
 	omega := r.s.Omega.RawMatrix()
 	for i := lo; i < hi; i++ {
 		zi := z.RawRowView(i)
-		o := out.RawRowView(i)
+		o := out.RawRowView(i)[:D]
 		e := r.e[i*D : (i+1)*D]
+		if r.omegaT != nil {
+			rffForwardRowAVX512(r, zi, o, e)
+			continue
+		}
 		// Two passes, as in HyLaMap.Forward: the arguments into o, then the outputs.
 		for j0 := 0; j0 < D; j0 += 4 {
 			dot4(zi, omega.Data, omega.Stride, j0, o[j0:min(j0+4, D)])
@@ -488,6 +504,23 @@ func (r *RFFMap) forwardRows(z, out *mat.Dense, lo, hi int) {
 			o[j] = r.scale * cs
 			e[j] = -r.scale * sn
 		}
+	}
+}
+
+// forwardScalar computes entries [jlo, jhi) of one row of Forward with the
+// math package (the AVX-512 kernel's fallback).
+func (r *RFFMap) forwardScalar(zi, o, e []float64, jlo, jhi int) {
+	omega := r.s.Omega.RawMatrix()
+	d0 := len(zi)
+	for j := jlo; j < jhi; j++ {
+		w := omega.Data[j*omega.Stride : j*omega.Stride+d0]
+		var arg float64
+		for k, v := range zi {
+			arg += v * w[k]
+		}
+		sn, cs := math.Sincos(arg + r.s.B[j])
+		o[j] = r.scale * cs
+		e[j] = -r.scale * sn
 	}
 }
 

@@ -12,3 +12,7 @@ func hylaForwardRowAVX512(h *HyLaMap, zi []float64, a float64, o, e1, e2 []float
 func hylaBackwardRowAVX512(h *HyLaMap, g, gy, wT, e1, e2, zi []float64, a float64, gz []float64) {
 	panic("hyla: AVX-512 kernel in a build without it")
 }
+
+func rffForwardRowAVX512(r *RFFMap, zi, o, e []float64) {
+	panic("hyla: AVX-512 kernel in a build without it")
+}

@@ -272,3 +272,42 @@ func hylaBackwardRowAVX512(h *HyLaMap, g, gy, wT, e1, e2, zi []float64, a float6
 		gz[k] = 2*gz[k] - 2*f*zi[k]
 	}
 }
+
+// rffForwardRowAVX512 computes one row of the RFF map's Forward: o = φ(z)
+// and e = −√(2/d0)·sin(⟨Λ_j, z⟩ + b_j), eight samples at a time, with
+// cos/sin(b+δ) as in the HyLa kernel (scalar fallback for |δ| > 0.5).
+func rffForwardRowAVX512(r *RFFMap, zi, o, e []float64) {
+	D := len(o)
+	d0 := len(zi)
+	lim := archsimd.BroadcastFloat64x8(0.5)
+	scale := archsimd.BroadcastFloat64x8(r.scale)
+	zero := archsimd.BroadcastFloat64x8(0)
+	omegaT := r.omegaT
+	j := 0
+	for ; j+8 <= D; j += 8 {
+		arg, arg1 := zero, zero
+		k := 0
+		for ; k+2 <= d0; k += 2 {
+			arg = archsimd.BroadcastFloat64x8(zi[k]).MulAdd(archsimd.LoadFloat64x8Slice(omegaT[k*D+j:]), arg)
+			arg1 = archsimd.BroadcastFloat64x8(zi[k+1]).MulAdd(archsimd.LoadFloat64x8Slice(omegaT[(k+1)*D+j:]), arg1)
+		}
+		if k < d0 {
+			arg = archsimd.BroadcastFloat64x8(zi[k]).MulAdd(archsimd.LoadFloat64x8Slice(omegaT[k*D+j:]), arg)
+		}
+		arg = arg.Add(arg1)
+		if arg.Max(zero.Sub(arg)).Greater(lim).Or(arg.IsNaN()).ToBits() != 0 {
+			r.forwardScalar(zi, o, e, j, j+8)
+			continue
+		}
+		sd, cd := vecSinCosSmall(arg)
+		sb := archsimd.LoadFloat64x8Slice(r.sinB[j:])
+		cb := archsimd.LoadFloat64x8Slice(r.cosB[j:])
+		sn := sb.Mul(cd).Add(cb.Mul(sd))
+		cs := cb.Mul(cd).Sub(sb.Mul(sd))
+		scale.Mul(cs).StoreSlice(o[j:])
+		zero.Sub(scale.Mul(sn)).StoreSlice(e[j:])
+	}
+	if j < D {
+		r.forwardScalar(zi, o, e, j, D)
+	}
+}

@@ -86,3 +86,50 @@ func TestHyLaSIMDMatchesScalar(t *testing.T) {
 		})
 	}
 }
+
+// TestRFFSIMDMatchesScalar compares the RFF forward kernel with the scalar
+// code, with small arguments (polynomial path) and large ones (fallback).
+func TestRFFSIMDMatchesScalar(t *testing.T) {
+	if !hylaVecOK {
+		t.Skip("CPU without AVX-512")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, scale := range []float64{0.01, 3} {
+		s := SampleRFF(rng, 203, 16, scale)
+		vec, err := NewRFF(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vec.omegaT == nil {
+			t.Fatal("no AVX-512 tables")
+		}
+		sc, _ := NewRFF(s)
+		sc.omegaT = nil
+		m := 29
+		z := mat.NewDense(m, 16, nil)
+		for i, raw := 0, z.RawMatrix().Data; i < len(raw); i++ {
+			raw[i] = 2 * rng.NormFloat64()
+		}
+		outV, outS := mat.NewDense(m, 203, nil), mat.NewDense(m, 203, nil)
+		vec.Forward(z, outV)
+		sc.Forward(z, outS)
+		g := mat.NewDense(m, 203, nil)
+		for i, raw := 0, g.RawMatrix().Data; i < len(raw); i++ {
+			raw[i] = rng.NormFloat64()
+		}
+		gzV, gzS := mat.NewDense(m, 16, nil), mat.NewDense(m, 16, nil)
+		vec.Backward(g, gzV)
+		sc.Backward(g, gzS)
+		var fw, bw float64
+		for i, v := range outV.RawMatrix().Data {
+			fw = math.Max(fw, math.Abs(v-outS.RawMatrix().Data[i]))
+		}
+		for i, v := range gzV.RawMatrix().Data {
+			bw = math.Max(bw, math.Abs(v-gzS.RawMatrix().Data[i])/math.Max(1, math.Abs(gzS.RawMatrix().Data[i])))
+		}
+		t.Logf("scale %v: forward %.2g, backward %.2g", scale, fw, bw)
+		if fw > 1e-14 || bw > 1e-12 {
+			t.Errorf("scale %v: AVX-512 vs scalar forward %.3g, backward %.3g", scale, fw, bw)
+		}
+	}
+}
