@@ -31,8 +31,8 @@
 // Y = φ(Z)·W (Yᵀ = Wᵀ·φ(Z)ᵀ is C×d): with C a handful of classes, every
 // product then runs along the long dimension (dot products of length d or
 // D, or axpys of that length) instead of C-long inner loops, which made
-// gonum's kernels 5–30× slower per flop. Each product is one BLAS call, so an
-// OpenBLAS build (build tag openblas) speeds all of them up.
+// gonum's kernels 5–30× slower per flop. Each product runs as gonum's serial
+// Dgemm on output tiles spread over Workers (see gemm).
 package train
 
 import (
