@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // the "sqlite3" database/sql driver
+	"github.com/mattn/go-sqlite3" // the "sqlite3" database/sql driver
 )
 
 // The layout of a cache directory.
@@ -174,7 +174,7 @@ func open(dir string, readOnly bool) (*Cache, error) {
 	}
 	db.SetMaxIdleConns(4)
 	c.db = db
-	if err := c.migrate(); err != nil {
+	if err := c.migrateRetrying(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("cache %s: %w", dir, err)
 	}
@@ -188,6 +188,25 @@ func open(dir string, readOnly bool) (*Cache, error) {
 // dsnEscape percent-encodes the characters that end a path in an SQLite URI.
 func dsnEscape(path string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}
+
+// migrateRetrying runs migrate, retrying for up to busyTimeout while
+// another process holds the lock. The busy handler does not cover opening a
+// connection: when two processes open a new index at once, one of them may
+// get SQLITE_BUSY from the journal-mode switch to WAL that runs as the
+// connection opens, and only a fresh connection can succeed.
+func (c *Cache) migrateRetrying() error {
+	deadline := time.Now().Add(busyTimeout)
+	wait := 5 * time.Millisecond
+	for {
+		err := c.migrate()
+		var se sqlite3.Error
+		if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 200*time.Millisecond)
+	}
 }
 
 // migrate brings the schema to the current version.

@@ -1,0 +1,402 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hylaflow/hylaflow/cache"
+)
+
+// runCmdTestPipeline: a quick source, eight sleeping stages, one sink.
+const runCmdTestPipeline = `
+variable "ms" { default = 250 }
+stage "random" "src" {
+  n    = 20
+  seed = 3
+}
+stage "sleep" "s" {
+  for_each = toset([for i in range(8) : tostring(i)])
+  in       = stage.random.src
+  ms       = var.ms + tonumber(each.key)
+}
+stage "sum" "all" { in = stage.sleep.s }
+`
+
+const runCmdTestRandom = `
+stage "random" "r" {
+  for_each = toset([for i in range(10) : tostring(i)])
+  n    = 200
+  seed = tonumber(each.key)
+}
+stage "scale" "s" {
+  for_each = toset([for i in range(10) : tostring(i)])
+  in     = stage.random.r[each.key]
+  factor = 1.5
+}
+stage "sum" "all" { in = stage.scale.s }
+`
+
+func runCmdWrite(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	f := filepath.Join(dir, name)
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// runCmdDispatch runs hylaflow in-process and returns its exit code and output.
+func runCmdDispatch(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := dispatch(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// runCmdDigests lists the cache's artifacts as address/output → digest.
+func runCmdDigests(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	list, err := c.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, a := range list {
+		m[a.Key+"/"+a.Name] = a.Digest
+	}
+	return m
+}
+
+// runCmdVerify fails the test unless `cache verify` finds nothing wrong.
+func runCmdVerify(t *testing.T, dir string) {
+	t.Helper()
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rep, err := c.Verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) > 0 {
+		t.Fatalf("cache verify: %d problems:\n%s", len(rep.Problems), strings.Join(rep.Problems, "\n"))
+	}
+}
+
+func TestRunCmdCachedSecondTime(t *testing.T) {
+	dir := t.TempDir()
+	file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
+	cdir := filepath.Join(dir, "cache")
+	code, out, errs := runCmdDispatch("run", file, "-j", "4", "--cache", cdir, "-var", "ms=20")
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "10 stages: 10 ran, 0 cached, 0 failed, 0 skipped in ") || !strings.Contains(out, " ran      sum.all  ") {
+		t.Errorf("first run output:\n%s", out)
+	}
+	code, out, _ = runCmdDispatch("plan", file, "--cache", cdir, "-var", "ms=20")
+	if code != exitOK || !strings.Contains(out, "nothing to do: all 10 stages cached") {
+		t.Errorf("plan after the run: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCmdDispatch("plan", file, "--cache", cdir, "-var", "ms=30")
+	if code != exitOK || !strings.Contains(out, "RUN     sleep.s[\"0\"]  param ms changed 20 → 30") || !strings.Contains(out, "CACHED  random.src") {
+		t.Errorf("plan with another ms: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCmdDispatch("run", file, "--cache", cdir, "-var", "ms=20", "-q")
+	if code != exitOK || out != "" && !strings.HasPrefix(out, "nothing to do: all 10 stages cached") {
+		t.Errorf("second run: exit %d\n%s", code, out)
+	}
+	runCmdVerify(t, cdir)
+}
+
+func TestRunCmdPlanNeverCreatesTheCache(t *testing.T) {
+	dir := t.TempDir()
+	file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
+	cdir := filepath.Join(dir, "cache")
+	code, out, errs := runCmdDispatch("plan", file, "--cache", cdir)
+	if code != exitOK || !regexp.MustCompile(`(?m)^RUN +random\.src +never run$`).MatchString(out) || !strings.Contains(out, "10 to run, 0 cached") {
+		t.Fatalf("plan: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(cdir); !os.IsNotExist(err) {
+		t.Errorf("plan created the cache directory (%v)", err)
+	}
+}
+
+func TestRunCmdExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	cdir := filepath.Join(dir, "cache")
+	failing := runCmdWrite(t, dir, "fail.hcl", `
+stage "fail" "a" { message = "broken on purpose" }
+stage "value" "b" { values = [1] }
+`)
+	invalid := runCmdWrite(t, dir, "bad.hcl", `stage "value" "a" { valuez = [1] }`)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"stage failed", []string{"run", failing, "--cache", cdir, "-j", "1"}, exitStageFailed, "error: fail.a: stage fail.a: broken on purpose"},
+		{"keep going", []string{"run", failing, "--cache", cdir, "-j", "1", "--keep-going"}, exitStageFailed, "2 stages: 1 ran, 0 cached, 1 failed, 0 skipped"},
+		{"invalid", []string{"run", invalid, "--cache", cdir}, exitInvalid, "valuez"},
+		{"no file", []string{"run", "--cache", cdir}, exitUsage, "want one pipeline file"},
+		{"bad -j", []string{"run", failing, "-j", "0"}, exitUsage, "-j 0"},
+		{"unknown force", []string{"run", failing, "--cache", cdir, "--force", "value.zz"}, exitStageFailed, "value.zz"},
+		{"exec-stage usage", []string{"exec-stage", "--cache", cdir}, exitUsage, "exactly one KEY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCmdDispatch(tt.args...)
+			if code != tt.code || !strings.Contains(out+errs, tt.want) {
+				t.Errorf("exit %d (want %d), output lacks %q:\n%s%s", code, tt.code, tt.want, out, errs)
+			}
+		})
+	}
+}
+
+func TestRunCmdDeterministicDigests(t *testing.T) {
+	dir := t.TempDir()
+	file := runCmdWrite(t, dir, "r.hcl", runCmdTestRandom)
+	run := func(cdir string, extra ...string) map[string]string {
+		args := append([]string{"run", file, "--cache", filepath.Join(dir, cdir), "-q"}, extra...)
+		if code, out, errs := runCmdDispatch(args...); code != exitOK {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+		return runCmdDigests(t, filepath.Join(dir, cdir))
+	}
+	a := run("a", "-j", "1")
+	b := run("b", "-j", "4")
+	c1 := run("c", "--no-cache", "-j", "3")
+	c2 := run("c", "--no-cache", "-j", "2")
+	if len(a) != 22 {
+		t.Fatalf("%d artifacts, want 22", len(a))
+	}
+	for name, other := range map[string]map[string]string{"-j 4": b, "--no-cache": c1, "--no-cache again": c2} {
+		if fmt.Sprint(other) != fmt.Sprint(a) {
+			t.Errorf("%s: artifact digests differ from -j 1:\n%v\n%v", name, other, a)
+		}
+	}
+}
+
+func TestRunCmdExecStageTaskFile(t *testing.T) {
+	dir := t.TempDir()
+	cdir := filepath.Join(dir, "cache")
+	file := runCmdWrite(t, dir, "p.hcl", `stage "random" "r" {
+  n = 7
+  seed = 5
+}`)
+	if code, out, errs := runCmdDispatch("run", file, "--cache", cdir, "-q"); code != exitOK {
+		t.Fatalf("run: %d %s%s", code, out, errs)
+	}
+	before := runCmdDigests(t, cdir)
+	var key string
+	for k := range before {
+		key, _, _ = strings.Cut(k, "/")
+	}
+	// Rebuild the key record by hand as an executor would ship it.
+	spec := fmt.Sprintf(`{"record": {"Key": %q, "Address": "random.r", "StageType": "random", "Version": "1",
+	  "Params": {"n": "7", "seed": "5", "dist": "\"normal\""}, "Inputs": {}}, "workers": 1}`, key)
+	tf := runCmdWrite(t, dir, "task.json", spec)
+	code, out, errs := runCmdDispatch("exec-stage", "--cache", cdir, "--task", tf)
+	if code != exitOK || !strings.HasPrefix(out, "cached in ") {
+		t.Fatalf("exec-stage of a stored key: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runCmdDispatch("exec-stage", "--cache", cdir, "--task", tf, "--force")
+	if code != exitOK || !strings.HasPrefix(out, "ran in ") || !strings.Contains(out, before[key+"/out"]) {
+		t.Fatalf("forced exec-stage: exit %d (want the same digest %s)\n%s%s", code, before[key+"/out"], out, errs)
+	}
+	bad := runCmdWrite(t, dir, "bad.json", strings.Replace(spec, `"7"`, `"8"`, 1))
+	if code, _, errs := runCmdDispatch("exec-stage", "--cache", cdir, "--task", bad); code != exitStageFailed || !strings.Contains(errs, "key does not match") {
+		t.Errorf("tampered task: exit %d %s", code, errs)
+	}
+}
+
+// runCmdBinaryDir holds the hylaflow binary built for the process tests;
+// TestMain removes it after every test has run.
+var runCmdBinaryDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if runCmdBinaryDir != "" {
+		os.RemoveAll(runCmdBinaryDir)
+	}
+	os.Exit(code)
+}
+
+// runCmdBinary builds hylaflow into a temporary directory once per test binary.
+var runCmdBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "hylaflow-runcmd-test")
+	if err != nil {
+		return "", err
+	}
+	runCmdBinaryDir = dir
+	bin := filepath.Join(dir, "hylaflow")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+func runCmdBuild(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and runs processes; skipped with -short")
+	}
+	bin, err := runCmdBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+func TestRunCmdTwoProcessesOneCache(t *testing.T) {
+	bin := runCmdBuild(t)
+	dir := t.TempDir()
+	file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
+	cdir := filepath.Join(dir, "cache")
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(bin, "run", file, "--cache", cdir, "-j", "3")
+			b, err := cmd.CombinedOutput()
+			outs[i], errs[i] = string(b), err
+		}()
+	}
+	wg.Wait()
+	for i := range 2 {
+		if errs[i] != nil {
+			t.Fatalf("process %d: %v\n%s", i, errs[i], outs[i])
+		}
+	}
+	c, err := cache.Open(cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := c.Runs(0)
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs recorded, want 2", len(runs))
+	}
+	ran, cached := 0, 0
+	for _, r := range runs {
+		ran += r.Ran
+		cached += r.Cached
+		if r.Status != "ok" {
+			t.Errorf("run %d: status %s", r.ID, r.Status)
+		}
+	}
+	if ran != 10 || cached != 10 {
+		t.Errorf("two processes ran %d and reused %d stages, want every stage computed once (10) and reused once (10)\n%s\n%s", ran, cached, outs[0], outs[1])
+	}
+	runCmdVerify(t, cdir)
+}
+
+// runCmdInterrupt starts a run of long stages, sends sig once the quick
+// source is stored, and returns the process's exit code.
+func runCmdInterrupt(t *testing.T, bin, file, cdir string, sig syscall.Signal) int {
+	t.Helper()
+	var out runCmdLockedBuffer
+	cmd := exec.Command(bin, "run", file, "--cache", cdir, "-j", "4", "-var", "ms=20000")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), "random.src") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the source never finished:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the run took %v to stop after %v", d, sig)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("after %v:\n%s", sig, out.String())
+	return code
+}
+
+func TestRunCmdInterruptAndKill(t *testing.T) {
+	bin := runCmdBuild(t)
+	for _, tt := range []struct {
+		name string
+		sig  syscall.Signal
+		code int
+	}{
+		{"ctrl-c", syscall.SIGINT, exitCanceled},
+		{"kill -9", syscall.SIGKILL, -1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
+			cdir := filepath.Join(dir, "cache")
+			if code := runCmdInterrupt(t, bin, file, cdir, tt.sig); code != tt.code {
+				t.Errorf("exit code %d after %v, want %d", code, tt.sig, tt.code)
+			}
+			runCmdVerify(t, cdir)
+			// The long stages stored nothing; a rerun with short ones reuses
+			// the source and completes.
+			out, err := exec.Command(bin, "run", file, "--cache", cdir, "-j", "4", "-var", "ms=20").CombinedOutput()
+			if err != nil {
+				t.Fatalf("rerun: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "10 stages: 9 ran, 1 cached, 0 failed, 0 skipped") {
+				t.Errorf("rerun output:\n%s", out)
+			}
+			runCmdVerify(t, cdir)
+		})
+	}
+}
+
+// runCmdLockedBuffer is a bytes.Buffer safe for a writer and a reader.
+type runCmdLockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *runCmdLockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *runCmdLockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
