@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Reduced runs of every paper pipeline (few seeds, few epochs), so that they
+# stay runnable: each must finish, its report must be complete, and a rerun
+# must compute nothing. The ablation sweep also checks that adding one value
+# runs only the new cells.
+#
+#   bash .ci/reduced.sh BIN WORKDIR
+#
+# BIN is a built hylaflow; WORKDIR receives the cache and the reports.
+set -Eeuo pipefail
+trap 'echo "::error:: .ci/reduced.sh failed at line $LINENO: $BASH_COMMAND" >&2' ERR
+
+bin=${1:?usage: reduced.sh BIN WORKDIR}
+work=${2:?usage: reduced.sh BIN WORKDIR}
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export HYLAFLOW_CACHE="$work/reduced-cache"
+
+fail() { echo "::error:: $*" >&2; exit 1; }
+
+# run NAME FILE ARGS...: run the pipeline, then again (must be fully cached),
+# then write its report to $work/report-NAME.
+run() {
+  local name=$1 file=$2
+  shift 2
+  echo "--- $name: hylaflow run $file $* [$(date -u +%H:%M:%S)]"
+  local t0=$SECONDS
+  "$bin" run -q "$file" "$@" | tee "$work/$name-1.txt"
+  echo "--- $name: cold run took $((SECONDS - t0)) s"
+  "$bin" run -q "$file" "$@" | tee "$work/$name-2.txt"
+  grep -Eq '^nothing to do: all [0-9]+ stages cached' "$work/$name-2.txt" ||
+    fail "$name: the second run was not fully cached"
+}
+
+# report NAME [ARGS...]: hylaflow report latest into $work/report-NAME; a
+# missing table fails it (exit 1).
+report() {
+  local name=$1
+  shift
+  "$bin" report latest --out "$work/report-$name" "$@" >"$work/report-$name.txt"
+  cat "$work/report-$name.txt"
+}
+
+# Table 1: two seeds, 10 epochs, every dataset and model; the report must
+# have a number in every cell whose data is present.
+run table1 pipelines/table1.hcl -var 'seeds=[0,1]' -var epochs=10
+report table1
+for model in hyla-sgc rff-sgc sgc; do
+  grep -Eq "^\| $model \|( [0-9.]+ ± [0-9.]+ [^|]*\|){5}\$" "$work/report-table1.txt" ||
+    fail "table1: the $model row does not have five measured cells"
+done
+
+# Table 2: R8 only (the corpus build dominates), one seed, two epochs, both settings.
+run table2 pipelines/table2.hcl -var 'seeds=[0]' -var epochs=2 -var 'datasets=["r8"]'
+report table2
+
+# Figure 1 / appendix E: the kernel figures on a coarse grid.
+run kernel pipelines/kernel.hcl -var grid=21
+# (no evaluate table: its outputs are the figure bundle's PNG/SVG/CSV files)
+"$bin" cache ls kernel.figure1 >"$work/kernel-ls.txt"
+grep -Eq '^[0-9a-f]{12} +figure +figure ' "$work/kernel-ls.txt" || fail "kernel: no figure artifact in the cache"
+
+# Figure 3: t-SNE / PCA of learned features, test rows only, few iterations.
+run visualize pipelines/visualize.hcl -var epochs=5 -var iterations=250 -var rows=test
+
+# Table 6 / Figure 4: timing on Pubmed, one seed, few epochs, timed without the cache.
+"$bin" run -q --no-cache pipelines/timing.hcl -var 'seeds=[0]' -var epochs=10
+report timing --timing
+for model in hyla-sgc rff-sgc sgc; do
+  grep -q "| pubmed | $model |" "$work/report-timing.txt" || fail "timing: no $model row"
+done
+
+# The ablation sweep: two dims × two seeds, then a third dim runs only its cells.
+run ablation pipelines/ablation-dim.hcl -var 'dims=[2,4]' -var 'seeds=[0,1]' -var epochs=5
+"$bin" run -q pipelines/ablation-dim.hcl -var 'dims=[2,4,8]' -var 'seeds=[0,1]' -var epochs=5 | tee "$work/ablation-3.txt"
+grep -Eq ' [1-9][0-9]* ran, [1-9][0-9]* cached, 0 failed' "$work/ablation-3.txt" ||
+  fail "ablation: adding a dimension did not reuse the finished cells"
+ran=$(grep -Eo ' [0-9]+ ran' "$work/ablation-3.txt" | grep -Eo '[0-9]+')
+# one more dim: two samples, two embeds or trains per model... at most a handful
+# of stages per seed plus the evaluate; certainly not the whole sweep again.
+total=$(grep -Eo '^[0-9]+ stages' "$work/ablation-3.txt" | grep -Eo '[0-9]+')
+[ "$ran" -lt $((total / 2)) ] || fail "ablation: $ran of $total stages ran after adding one dimension"
+echo "--- ablation: adding d0=8 ran $ran of $total stages"
+report ablation
