@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 )
@@ -41,7 +42,28 @@ func registerCommand(c *command) {
 }
 
 func main() {
-	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(profiled(func() int { return dispatch(os.Args[1:], os.Stdout, os.Stderr) }))
+}
+
+// profiled runs f, writing a CPU profile of it to $HYLAFLOW_CPUPROFILE when
+// that is set (for pprof on any command: hylaflow run, plan, report …).
+func profiled(f func() int) int {
+	path := os.Getenv("HYLAFLOW_CPUPROFILE")
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hylaflow: HYLAFLOW_CPUPROFILE: %v\n", err)
+		return f()
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		fmt.Fprintf(os.Stderr, "hylaflow: HYLAFLOW_CPUPROFILE: %v\n", err)
+		return f()
+	}
+	defer pprof.StopCPUProfile()
+	return f()
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
