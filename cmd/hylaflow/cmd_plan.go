@@ -65,7 +65,7 @@ func planCmdRun(args []string, stdout, stderr io.Writer) int {
 	var store runner.PlanStore
 	dir := runCmdCacheDir(*cacheDir)
 	if _, err := os.Stat(dir); err == nil {
-		c, err := cache.Open(dir)
+		c, err := cache.OpenReadOnly(dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "hylaflow plan: open the cache: %v\n", err)
 			return exitStageFailed
