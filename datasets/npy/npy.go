@@ -3,8 +3,11 @@
 // bytes actually present before anything is allocated, and every error names
 // the file, the member and the byte position of the problem.
 //
-// Writing is left to github.com/sbinet/npyio; its reader is not used here
-// because it trusts the header (a malformed header makes it panic).
+// github.com/sbinet/npyio is not used: its reader trusts the header (a
+// malformed header makes it panic or allocate what the header claims), and
+// the writer here must produce byte-identical files for identical arrays
+// (fixed header padding, fixed zip metadata) so that artifact digests are
+// deterministic, which npyio's npz writer does not promise.
 package npy
 
 import (
