@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/datasets"
@@ -752,7 +754,12 @@ func dataSelectRows(x *mat.Dense, keep []int) *mat.Dense {
 
 // dataIdentityPower returns the rows keep (nil: all) of S^K as a dense
 // matrix: S^K·I for a graph whose features are the identity. The product
-// is formed sparse, S[keep,:]·S^{K−1}, and made dense at the end.
+// is formed sparse, S[keep,:]·S^{K−2}, and its last factor S is applied
+// straight into the dense result, row blocks in parallel: the rows of a
+// corpus graph's S² are nearly full, so a sparse last product would only
+// build (and sort, and copy) a CSR as large as the dense matrix. Every row
+// is summed by one goroutine in Gustavson's order, so the result is
+// bit-identical to the sparse product's and independent of workers.
 func dataIdentityPower(ctx context.Context, s *sparse.CSR, k int, keep []int, workers int) (*mat.Dense, error) {
 	n := s.Rows
 	if keep == nil {
@@ -764,26 +771,77 @@ func dataIdentityPower(ctx context.Context, s *sparse.CSR, k int, keep []int, wo
 	if float64(len(keep))*float64(n) > 1<<31 {
 		return nil, fmt.Errorf("identity features: %d×%d dense rows of S^%d are too large (use level = \"nodes\" or rows = \"labelled\")", len(keep), n, k)
 	}
+	if k == 0 {
+		out := mat.NewDense(max(len(keep), 1), max(n, 1), nil)
+		for a, i := range keep {
+			out.Set(a, i, 1)
+		}
+		return out, nil
+	}
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i
 	}
-	var cur *sparse.CSR
-	if k == 0 {
-		cur = sparse.Identity(n)
-	} else {
-		cur = s
-	}
-	cur, err := cur.Submatrix(keep, all)
+	cur, err := s.Submatrix(keep, all)
 	if err != nil {
 		return nil, err
 	}
-	for step := 1; step < k; step++ {
+	if k == 1 {
+		return cur.ToDense(), nil
+	}
+	for step := 2; step < k; step++ {
 		if cur, err = sparse.Mul(ctx, cur, s, workers); err != nil {
 			return nil, err
 		}
 	}
-	return cur.ToDense(), nil
+	out := mat.NewDense(max(len(keep), 1), max(n, 1), nil)
+	raw := out.RawMatrix()
+	err = dataParallelRows(ctx, len(keep), workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst := raw.Data[i*raw.Stride : i*raw.Stride+n]
+			for p := cur.Indptr[i]; p < cur.Indptr[i+1]; p++ {
+				c := int(cur.Indices[p])
+				av := cur.Data[p]
+				idx := s.Indices[s.Indptr[c]:s.Indptr[c+1]]
+				val := s.Data[s.Indptr[c]:s.Indptr[c+1]]
+				for q, j := range idx {
+					dst[j] += av * val[q]
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// dataRowBlock is the number of rows a worker of dataParallelRows takes at a time.
+const dataRowBlock = 64
+
+// dataParallelRows calls f(lo, hi) for consecutive blocks of [0, n) on up
+// to workers goroutines (each row belongs to exactly one call) and stops
+// early when ctx is canceled.
+func dataParallelRows(ctx context.Context, n, workers int, f func(lo, hi int)) error {
+	blocks := (n + dataRowBlock - 1) / dataRowBlock
+	workers = max(min(workers, blocks), 1)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				b := int(next.Add(1) - 1)
+				if b >= blocks {
+					return
+				}
+				f(b*dataRowBlock, min((b+1)*dataRowBlock, n))
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
 }
 
 // dataRenumber keeps the labels of the rows keep and maps the split's node

@@ -1,6 +1,9 @@
 package stages
 
 import (
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact"
@@ -49,4 +52,40 @@ func TestDataTextR8Accuracy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkDataPrecomputeR8Corpus times Table 2's transductive precompute
+// on the real R8 corpus graph: the documents' rows of S², min-max scaled
+// (go test ./stages -run '^$' -bench DataPrecomputeR8Corpus).
+func BenchmarkDataPrecomputeR8Corpus(b *testing.B) {
+	root := dataBenchRoot(b)
+	g := dataBenchRun(b, "dataset", map[string]any{"source": "textgcn", "name": "r8", "root": root}, nil)["graph"]
+	norm := dataBenchRun(b, "normalize", nil, map[string][]*artifact.Artifact{"graph": {g}})["graph"]
+	b.ResetTimer()
+	for range b.N {
+		dataBenchRun(b, "precompute", map[string]any{"k": 2, "rows": "labelled", "scale": "minmax"},
+			map[string][]*artifact.Artifact{"graph": {norm}})
+	}
+}
+
+func dataBenchRoot(b *testing.B) string {
+	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
+		return d
+	}
+	root, err := filepath.Abs(filepath.Join("..", "..", "shared", "datasets"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := os.Stat(root); err != nil {
+		b.Skipf("datasets directory absent: %v", err)
+	}
+	return root
+}
+
+func dataBenchRun(b *testing.B, typ string, params map[string]any, inputs map[string][]*artifact.Artifact) map[string]*artifact.Artifact {
+	out, err := dataRunErr(typ, params, inputs, runtime.GOMAXPROCS(0))
+	if err != nil {
+		b.Fatalf("%s: %v", typ, err)
+	}
+	return out
 }
