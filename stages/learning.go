@@ -281,7 +281,7 @@ func learnTrainType() *registry.Type {
 			"logits = (S^K X)·(φ(Z)·W) + b on the rows each step needs (inductive when the features input has " +
 			"X_train: train on S_train^K X_train, evaluate on S^K X); level nodes: Z has one row per node and " +
 			"logits = S^K·(φ(Z)·W) + b by K sparse products. Each epoch: one full-batch step (Adam on W, b; " +
-			"Riemannian SGD on the Poincaré ball for hyla, SGD for rff), then train and validation metrics. " +
+			"Riemannian SGD on the Poincaré ball for hyla, SGD or Adam (optimizer_embedding) for rff), then train and validation metrics. " +
 			"Reports the test metric after the last epoch (the paper's number) and at the best-validation epoch. " +
 			"Everything float64 and bit-deterministic for a seed and any thread count.",
 		Params: []registry.Param{
@@ -292,6 +292,9 @@ func learnTrainType() *registry.Type {
 			{Name: "epochs", Type: registry.Int, Default: 100, Doc: "maximum number of epochs"},
 			{Name: "early_stopping", Type: registry.Int, Default: 0, Doc: "stop after this many epochs without a better validation metric (0 = off, as for the paper's tables)"},
 			{Name: "optimizer", Type: registry.String, Default: "adam", Enum: []string{"adam", "sgd"}, Doc: "classifier optimiser (Adam with PyTorch's defaults)"},
+			{Name: "optimizer_embedding", Type: registry.String, Default: "auto", Enum: []string{"auto", "sgd", "adam"},
+				Doc: "optimiser of Z: auto/sgd = Riemannian SGD (hyla) or SGD (rff), as the official node-classification code; " +
+					"adam = Adam with PyTorch's defaults at lr_embedding (rff only), as the official text code trains its Euclidean embedding"},
 			{Name: "weight_decay", Type: registry.Float, Default: 0.0, Doc: "classifier L2 weight decay"},
 			{Name: "init_scale", Type: registry.Float, Default: 1e-4, Doc: "Z starts uniform in [−init_scale, init_scale] unless the embedding input is connected"},
 			{Name: "metric", Type: registry.String, Default: "auto", Enum: []string{"auto", "accuracy", "micro_f1"}, Doc: "auto: micro_f1 for reddit, accuracy otherwise"},
@@ -429,7 +432,7 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]*artifact
 	cfg := train.Config{
 		Model: model, Level: level, Epochs: epochs,
 		LREmbedding: p.Float("lr_embedding"), LRClassifier: p.Float("lr_classifier"),
-		Optimizer: p.String("optimizer"), WeightDecay: p.Float("weight_decay"),
+		Optimizer: p.String("optimizer"), EmbeddingOptimizer: p.String("optimizer_embedding"), WeightDecay: p.Float("weight_decay"),
 		Patience: p.Int("early_stopping"), InitScale: initScale, Metric: metric, Workers: max(job.Workers, 1),
 		Progress: func(s train.EpochStats) {
 			job.Progress.Report(s.Epoch+1, epochs, fmt.Sprintf("epoch %d loss %.4f train %.4f val %.4f", s.Epoch, s.Loss, s.Train, s.Val))

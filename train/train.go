@@ -21,7 +21,8 @@
 // which is the same matrix.
 //
 // Each epoch takes one gradient step on the mean training loss (Adam on W
-// and b, Riemannian SGD on Z for HyLa, SGD on Z for RFF), then evaluates the
+// and b, Riemannian SGD on Z for HyLa, SGD or Adam on Z for RFF; see
+// Config.EmbeddingOptimizer), then evaluates the
 // training and validation metrics with the updated parameters, as the
 // official code does. The φ(Z) of that evaluation is the one the next step
 // differentiates, so each epoch evaluates the feature map once. Buffers are
@@ -57,7 +58,7 @@ type Model string
 // The models.
 const (
 	ModelHyLa Model = "hyla" // Z on the Poincaré ball, HyLa features, RSGD
-	ModelRFF  Model = "rff"  // Euclidean Z, random Fourier features, SGD
+	ModelRFF  Model = "rff"  // Euclidean Z, random Fourier features, SGD or Adam
 	ModelSGC  Model = "sgc"  // no embedding: logits = S^K X·W + b
 )
 
@@ -109,6 +110,12 @@ type Config struct {
 	LREmbedding, LRClassifier float64
 	// Optimizer of the classifier: "adam" (default, PyTorch's defaults) or "sgd".
 	Optimizer string
+	// EmbeddingOptimizer of Z: "" or "auto" (Riemannian SGD for HyLa, plain
+	// SGD for RFF, as the official node-classification code), "sgd" (the
+	// same), or "adam" (RFF only: Adam with PyTorch's defaults at
+	// LREmbedding, as the official text-classification code trains its
+	// Euclidean embedding; Adam has no meaning on the Poincaré ball here).
+	EmbeddingOptimizer string
 	// WeightDecay is the classifier's L2 weight decay (0 = none, as the official code).
 	WeightDecay float64
 	// Patience stops training after that many epochs without a better
@@ -185,6 +192,7 @@ type trainer struct {
 	yTr, yVal, yTest []int
 	pred             []int
 	adamW, adamB     *nn.Adam
+	adamZ            *nn.Adam // RFF with EmbeddingOptimizer "adam"
 	bestYT           *mat.Dense
 	bestZ, bestWT    *mat.Dense
 	bestB            []float64
@@ -214,6 +222,17 @@ func newTrainer(data *Data, fmap hyla.FeatureMap, z0 *mat.Dense, cfg Config, rng
 	}
 	if cfg.Optimizer != "adam" && cfg.Optimizer != "sgd" {
 		return nil, fmt.Errorf("train: optimizer %q, want adam or sgd", cfg.Optimizer)
+	}
+	switch cfg.EmbeddingOptimizer {
+	case "", "auto":
+		cfg.EmbeddingOptimizer = "sgd"
+	case "sgd":
+	case "adam":
+		if cfg.Model != ModelRFF {
+			return nil, fmt.Errorf("train: embedding optimizer adam is for model rff (Euclidean Z), not %s", cfg.Model)
+		}
+	default:
+		return nil, fmt.Errorf("train: embedding optimizer %q, want auto, sgd or adam", cfg.EmbeddingOptimizer)
 	}
 	if cfg.Metric == "" {
 		cfg.Metric = MetricAccuracy
@@ -267,6 +286,9 @@ func newTrainer(data *Data, fmap hyla.FeatureMap, z0 *mat.Dense, cfg Config, rng
 	lin := nn.NewLinear(rng, t.feats, t.classes)
 	t.wT.Copy(lin.W.T())
 	copy(t.b, lin.Bias)
+	if cfg.EmbeddingOptimizer == "adam" {
+		t.adamZ = nn.NewAdam(cfg.LREmbedding, t.in*t.dim)
+	}
 	if cfg.Optimizer == "adam" {
 		t.adamW = nn.NewAdam(cfg.LRClassifier, t.feats*t.classes)
 		t.adamB = nn.NewAdam(cfg.LRClassifier, t.classes)
@@ -580,7 +602,11 @@ func (t *trainer) epoch(ctx context.Context, epoch int) error {
 	case ModelHyLa:
 		hyla.RSGDStep(t.z, t.gz, t.cfg.LREmbedding)
 	case ModelRFF:
-		nn.SGD{LR: t.cfg.LREmbedding}.Step(t.z.RawMatrix().Data, t.gz.RawMatrix().Data)
+		if t.adamZ != nil {
+			t.adamZ.Step(t.z.RawMatrix().Data, t.gz.RawMatrix().Data)
+		} else {
+			nn.SGD{LR: t.cfg.LREmbedding}.Step(t.z.RawMatrix().Data, t.gz.RawMatrix().Data)
+		}
 	}
 	if t.adamW != nil {
 		t.adamW.Step(t.wT.RawMatrix().Data, t.gwT.RawMatrix().Data)
