@@ -35,7 +35,9 @@ const (
 )
 
 func registerLearning(r *registry.Registry) error {
-	for _, t := range []*registry.Type{learnSampleType(), learnEmbedType(), learnTrainType(), learnEvaluateType(), learnHGCNSplitType()} {
+	// dataAugmentType (data_augment.go) is registered here: data.go's
+	// registerData belongs to another area.
+	for _, t := range []*registry.Type{learnSampleType(), learnEmbedType(), learnTrainType(), learnEvaluateType(), learnHGCNSplitType(), dataAugmentType()} {
 		if err := r.Register(t); err != nil {
 			return err
 		}
