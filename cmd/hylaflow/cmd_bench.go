@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/openblas" // selects OpenBLAS for blas64 in builds with -tags openblas
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages"
@@ -488,7 +489,7 @@ func benchCmdRun(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(map[string]any{"rows": results, "wall_s": wall, "peak_rss_bytes": benchPeakRSS(),
-			"gomaxprocs": runtime.GOMAXPROCS(0), "workers": *workers}); err != nil {
+			"gomaxprocs": runtime.GOMAXPROCS(0), "workers": *workers, "blas": openblas.Name()}); err != nil {
 			fmt.Fprintf(stderr, "hylaflow bench: %v\n", err)
 			return exitStageFailed
 		}
@@ -510,5 +511,5 @@ func benchPrint(w io.Writer, results []benchResult, wall float64) {
 			r.Sample, r.Train, r.TrainSeed, r.Total, r.CPU, float64(r.PeakRSS)/(1<<20), 100*r.Mean, 100*r.Std)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "wall %.2f s for everything above; peak RSS %.0f MiB\n", wall, float64(benchPeakRSS())/(1<<20))
+	fmt.Fprintf(w, "wall %.2f s for everything above; peak RSS %.0f MiB; BLAS %s\n", wall, float64(benchPeakRSS())/(1<<20), openblas.Name())
 }

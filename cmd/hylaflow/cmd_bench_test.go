@@ -7,12 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/openblas"
 )
 
 type benchTestOutput struct {
 	Rows    []benchResult `json:"rows"`
 	Wall    float64       `json:"wall_s"`
 	PeakRSS int64         `json:"peak_rss_bytes"`
+	BLAS    string        `json:"blas"`
 }
 
 func benchTestRun(t *testing.T, args ...string) benchTestOutput {
@@ -36,6 +39,9 @@ func TestBenchSynthetic(t *testing.T) {
 		t.Fatalf("%d rows, want 1", len(out.Rows))
 	}
 	r := out.Rows[0]
+	if out.BLAS != openblas.Name() || (out.BLAS != "gonum" && out.BLAS != "openblas") {
+		t.Errorf("blas %q, this build uses %q", out.BLAS, openblas.Name())
+	}
 	if r.Dataset != "disease-synth" || r.Model != "hyla" || r.Seeds != 2 || r.Epochs != 20 || r.Features != 500 || r.K != 5 {
 		t.Errorf("row header %+v", r)
 	}
