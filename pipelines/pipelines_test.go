@@ -169,6 +169,46 @@ func TestTable1HyperParameters(t *testing.T) {
 	}
 }
 
+// Table 1's SGC on Airport trains on HGCN's augmented features (the
+// normalised features, then the degree one-hot and the constant column);
+// Disease's SGC and every HyLa/RFF cell do not go through augment.
+func TestTable1SGCAugment(t *testing.T) {
+	p := load(t, "table1.hcl", map[string]string{"seeds": "[0,1]"})
+	producer := func(inst *runner.Instance, slot string) *runner.Instance {
+		t.Helper()
+		refs := inst.Inputs[slot]
+		if len(refs) != 1 {
+			t.Fatalf("%s: input %s has %d producers, want 1", inst.Address, slot, len(refs))
+		}
+		return p.ByAddress[refs[0].Producer]
+	}
+	augmented := map[string]int{}
+	for _, inst := range p.Instances {
+		if inst.Type.Name != "train" {
+			continue
+		}
+		pre := producer(inst, "features")
+		g := producer(pre, "graph")
+		isAirportSGC := inst.Block == "train.hgcn_sgc" && strings.Contains(inst.EachKey, "dataset=airport")
+		if (g.Type.Name == "augment") != isAirportSGC {
+			t.Errorf("%s: precompute graph from %s (type %s)", inst.Address, g.Address, g.Type.Name)
+			continue
+		}
+		if !isAirportSGC {
+			continue
+		}
+		norm := producer(g, "graph")
+		if norm.Type.Name != "normalize" || g.Params.Int("max_degree") != 5 || !g.Params.Bool("constant") {
+			t.Errorf("%s: augment %s (max_degree %d, constant %v) of %s, want HGCN's (5, true) of a normalize stage",
+				inst.Address, g.Address, g.Params.Int("max_degree"), g.Params.Bool("constant"), norm.Address)
+		}
+		augmented[inst.EachKey]++
+	}
+	if len(augmented) != 2 {
+		t.Errorf("augmented SGC runs %v, want Airport's two seeds", augmented)
+	}
+}
+
 // The CI version of table1.hcl: one seed, two epochs, every cell present.
 func TestTable1Smoke(t *testing.T) {
 	root := dataRoot(t)
