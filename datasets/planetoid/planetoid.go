@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/datasets/npy"
@@ -82,33 +83,37 @@ func Load(dir, name string) (*datasets.Graph, error) {
 			return nil, fmt.Errorf("planetoid %s: %w (get the files with `hylaflow datasets fetch %s`)", name, err, name)
 		}
 	}
-	x, err := sparseFile("x")
-	if err != nil {
-		return nil, err
+	// The eight files are independent: read and decode them concurrently,
+	// then report the first error in file order.
+	var (
+		x, tx, allx *sparse.CSR
+		y, ty, ally *npy.Array
+		testIdx     []int
+		graph       *types.Dict
+		errs        [8]error
+		wg          sync.WaitGroup
+	)
+	for k, job := range []func() error{
+		func() (err error) { x, err = sparseFile("x"); return err },
+		func() (err error) { y, err = labelFile("y"); return err },
+		func() (err error) { tx, err = sparseFile("tx"); return err },
+		func() (err error) { ty, err = labelFile("ty"); return err },
+		func() (err error) { allx, err = sparseFile("allx"); return err },
+		func() (err error) { ally, err = labelFile("ally"); return err },
+		func() (err error) { testIdx, err = readIndex(path("test.index")); return err },
+		func() (err error) { graph, err = loadGraphDict(path("graph")); return err },
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = job()
+		}()
 	}
-	y, err := labelFile("y")
-	if err != nil {
-		return nil, err
-	}
-	tx, err := sparseFile("tx")
-	if err != nil {
-		return nil, err
-	}
-	ty, err := labelFile("ty")
-	if err != nil {
-		return nil, err
-	}
-	allx, err := sparseFile("allx")
-	if err != nil {
-		return nil, err
-	}
-	ally, err := labelFile("ally")
-	if err != nil {
-		return nil, err
-	}
-	testIdx, err := readIndex(path("test.index"))
-	if err != nil {
-		return nil, err
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	classes := ally.Shape[1]
 	d := allx.Cols
@@ -141,10 +146,9 @@ func Load(dir, name string) (*datasets.Graph, error) {
 		return nil, fmt.Errorf("%s: test index range [%d,%d] implausibly wide for %d rows", path("test.index"), lo, hi, tx.Rows)
 	}
 	// Row of the feature/label source for each node: allx row i for i < len(allx);
-	// tx row k for node testIdx[k]; none for the gaps.
-	ri := make([]int, 0, allx.NNZ()+tx.NNZ())
-	ci := make([]int, 0, cap(ri))
-	vals := make([]float64, 0, cap(ri))
+	// tx row k for node testIdx[k]; none for the gaps. allx and tx are
+	// canonical and every node has at most one source row, so the rows are
+	// copied as they are.
 	labels := make([]int, n)
 	for i := range labels {
 		labels[i] = -1
@@ -158,23 +162,27 @@ func Load(dir, name string) (*datasets.Graph, error) {
 		}
 		return bi
 	}
+	srcM := make([]*sparse.CSR, n)
+	srcRow := make([]int, n)
 	for i := 0; i < allx.Rows; i++ {
-		for p := allx.Indptr[i]; p < allx.Indptr[i+1]; p++ {
-			ri, ci, vals = append(ri, i), append(ci, int(allx.Indices[p])), append(vals, allx.Data[p])
-		}
+		srcM[i], srcRow[i] = allx, i
 		labels[i] = argmax(ally, i)
 	}
 	for k, node := range testIdx {
-		for p := tx.Indptr[k]; p < tx.Indptr[k+1]; p++ {
-			ri, ci, vals = append(ri, node), append(ci, int(tx.Indices[p])), append(vals, tx.Data[p])
-		}
+		srcM[node], srcRow[node] = tx, k
 		labels[node] = argmax(ty, k)
 	}
-	feats, err := sparse.FromCOO(n, d, ri, ci, vals)
-	if err != nil {
-		return nil, fmt.Errorf("planetoid %s: features: %w", name, err)
+	feats := &sparse.CSR{Rows: n, Cols: d, Indptr: make([]int, n+1),
+		Indices: make([]int32, 0, allx.NNZ()+tx.NNZ()), Data: make([]float64, 0, allx.NNZ()+tx.NNZ())}
+	for i, m := range srcM {
+		if m != nil {
+			lo, hi := m.Indptr[srcRow[i]], m.Indptr[srcRow[i]+1]
+			feats.Indices = append(feats.Indices, m.Indices[lo:hi]...)
+			feats.Data = append(feats.Data, m.Data[lo:hi]...)
+		}
+		feats.Indptr[i+1] = len(feats.Data)
 	}
-	adj, err := readGraph(path("graph"), n)
+	adj, err := graphAdjacency(path("graph"), graph, n)
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +243,8 @@ func truncate(s string) string {
 	return s
 }
 
-// readGraph reads the adjacency-list dict {node: [neighbours]} of n nodes.
-func readGraph(path string, n int) (*sparse.CSR, error) {
+// loadGraphDict reads the adjacency-list dict {node: [neighbours]}.
+func loadGraphDict(path string) (*types.Dict, error) {
 	v, err := pyobj.LoadFile(path)
 	if err != nil {
 		return nil, err
@@ -245,6 +253,11 @@ func readGraph(path string, n int) (*sparse.CSR, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: holds %T, want a dict of adjacency lists", path, v)
 	}
+	return d, nil
+}
+
+// graphAdjacency is the undirected adjacency of the dict d read from path.
+func graphAdjacency(path string, d *types.Dict, n int) (*sparse.CSR, error) {
 	var us, vs []int
 	for k, e := range *d {
 		u, ok := pyobj.AsInt(e.Key)

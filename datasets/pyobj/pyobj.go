@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"slices"
 
 	"github.com/hylaflow/hylaflow/datasets/npy"
 	"github.com/hylaflow/hylaflow/sparse"
@@ -344,24 +345,27 @@ func (m *CSRMatrix) CSR() (*sparse.CSR, error) {
 	if indptr.Ints[0] != 0 || indptr.Ints[rows] != int64(nnz) {
 		return nil, fmt.Errorf("csr_matrix: indptr runs from %d to %d, want 0 to %d", indptr.Ints[0], indptr.Ints[rows], nnz)
 	}
-	ri := make([]int, nnz)
-	ci := make([]int, nnz)
+	out := &sparse.CSR{Rows: rows, Cols: cols, Indptr: make([]int, rows+1),
+		Indices: make([]int32, nnz), Data: slices.Clone(data.Floats)}
 	for i := 0; i < rows; i++ {
 		lo, hi := indptr.Ints[i], indptr.Ints[i+1]
 		if hi < lo || hi > int64(nnz) {
 			return nil, fmt.Errorf("csr_matrix: indptr[%d] = %d is not in [indptr[%d] = %d, nnz = %d]", i+1, hi, i, lo, nnz)
 		}
-		for p := lo; p < hi; p++ {
-			ri[p] = i
-		}
+		out.Indptr[i+1] = int(hi)
 	}
 	for p, c := range indices.Ints {
 		if c < 0 || c >= int64(cols) {
 			return nil, fmt.Errorf("csr_matrix: column index %d at position %d out of range [0,%d)", c, p, cols)
 		}
-		ci[p] = int(c)
+		out.Indices[p] = int32(c)
 	}
-	return sparse.FromCOO(rows, cols, ri, ci, data.Floats)
+	if out.Data == nil {
+		out.Data = []float64{}
+	}
+	// Rows with unsorted or repeated columns are sorted and summed, as
+	// FromCOO does (scipy allows both).
+	return out.Canonical(), nil
 }
 
 type defaultDictClass struct{}

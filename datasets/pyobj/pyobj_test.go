@@ -72,18 +72,74 @@ func lef32(vals ...float32) []byte {
 
 // csrPickle is a 2×3 float32 csr_matrix [[0,1.5,0],[2,0,-3]] as Planetoid stores it.
 func csrPickle() []byte {
+	return csrPickleOf(le32(0, 1, 3), le32(1, 0, 2), lef32(1.5, 2, -3))
+}
+
+// csrPickleOf is a 2×3 float32 csr_matrix with the given raw arrays.
+func csrPickleOf(indptr, indices, data []byte) []byte {
 	p := &pk{}
 	p.op(0x80, 2)
 	p.global("scipy.sparse.csr", "csr_matrix").op(')', 0x81)
 	p.op('}', '(')
 	p.str("format").str("csr")
 	p.str("_shape").int1(2).int1(3).op(0x86)
-	p.str("indptr").ndarray("i4", []byte{3}, false, le32(0, 1, 3))
-	p.str("indices").ndarray("i4", []byte{3}, false, le32(1, 0, 2))
-	p.str("data").ndarray("f4", []byte{3}, false, lef32(1.5, 2, -3))
+	p.str("indptr").ndarray("i4", []byte{byte(len(indptr) / 4)}, false, indptr)
+	p.str("indices").ndarray("i4", []byte{byte(len(indices) / 4)}, false, indices)
+	p.str("data").ndarray("f4", []byte{byte(len(data) / 4)}, false, data)
 	p.str("maxprint").int1(50)
 	p.op('u', 'b', '.')
 	return p.Bytes()
+}
+
+// TestCSRUnsortedAndDuplicates: scipy allows unsorted and repeated column
+// indices within a row; CSR sorts them and sums the repeats, and rejects
+// inconsistent arrays with a message naming the problem.
+func TestCSRUnsortedAndDuplicates(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		indptr, indices, data []byte
+		want                  [][]float64
+		nnz                   int
+		err                   string
+	}{
+		{"sorted", le32(0, 1, 3), le32(1, 0, 2), lef32(1.5, 2, -3), [][]float64{{0, 1.5, 0}, {2, 0, -3}}, 3, ""},
+		{"unsorted with a repeat", le32(0, 1, 4), le32(1, 2, 0, 2), lef32(1.5, -3, 2, 1), [][]float64{{0, 1.5, 0}, {2, 0, -2}}, 3, ""},
+		{"column out of range", le32(0, 1, 3), le32(1, 0, 3), lef32(1.5, 2, -3), nil, 0, "column index 3 at position 2 out of range [0,3)"},
+		{"indptr decreasing", le32(0, 2, 1), le32(1, 0), lef32(1.5, 2), nil, 0, "indptr runs from 0 to 1, want 0 to 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := Load(csrPickleOf(tc.indptr, tc.indices, tc.data), "fixture")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := v.(*CSRMatrix).CSR()
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.CheckSorted(); err != nil {
+				t.Fatal(err)
+			}
+			if c.NNZ() != tc.nnz {
+				t.Errorf("%d entries, want %d", c.NNZ(), tc.nnz)
+			}
+			for i := range tc.want {
+				for j := range tc.want[i] {
+					if c.At(i, j) != tc.want[i][j] {
+						t.Fatalf("(%d,%d) = %v, want %v", i, j, c.At(i, j), tc.want[i][j])
+					}
+				}
+			}
+		})
+	}
 }
 
 func TestCSRFixture(t *testing.T) {
