@@ -347,7 +347,7 @@ func GenerateSBM(ctx context.Context, opts SBMOptions) (*datasets.Graph, error) 
 	}
 	var adj *sparse.CSR
 	for round := 0; ; round++ {
-		adj, err = symmetricFromInt32(n, us, vs)
+		adj, err = symmetricFromInt32(ctx, n, us, vs, opts.Workers)
 		if err != nil {
 			return nil, err
 		}
@@ -401,7 +401,7 @@ func GenerateSBM(ctx context.Context, opts SBMOptions) (*datasets.Graph, error) 
 // symmetricFromInt32 builds the 0/1 symmetric adjacency of an edge list
 // without self loops or duplicates, directly in CSR form (less memory than
 // going through COO int slices).
-func symmetricFromInt32(n int, us, vs []int32) (*sparse.CSR, error) {
+func symmetricFromInt32(ctx context.Context, n int, us, vs []int32, workers int) (*sparse.CSR, error) {
 	deg := make([]int, n+1)
 	for e := range us {
 		if us[e] != vs[e] {
@@ -424,18 +424,24 @@ func symmetricFromInt32(n int, us, vs []int32) (*sparse.CSR, error) {
 		idx[next[v]] = u
 		next[v]++
 	}
+	// Sort and deduplicate each row in place (rows in parallel blocks; a
+	// row's result does not depend on who sorts it), then close the gaps.
+	kept := make([]int, n)
+	const rowBlock = 4096
+	err := parallel(ctx, (n+rowBlock-1)/rowBlock, workers, func(b int) {
+		for i := b * rowBlock; i < min((b+1)*rowBlock, n); i++ {
+			row := idx[deg[i]:deg[i+1]]
+			slices.Sort(row)
+			kept[i] = len(slices.Compact(row))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
 	out := &sparse.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
 	w := 0
 	for i := 0; i < n; i++ {
-		row := idx[deg[i]:deg[i+1]]
-		slices.Sort(row)
-		for k, c := range row {
-			if k > 0 && c == row[k-1] {
-				continue
-			}
-			idx[w] = c
-			w++
-		}
+		w += copy(idx[w:], idx[deg[i]:deg[i]+kept[i]])
 		out.Indptr[i+1] = w
 	}
 	out.Indices = slices.Clip(idx[:w])
