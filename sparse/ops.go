@@ -3,30 +3,85 @@ package sparse
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 )
 
-// Transpose returns mᵀ in canonical form (rows sorted).
-func (m *CSR) Transpose() *CSR {
+// Transpose returns mᵀ in canonical form (rows sorted), in parallel on
+// GOMAXPROCS goroutines for large matrices; the result does not depend on
+// their number.
+func (m *CSR) Transpose() *CSR { return m.transpose(runtime.GOMAXPROCS(0)) }
+
+// transposeMinPart is the number of entries below which Transpose does not
+// split the work.
+const transposeMinPart = 1 << 16
+
+// transpose computes mᵀ by counting and scattering on up to workers
+// goroutines, each over a contiguous range of m's rows: part w's entries of
+// column c go after those of parts < w, so every row of mᵀ lists m's rows in
+// increasing order, exactly as one sequential pass would.
+func (m *CSR) transpose(workers int) *CSR {
+	nnz := m.NNZ()
 	t := &CSR{Rows: m.Cols, Cols: m.Rows, Indptr: make([]int, m.Cols+1),
-		Indices: make([]int32, m.NNZ()), Data: make([]float64, m.NNZ())}
-	for _, c := range m.Indices {
-		t.Indptr[c+1]++
+		Indices: make([]int32, nnz), Data: make([]float64, nnz)}
+	parts := max(1, min(workers, nnz/transposeMinPart, m.Rows))
+	// Row ranges with about nnz/parts entries each.
+	bounds := make([]int, parts+1)
+	for w, i := 1, 0; w < parts; w++ {
+		target := nnz * w / parts
+		for i < m.Rows && m.Indptr[i] < target {
+			i++
+		}
+		bounds[w] = i
 	}
-	for j := 0; j < m.Cols; j++ {
-		t.Indptr[j+1] += t.Indptr[j]
+	bounds[parts] = m.Rows
+	next := make([][]int, parts)
+	run := func(f func(w int)) {
+		if parts == 1 {
+			f(0)
+			return
+		}
+		var wg sync.WaitGroup
+		for w := 0; w < parts; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f(w)
+			}()
+		}
+		wg.Wait()
 	}
-	next := slices.Clone(t.Indptr[:m.Cols])
-	// Rows of m are visited in increasing order, so each row of t is sorted.
-	for i := 0; i < m.Rows; i++ {
-		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
-			c := m.Indices[p]
-			q := next[c]
-			next[c]++
-			t.Indices[q] = int32(i)
-			t.Data[q] = m.Data[p]
+	run(func(w int) {
+		cnt := make([]int, m.Cols)
+		for _, c := range m.Indices[m.Indptr[bounds[w]]:m.Indptr[bounds[w+1]]] {
+			cnt[c]++
+		}
+		next[w] = cnt
+	})
+	// Column c of part w starts after column c of the parts before it.
+	pos := 0
+	for c := 0; c < m.Cols; c++ {
+		t.Indptr[c] = pos
+		for w := 0; w < parts; w++ {
+			n := next[w][c]
+			next[w][c] = pos
+			pos += n
 		}
 	}
+	t.Indptr[m.Cols] = pos
+	run(func(w int) {
+		nx := next[w]
+		for i := bounds[w]; i < bounds[w+1]; i++ {
+			for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+				c := m.Indices[p]
+				q := nx[c]
+				nx[c]++
+				t.Indices[q] = int32(i)
+				t.Data[q] = m.Data[p]
+			}
+		}
+	})
 	return t
 }
 

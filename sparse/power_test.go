@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -32,6 +33,14 @@ func refMul(m *CSR, x [][]float64) [][]float64 {
 // against refMul for widths around the kernels' 8- and 32-column runs and
 // the column blocks, several powers and worker counts.
 func TestPowerDenseBitIdentical(t *testing.T) {
+	t.Run("whole", testPowerDenseBitIdentical)
+	// Segments of 40 rows of a 32-column block: the segmented products.
+	defer func(b int) { spmmSegmentBytes = b }(spmmSegmentBytes)
+	spmmSegmentBytes = 40 * 32 * 8
+	t.Run("segmented", testPowerDenseBitIdentical)
+}
+
+func testPowerDenseBitIdentical(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(11, 12))
 	s, err := SymNormalize(randGraph(rng, 700, 0.01))
@@ -66,6 +75,54 @@ func TestPowerDenseBitIdentical(t *testing.T) {
 						}
 					}
 				})
+			}
+		}
+	}
+}
+
+// TestTransposeAnyWorkers checks the parallel transpose against the
+// sequential definition (entries of each row of mᵀ in increasing row order
+// of m) for several worker counts, including unsorted input rows and empty
+// rows and columns.
+func TestTransposeAnyWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	big := randCSR(rng, 900, 700, 0.25) // ~157k entries: split into parts
+	unsorted := big.Clone()
+	for i := 0; i < unsorted.Rows; i++ {
+		lo, hi := unsorted.Indptr[i], unsorted.Indptr[i+1]
+		rng.Shuffle(hi-lo, func(a, b int) {
+			unsorted.Indices[lo+a], unsorted.Indices[lo+b] = unsorted.Indices[lo+b], unsorted.Indices[lo+a]
+			unsorted.Data[lo+a], unsorted.Data[lo+b] = unsorted.Data[lo+b], unsorted.Data[lo+a]
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		m    *CSR
+	}{
+		{"big", big}, {"unsorted rows", unsorted}, {"small", randCSR(rng, 30, 50, 0.1)},
+		{"empty", &CSR{Rows: 4, Cols: 3, Indptr: make([]int, 5)}},
+	} {
+		// The sequential definition.
+		want := &CSR{Rows: tc.m.Cols, Cols: tc.m.Rows, Indptr: make([]int, tc.m.Cols+1)}
+		for c := 0; c < tc.m.Cols; c++ {
+			for i := 0; i < tc.m.Rows; i++ {
+				for p := tc.m.Indptr[i]; p < tc.m.Indptr[i+1]; p++ {
+					if int(tc.m.Indices[p]) == c {
+						want.Indices = append(want.Indices, int32(i))
+						want.Data = append(want.Data, tc.m.Data[p])
+					}
+				}
+			}
+			want.Indptr[c+1] = len(want.Data)
+		}
+		for _, workers := range []int{1, 2, 3, 8} {
+			got := tc.m.transpose(workers)
+			if err := got.Validate(); err != nil {
+				t.Fatalf("%s, %d workers: %v", tc.name, workers, err)
+			}
+			if got.NNZ() != want.NNZ() || !slices.Equal(got.Indptr, want.Indptr) ||
+				(want.NNZ() > 0 && (!slices.Equal(got.Indices, want.Indices) || !slices.Equal(got.Data, want.Data))) {
+				t.Fatalf("%s, %d workers: transpose differs from the sequential one", tc.name, workers)
 			}
 		}
 	}

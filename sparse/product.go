@@ -110,6 +110,59 @@ func spmmRange(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int) 
 	}
 }
 
+// spmmSeg is one segment of a segmented product (see spmmSegmented): for
+// rows i in [lo, hi) it adds the terms of row i's entries from position
+// cur[i] up to its first column ≥ s1 to dst's row (to zero when first), in
+// stored order with each product rounded before it is added, and advances
+// cur[i]. Over all segments every entry is the same sum as spmmRange's.
+func spmmSeg(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int, s1 int32, first bool, cur []int) {
+	if spmmVecOK && w >= 8 {
+		spmmSegAVX512(m, src, ss, dst, ds, w, lo, hi, s1, first, cur)
+		return
+	}
+	for i := lo; i < hi; i++ {
+		p0, end := cur[i], m.Indptr[i+1]
+		p := p0
+		d := dst[i*ds : i*ds+w]
+		if first {
+			clear(d)
+		}
+		for ; p < end && m.Indices[p] < s1; p++ {
+			j := int(m.Indices[p])
+			floats.AddScaled(d, m.Data[p], src[j*ss:j*ss+w])
+		}
+		cur[i] = p
+	}
+}
+
+// spmmSegmentBytes is the size of the slice of the source block one segment
+// of a segmented product reads: small enough to stay in the last-level cache
+// while every row gathers from it.
+// (A variable so that tests can make segments small.)
+var spmmSegmentBytes = 16 << 20
+
+// spmmSegmented computes dst = m·src like spmmRange over all rows, but in
+// segments of seg source rows: every output row first takes its entries in
+// columns [0, seg), then [seg, 2·seg), and so on, so the rows gathered in one
+// segment come from a cache-sized part of src instead of all of it. m's rows
+// must be sorted by column; then the terms are added in the same order as
+// spmmRange adds them and the results are bit-identical. cur (length
+// m.Rows) is scratch.
+func spmmSegmented(ctx context.Context, m *CSR, src []float64, ss int, dst []float64, ds, w, workers, seg int, cur []int) error {
+	copy(cur, m.Indptr[:m.Rows])
+	for s0 := 0; s0 < m.Cols; s0 += seg {
+		s1 := int32(min(s0+seg, m.Cols))
+		first := s0 == 0
+		err := parallelRows(ctx, m.Rows, workers, func(lo, hi int) {
+			spmmSeg(m, src, ss, dst, ds, w, lo, hi, s1, first, cur)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // powerBlockCols is the width of the column blocks PowerDense works in.
 // A block of the iterates (n × 32 values) is small enough that the rows
 // gathered for each non-zero mostly come from cache, and only two such
@@ -150,6 +203,13 @@ func PowerDense(ctx context.Context, m *CSR, x *mat.Dense, k, workers int) (*mat
 	bw := min(powerBlockCols, xc)
 	bufA := make([]float64, n*bw)
 	bufB := make([]float64, n*bw)
+	// Large graphs: segmented products (rows sorted by column keep the
+	// order of the sums, hence the results).
+	seg := max(1, spmmSegmentBytes/(8*bw))
+	var cur []int
+	if n > seg && m.CheckSorted() == nil {
+		cur = make([]int, n)
+	}
 	for c0 := 0; c0 < xc; c0 += bw {
 		w := min(bw, xc-c0)
 		// The block of x, contiguous.
@@ -167,9 +227,14 @@ func PowerDense(ctx context.Context, m *CSR, x *mat.Dense, k, workers int) (*mat
 			if step == k {
 				d, ds = oraw.Data[c0:], oraw.Stride
 			}
-			err := parallelRows(ctx, n, workers, func(lo, hi int) {
-				spmmRange(m, src, w, d, ds, w, lo, hi)
-			})
+			var err error
+			if cur != nil {
+				err = spmmSegmented(ctx, m, src, w, d, ds, w, workers, seg, cur)
+			} else {
+				err = parallelRows(ctx, n, workers, func(lo, hi int) {
+					spmmRange(m, src, w, d, ds, w, lo, hi)
+				})
+			}
 			if err != nil {
 				return nil, err
 			}
