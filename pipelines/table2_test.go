@@ -104,3 +104,24 @@ func TestTable2Smoke(t *testing.T) {
 		t.Errorf("second run ran %d stages, want 0", n)
 	}
 }
+
+// LR's Adam learning rate is chosen per corpus on validation accuracy
+// (docs/text.md): 0.05 on R8, 0.2 on MR; every seed uses its corpus' value.
+func TestTable2LRRates(t *testing.T) {
+	p := load(t, "table2.hcl", nil)
+	want := map[string]float64{"r8": 0.05, "r52": 0.2, "ohsumed": 0.2, "mr": 0.2}
+	n := 0
+	for _, inst := range p.Instances {
+		if inst.Block != "train.lr" {
+			continue
+		}
+		ds, _, _ := strings.Cut(inst.EachKey, "/")
+		if got := inst.Params.Float("lr_classifier"); got != want[ds] {
+			t.Errorf("%s: lr_classifier %v, want %v", inst.Address, got, want[ds])
+		}
+		n++
+	}
+	if n != 40 {
+		t.Errorf("%d LR instances, want 40 (4 corpora × 10 seeds)", n)
+	}
+}
