@@ -172,23 +172,31 @@ func (m *CSR) CheckSorted() error {
 	return nil
 }
 
-// Canonical returns m with sorted, duplicate-free rows (duplicates summed);
-// m itself if it already is canonical.
+// Canonical returns m with sorted, duplicate-free rows (duplicates summed
+// in stored order, as FromCOO does); m itself if it already is canonical.
+// Only the rows that need it are sorted.
 func (m *CSR) Canonical() *CSR {
 	if m.CheckSorted() == nil {
 		return m
 	}
-	ri := make([]int, 0, m.NNZ())
-	ci := make([]int, 0, m.NNZ())
+	out := m.Clone()
+	w := 0
 	for i := 0; i < m.Rows; i++ {
-		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
-			ri = append(ri, i)
-			ci = append(ci, int(m.Indices[p]))
+		lo, hi := m.Indptr[i], m.Indptr[i+1]
+		idx, val := out.Indices[lo:hi], out.Data[lo:hi]
+		sortRow(idx, val)
+		start := w
+		for p := range idx {
+			if w > start && idx[p] == out.Indices[w-1] {
+				out.Data[w-1] += val[p]
+				continue
+			}
+			out.Indices[w], out.Data[w] = idx[p], val[p]
+			w++
 		}
+		out.Indptr[i+1] = w
 	}
-	out, err := FromCOO(m.Rows, m.Cols, ri, ci, m.Data)
-	if err != nil {
-		panic(err) // indices come from a valid matrix
-	}
+	out.Indices = out.Indices[:w:w]
+	out.Data = out.Data[:w:w]
 	return out
 }

@@ -127,3 +127,40 @@ func TestTransposeAnyWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalMatchesFromCOO: Canonical sorts unsorted rows and sums
+// repeated columns in stored order, exactly as FromCOO builds the matrix
+// from the same entries.
+func TestCanonicalMatchesFromCOO(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const rows, cols = 60, 25
+	m := &CSR{Rows: rows, Cols: cols, Indptr: make([]int, rows+1)}
+	var ri, ci []int
+	for i := 0; i < rows; i++ {
+		for e := rng.IntN(12); e > 0; e-- {
+			c := rng.IntN(cols)
+			m.Indices = append(m.Indices, int32(c))
+			m.Data = append(m.Data, rng.NormFloat64())
+			ri, ci = append(ri, i), append(ci, c)
+		}
+		m.Indptr[i+1] = len(m.Data)
+	}
+	if m.CheckSorted() == nil {
+		t.Fatal("the test matrix happens to be canonical")
+	}
+	want, err := FromCOO(rows, cols, ri, ci, m.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := m.Clone()
+	got := m.Canonical()
+	if !slices.Equal(got.Indptr, want.Indptr) || !slices.Equal(got.Indices, want.Indices) || !slices.Equal(got.Data, want.Data) {
+		t.Fatal("Canonical differs from FromCOO")
+	}
+	if !slices.Equal(m.Indices, orig.Indices) || !slices.Equal(m.Data, orig.Data) {
+		t.Fatal("Canonical modified its receiver")
+	}
+	if c := want.Canonical(); c != want {
+		t.Fatal("Canonical of a canonical matrix is not the matrix itself")
+	}
+}
