@@ -164,3 +164,51 @@ func TestCanonicalMatchesFromCOO(t *testing.T) {
 		t.Fatal("Canonical of a canonical matrix is not the matrix itself")
 	}
 }
+
+// TestPowerSparseMatchesPowerDense: m^k·x from a sparse x (some rows
+// unsorted) equals PowerDense of x.ToDense() bit for bit,
+// whole and segmented, for widths across the 32-column blocks.
+func TestPowerSparseMatchesPowerDense(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(41, 42))
+	s, err := SymNormalize(randGraph(rng, 500, 0.01))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seg := range []int{spmmSegmentBytes, 40 * 32 * 8} {
+		defer func(b int) { spmmSegmentBytes = b }(spmmSegmentBytes)
+		spmmSegmentBytes = seg
+		for _, cols := range []int{1, 9, 32, 70} {
+			x := randCSR(rng, s.Rows, cols, 0.05)
+			// Reverse every third row: unsorted rows.
+			for i := 0; i < x.Rows; i += 3 {
+				lo, hi := x.Indptr[i], x.Indptr[i+1]
+				slices.Reverse(x.Indices[lo:hi])
+				slices.Reverse(x.Data[lo:hi])
+			}
+			for k := 0; k <= 3; k++ {
+				want, err := PowerDense(ctx, s, x.ToDense(), k, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, workers := range []int{1, 2, 3} {
+					got, err := PowerSparse(ctx, s, x, k, workers)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wr, wc := want.Dims()
+					for i := 0; i < wr; i++ {
+						for j := 0; j < wc; j++ {
+							if g, w := got.At(i, j), want.At(i, j); math.Float64bits(g) != math.Float64bits(w) {
+								t.Fatalf("seg %d cols %d k %d workers %d: (%d,%d) = %v, want %v", seg, cols, k, workers, i, j, g, w)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if _, err := PowerSparse(ctx, s, randCSR(rng, 7, 3, 0.5), 2, 1); err == nil {
+		t.Error("mismatched shapes: no error")
+	}
+}
