@@ -212,3 +212,60 @@ func TestPowerSparseMatchesPowerDense(t *testing.T) {
 		t.Error("mismatched shapes: no error")
 	}
 }
+
+// TestPowerDenseLargeScratch runs PowerDense with block buffers above
+// scratchMin (mapped outside the Go heap on Linux), whole and segmented,
+// against refMul bit for bit, and checks scratch itself.
+func TestPowerDenseLargeScratch(t *testing.T) {
+	buf, free := scratch(3 << 20) // 24 MiB
+	for i := range buf {
+		if buf[i] != 0 {
+			t.Fatalf("scratch not zeroed at %d", i)
+		}
+		buf[i] = float64(i)
+	}
+	if buf[len(buf)-1] != float64(len(buf)-1) {
+		t.Fatal("scratch lost a write")
+	}
+	free()
+
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(61, 62))
+	const n, cols = 20000, 40
+	var ri, ci []int
+	for i := 0; i < n; i++ {
+		for e := 0; e < 3; e++ {
+			j := rng.IntN(n)
+			ri, ci = append(ri, i, j), append(ci, j, i)
+		}
+	}
+	a, err := FromCOO(n, n, ri, ci, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := SymNormalize(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := randDense(rng, n, cols)
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = mat.Row(nil, i, x)
+	}
+	want := refMul(s, refMul(s, rows))
+	for _, seg := range []int{spmmSegmentBytes, 1 << 20} {
+		defer func(b int) { spmmSegmentBytes = b }(spmmSegmentBytes)
+		spmmSegmentBytes = seg
+		got, err := PowerDense(ctx, s, x, 2, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, row := range want {
+			for c, w := range row {
+				if g := got.At(i, c); math.Float64bits(g) != math.Float64bits(w) {
+					t.Fatalf("segment %d bytes: (%d,%d) = %v, want %v", seg, i, c, g, w)
+				}
+			}
+		}
+	}
+}

@@ -260,8 +260,12 @@ func powerBlocks(ctx context.Context, m *CSR, xc, k, workers int, out *mat.Dense
 	n := m.Rows
 	oraw := out.RawMatrix()
 	bw := min(powerBlockCols, xc)
-	bufA := make([]float64, n*bw)
-	bufB := make([]float64, n*bw)
+	// Scratch outside the Go heap where possible (see scratch); every
+	// goroutine using it has finished when powerBlocks returns.
+	bufA, freeA := scratch(n * bw)
+	defer freeA()
+	bufB, freeB := scratch(n * bw)
+	defer freeB()
 	// Large graphs: segmented products (rows sorted by column keep the
 	// order of the sums, hence the results).
 	seg := max(1, spmmSegmentBytes/(8*bw))
