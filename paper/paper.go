@@ -74,7 +74,7 @@ var Timing = map[string]float64{
 
 // HyperParams are one dataset's tuned HyLa hyper-parameters.
 type HyperParams struct {
-	Source   string // "json16d" (official nc/hyper_parameters_16d.json) or "appendix" (the paper's tables)
+	Source   string // "json16d"/"json50d" (official nc/hyper_parameters_16d.json / _50d.json) or "appendix" (the paper's tables)
 	Setting  string // "node", "text-transductive", "text-inductive"
 	Dataset  string
 	Dim      int     // d0
@@ -86,13 +86,18 @@ type HyperParams struct {
 	Epochs   int
 }
 
-// Hyper lists the tuned hyper-parameters of both sources.
+// Hyper lists the tuned hyper-parameters of every source.
 var Hyper = []HyperParams{
 	{"json16d", "node", "cora", 16, 100, 2, 0.01, 0.05, 0.01, 100},
 	{"json16d", "node", "airport", 16, 1000, 2, 0.01, 0.5, 0.1, 100},
 	{"json16d", "node", "disease", 16, 500, 5, 0.1, 0.1, 0.0001, 100},
 	{"json16d", "node", "pubmed", 16, 250, 5, 0.01, 0.5, 0.01, 100},
 	{"json16d", "node", "citeseer", 16, 500, 5, 0.01, 0.1, 0.001, 100},
+	{"json50d", "node", "cora", 50, 250, 2, 0.5, 0.01, 0.01, 100},
+	{"json50d", "node", "airport", 50, 100, 2, 0.01, 1.0, 0.01, 100},
+	{"json50d", "node", "disease", 50, 500, 5, 0.01, 0.01, 0.0001, 100},
+	{"json50d", "node", "pubmed", 50, 500, 10, 0.01, 0.1, 0.01, 100},
+	{"json50d", "node", "citeseer", 50, 1000, 5, 0.1, 0.001, 0.001, 100},
 	{"appendix", "node", "disease", 16, 100, 5, 1.0, 0.05, 0.0001, 100},
 	{"appendix", "node", "airport", 16, 1000, 2, 0.01, 0.5, 0.1, 100},
 	{"appendix", "node", "pubmed", 16, 100, 5, 0.1, 0.5, 0.001, 200},

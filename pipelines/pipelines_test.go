@@ -125,10 +125,10 @@ func TestPipelinesLoad(t *testing.T) {
 	}
 }
 
-// The HyLa-SGC instances of table1.hcl carry the paper's tuned values for
-// both settings of the hyperparameters variable.
+// The HyLa-SGC instances of table1.hcl carry the tuned values of every
+// setting of the hyperparameters variable.
 func TestTable1HyperParameters(t *testing.T) {
-	for _, tt := range []struct{ variable, source string }{{"json", "json16d"}, {"appendix", "appendix"}} {
+	for _, tt := range []struct{ variable, source string }{{"json", "json16d"}, {"appendix", "appendix"}, {"json50d", "json50d"}} {
 		p := load(t, "table1.hcl", map[string]string{"hyperparameters": tt.variable})
 		checked := map[string]int{}
 		for _, inst := range p.Instances {
