@@ -421,6 +421,20 @@ func dataDenseFeatures(a *artifact.Artifact) (*mat.Dense, error) {
 	return nil, fmt.Errorf("features member is %T", v)
 }
 
+// dataSparseFeatures returns the graph's features when they are stored
+// sparse and small enough to be made dense (the size PowerSparse returns).
+func dataSparseFeatures(a *artifact.Artifact) (*sparse.CSR, bool) {
+	v, ok := a.Member(artifact.MemberFeatures)
+	if !ok {
+		return nil, false
+	}
+	x, ok := v.(*sparse.CSR)
+	if !ok || x.Rows == 0 || x.Cols == 0 || float64(x.Rows)*float64(x.Cols) > 1<<31 {
+		return nil, false
+	}
+	return x, true
+}
+
 // ---------------------------------------------------------------- split
 
 func dataSplitType() *registry.Type {
@@ -635,7 +649,16 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 			}
 		}
 		var x, xk *mat.Dense
-		if in.Has(artifact.MemberFeatures) || p.Bool("inductive") {
+		if xs, ok := dataSparseFeatures(in); ok && k > 0 && !p.Bool("inductive") {
+			// S^K X straight from the sparse X (Planetoid's bag-of-words):
+			// the same bits as densifying X first, without the dense copy.
+			if xk, err = sparse.PowerSparse(ctx, s, xs, k, workers); err != nil {
+				return nil, fmt.Errorf("precompute: %w", err)
+			}
+			if keep != nil {
+				xk = dataSelectRows(xk, keep)
+			}
+		} else if in.Has(artifact.MemberFeatures) || p.Bool("inductive") {
 			if x, err = dataDenseFeatures(in); err != nil {
 				return nil, fmt.Errorf("precompute: %w", err)
 			}
