@@ -128,7 +128,7 @@ func TestPipelinesLoad(t *testing.T) {
 // The HyLa-SGC instances of table1.hcl carry the tuned values of every
 // setting of the hyperparameters variable.
 func TestTable1HyperParameters(t *testing.T) {
-	for _, tt := range []struct{ variable, source string }{{"json", "json16d"}, {"appendix", "appendix"}, {"json50d", "json50d"}} {
+	for _, tt := range []struct{ variable, source string }{{"json", "json16d"}, {"appendix", "appendix"}, {"json50d", "json50d"}, {"validated", ""}} {
 		p := load(t, "table1.hcl", map[string]string{"hyperparameters": tt.variable})
 		checked := map[string]int{}
 		for _, inst := range p.Instances {
@@ -136,22 +136,29 @@ func TestTable1HyperParameters(t *testing.T) {
 				continue
 			}
 			ds := strings.TrimSuffix(strings.SplitN(strings.SplitN(inst.EachKey, "dataset=", 2)[1], ",", 2)[0], "")
-			h, err := paper.LookupHyper(tt.source, "node", ds)
+			source := tt.source
+			if tt.variable == "validated" { // the set validation preferred, per dataset
+				source = map[string]string{"cora": "json50d", "citeseer": "json50d"}[ds]
+				if source == "" {
+					source = "json16d"
+				}
+			}
+			h, err := paper.LookupHyper(source, "node", ds)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if inst.Params.Float("lr_embedding") != h.LREmbed || inst.Params.Float("lr_classifier") != h.LRHead || inst.Params.Int("epochs") != h.Epochs {
 				t.Errorf("%s %s: lr_e %v lr_c %v epochs %d, paper %s: %v %v %d", tt.variable, inst.Address,
-					inst.Params.Float("lr_embedding"), inst.Params.Float("lr_classifier"), inst.Params.Int("epochs"), tt.source, h.LREmbed, h.LRHead, h.Epochs)
+					inst.Params.Float("lr_embedding"), inst.Params.Float("lr_classifier"), inst.Params.Int("epochs"), source, h.LREmbed, h.LRHead, h.Epochs)
 			}
 			smp := p.ByAddress[inst.Inputs["samples"][0].Producer]
 			if smp.Params.Int("features") != h.Features || smp.Params.Float("scale") != h.Scale || smp.Params.Int("dim") != h.Dim || smp.Params.String("kind") != "hyla" {
 				t.Errorf("%s %s: D %d s %v d0 %d, paper %s: %d %v %d", tt.variable, smp.Address, smp.Params.Int("features"),
-					smp.Params.Float("scale"), smp.Params.Int("dim"), tt.source, h.Features, h.Scale, h.Dim)
+					smp.Params.Float("scale"), smp.Params.Int("dim"), source, h.Features, h.Scale, h.Dim)
 			}
 			pre := p.ByAddress[inst.Inputs["features"][0].Producer]
 			if pre.Params.Int("k") != h.K {
-				t.Errorf("%s %s: k %d, paper %s: %d", tt.variable, pre.Address, pre.Params.Int("k"), tt.source, h.K)
+				t.Errorf("%s %s: k %d, paper %s: %d", tt.variable, pre.Address, pre.Params.Int("k"), source, h.K)
 			}
 			wantLevel := "features"
 			if ds == "airport" {

@@ -6,6 +6,7 @@
 #   hylaflow run pipelines/table1.hcl                                # the full table, 10 seeds
 #   hylaflow run pipelines/table1.hcl -var hyperparameters=appendix  # the paper's appendix values
 #   hylaflow run pipelines/table1.hcl -var hyperparameters=json50d   # the official 50-d JSON values
+#   hylaflow run pipelines/table1.hcl -var hyperparameters=validated # per dataset, the official set validation prefers
 #   hylaflow run pipelines/table1.hcl -var seeds='[0,1]' -var epochs=5   # the CI smoke version
 #   hylaflow run pipelines/table1.hcl -var reddit=synthetic          # add the Reddit-scale section
 #   hylaflow report latest                                           # the table again, from the cache
@@ -51,7 +52,7 @@ variable "epochs" {
 variable "hyperparameters" {
   type        = string
   default     = "json"
-  description = "HyLa-SGC values: json (official nc/hyper_parameters_16d.json), appendix (the paper's appendix table) or json50d (official nc/hyper_parameters_50d.json, d0 = 50)"
+  description = "HyLa-SGC values: json (official nc/hyper_parameters_16d.json), appendix (the paper's appendix table), json50d (official nc/hyper_parameters_50d.json, d0 = 50) or validated (per dataset the official set with the higher validation accuracy)"
 }
 
 variable "airport_split" {
@@ -100,7 +101,16 @@ locals {
       cora     = { dim = 50, features = 250, k = 2, scale = 0.5, lr_e = 0.01, lr_c = 0.01, epochs = 100 }
     }
   }
-  hyla = local.hyla_values[var.hyperparameters]
+  # validated: per dataset, whichever official set (16-d or 50-d JSON) had
+  # the higher mean validation accuracy over the same 10 seeds
+  # (evaluate.table1_val, 2026-11-23; see docs/reproduction.md):
+  # cora 77.7 (50-d) vs 76.6, citeseer 71.6 (50-d) vs 70.5, pubmed 79.0
+  # (16-d) vs 75.1, airport 94.5 (16-d) vs 93.0, disease 50.0 tie (16-d).
+  hyla_validated = merge(local.hyla_values.json, {
+    cora     = local.hyla_values.json50d.cora
+    citeseer = local.hyla_values.json50d.citeseer
+  })
+  hyla = var.hyperparameters == "validated" ? local.hyla_validated : local.hyla_values[var.hyperparameters]
 
   # RFF-SGC: same D and K as HyLa-SGC (json); s ∈ {0.1, 1, 5, 20} and lr_e
   # ∈ {0.05, 0.1, 1, 20} (lr_c of HyLa's json values) chosen on validation
