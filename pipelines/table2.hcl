@@ -113,8 +113,10 @@ locals {
   textsgc_lr_c     = 0.2
   # TextSGC's L2 weight decay: the values Wu et al. tuned on validation
   # accuracy (Tiiiger/SGC downstream/TextSGC/tuned_result/NAME.SGC.tuning.txt;
-  # they train with L-BFGS, we with Adam for the same 200 epochs as the rest).
-  textsgc_wd = { r8 = 0.000555422439238392, r52 = 3.39184266146822e-06, ohsumed = 0.003911359029974794, mr = 0.0031331167329072614 }
+  # they train with L-BFGS, we with Adam for the same 200 epochs as the rest),
+  # kept where they beat no decay on validation accuracy (seed 0): R8 95.99
+  # vs 95.44, MR 78.59 vs 73.66; Ohsumed's 3.91e-3 gives 35.82 vs 63.88, so 0.
+  textsgc_wd = { r8 = 0.000555422439238392, r52 = 3.39184266146822e-06, ohsumed = 0, mr = 0.0031331167329072614 }
   lr_lr_c    = { r8 = 0.05, r52 = 0.2, ohsumed = 0.002, mr = 0.2 }
 
   runs           = setproduct(var.datasets, var.seeds)
