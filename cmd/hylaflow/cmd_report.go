@@ -171,8 +171,9 @@ type reportTable struct {
 	err     error
 }
 
-// reportCollect loads the table of every evaluate stage of run id, in the
-// run's stage order.
+// reportCollect loads the table of every evaluate stage of run id, ordered
+// by stage address: the run records stages in completion order, which
+// depends on -j and timing, and a report must not.
 func reportCollect(c *cache.Cache, id int64) ([]reportTable, error) {
 	run, err := c.Run(id)
 	if err != nil {
@@ -192,6 +193,7 @@ func reportCollect(c *cache.Cache, id int64) ([]reportTable, error) {
 		}
 		out = append(out, t)
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].address < out[j].address })
 	return out, nil
 }
 
