@@ -87,16 +87,18 @@ type HyLaMap struct {
 	s    *Samples
 	conv Convention
 	lam  []float64 // effective frequencies λ'
-	// For the AVX-512 kernels (features_simd.go) only: Ωᵀ (d0×D), sin b_j, cos b_j.
-	omegaT, sinB, cosB []float64
-	twoRho             int // d0−1
-	workers            int
+	// vec holds the tables and scratch of the AVX-512 kernels
+	// (features_simd.go); nil where they do not run.
+	vec     *hylaVec
+	twoRho  int // d0−1
+	workers int
 
 	rows int
 	z    []float64 // copy of the last Z (rows×d0)
 	a    []float64 // 1−‖z_i‖² per row
-	e1   []float64 // ∂φ/∂h, rows×D
-	e2   []float64 // ∂φ/∂h / ‖z−ω‖², rows×D
+	// Scalar code only (the AVX-512 kernels recompute them from z):
+	e1 []float64 // ∂φ/∂h, rows×D
+	e2 []float64 // ∂φ/∂h / ‖z−ω‖², rows×D
 }
 
 // NewHyLaMap returns the HyLa feature map of HyLa samples s (Kind "hyla")
@@ -141,7 +143,7 @@ func NewHyLa(s *Samples, conv Convention) (*HyLaMap, error) {
 	}
 	h := &HyLaMap{s: s, conv: conv, lam: lam, twoRho: s.Dim() - 1, workers: runtime.GOMAXPROCS(0)}
 	if hylaVecOK && s.Dim() <= hylaVecMaxDim {
-		h.omegaT, h.sinB, h.cosB = transposedSamples(s)
+		h.vec = newHylaVec(s, lam)
 	}
 	return h, nil
 }
@@ -177,40 +179,79 @@ func powHalf(p float64, k int) float64 {
 
 // Forward sets out (m×D) to φ(Z) for Z (m×d0) and keeps what Backward needs.
 func (h *HyLaMap) Forward(z, out *mat.Dense) {
-	m, d0 := z.Dims()
+	m, _ := z.Dims()
 	D := h.Features()
 	checkDims("HyLa Forward: Z", z, m, h.Dim())
 	checkDims("HyLa Forward: output", out, m, D)
-	h.rows = m
-	h.z = grow(h.z, m*d0)
-	h.a = grow(h.a, m)
+	h.keepZ(z)
+	if h.vec != nil {
+		h.vec.call = hylaCall{op: hylaOpForward, out: out}
+		h.vecRun(m)
+		return
+	}
 	h.e1 = grow(h.e1, m*D)
 	h.e2 = grow(h.e2, m*D)
 	if rowSerial(m, D, h.workers) {
-		h.forwardRows(z, out, 0, m)
+		h.forwardRows(out, 0, m)
 		return
 	}
-	rowParallel(m, D, h.workers, func(lo, hi int) { h.forwardRows(z, out, lo, hi) })
+	rowParallel(m, D, h.workers, func(lo, hi int) { h.forwardRows(out, lo, hi) })
 }
 
-// forwardRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
-func (h *HyLaMap) forwardRows(z, out *mat.Dense, lo, hi int) {
+// keepZ copies Z and 1−‖z_i‖² for Backward.
+func (h *HyLaMap) keepZ(z *mat.Dense) {
+	m, d0 := z.Dims()
+	if v := h.vec; v != nil {
+		v.phi = grow(v.phi, m*v.dp)
+		v.e1 = grow(v.e1, m*v.dp)
+		v.e2 = grow(v.e2, m*v.dp)
+	}
+	h.rows = m
+	h.z = grow(h.z, m*d0)
+	h.a = grow(h.a, m)
+	for i := 0; i < m; i++ {
+		zi := h.z[i*d0 : (i+1)*d0]
+		copy(zi, z.RawRowView(i))
+		h.a[i] = oneMinusSq(zi)
+	}
+}
+
+// ForwardLinear sets yT (C×m) to Yᵀ = Wᵀ·φ(Z)ᵀ for Z (m×d0) and the
+// transposed weights wT (C×D) of a linear layer fed by the map, without
+// storing φ(Z), and keeps Z for BackwardLinear. It reports false, doing
+// nothing, where it has no fused kernel (builds without the AVX-512
+// kernels); the caller then calls Forward and forms the product itself.
+// Each entry of Yᵀ is one fixed-order sum over the D features, so the
+// result does not depend on the number of workers.
+func (h *HyLaMap) ForwardLinear(z, wT, yT *mat.Dense) bool {
+	if h.vec == nil {
+		return false
+	}
+	m, _ := z.Dims()
+	c, _ := wT.Dims()
+	checkDims("HyLa ForwardLinear: Z", z, m, h.Dim())
+	checkDims("HyLa ForwardLinear: layer weights", wT, c, h.Features())
+	checkDims("HyLa ForwardLinear: output", yT, c, m)
+	h.keepZ(z)
+	h.vec.padWeights(wT)
+	h.vec.call = hylaCall{op: hylaOpForwardLinear, yT: yT}
+	h.vecRun(m)
+	return true
+}
+
+// forwardRows computes rows [lo, hi) of Forward with the scalar code
+// (without a closure: nothing is allocated when it runs serially).
+func (h *HyLaMap) forwardRows(out *mat.Dense, lo, hi int) {
 	d0 := h.Dim()
 	D := h.Features()
 	omega := h.s.Omega.RawMatrix()
 	rho := float64(h.twoRho) / 2
 	for i := lo; i < hi; i++ {
 		zi := h.z[i*d0 : (i+1)*d0]
-		copy(zi, z.RawRowView(i))
-		a := oneMinusSq(zi)
-		h.a[i] = a
+		a := h.a[i]
 		o := out.RawRowView(i)[:D]
 		e1 := h.e1[i*D : (i+1)*D]
 		e2 := h.e2[i*D : (i+1)*D]
-		if h.omegaT != nil {
-			hylaForwardRowAVX512(h, zi, a, o, e1, e2)
-			continue
-		}
 		// Three passes over the row keep each loop short with independent
 		// iterations, which the CPU overlaps much better than one long
 		// body (measured: 27% less time): distances into e2; then log P
@@ -237,16 +278,18 @@ func (h *HyLaMap) forwardRows(z, out *mat.Dense, lo, hi int) {
 	}
 }
 
-// transposedSamples returns Ωᵀ (d0×D) and sin b_j, cos b_j for the AVX-512 kernels.
-func transposedSamples(s *Samples) (omegaT, sinB, cosB []float64) {
+// transposedSamples returns Ωᵀ (d0×dp, columns j ≥ D repeating sample D−1)
+// and sin b_j, cos b_j (length dp) for the AVX-512 kernels.
+func transposedSamples(s *Samples, dp int) (omegaT, sinB, cosB []float64) {
 	d, d0 := s.Features(), s.Dim()
-	omegaT = make([]float64, d0*d)
-	sinB, cosB = make([]float64, d), make([]float64, d)
-	for j := 0; j < d; j++ {
-		for k, v := range s.Omega.RawRowView(j) {
-			omegaT[k*d+j] = v
+	omegaT = make([]float64, d0*dp)
+	sinB, cosB = make([]float64, dp), make([]float64, dp)
+	for j := 0; j < dp; j++ {
+		src := min(j, d-1)
+		for k, v := range s.Omega.RawRowView(src) {
+			omegaT[k*dp+j] = v
 		}
-		sinB[j], cosB[j] = math.Sincos(s.B[j])
+		sinB[j], cosB[j] = math.Sincos(s.B[src])
 	}
 	return omegaT, sinB, cosB
 }
@@ -254,9 +297,175 @@ func transposedSamples(s *Samples) (omegaT, sinB, cosB []float64) {
 // hylaVecMaxDim bounds d0 for the AVX-512 kernels.
 const hylaVecMaxDim = 1024
 
-// hylaVecMaxClasses bounds C for BackwardLinear (its coefficients live on
-// the stack).
-const hylaVecMaxClasses = 256
+// hylaVec is the state of the AVX-512 path of the HyLa map. The samples are
+// padded to dp, a multiple of eight; the padding repeats the last sample, so
+// the padded lanes compute finite values, which are never used (the padded
+// weights and gradients are zero). The forward passes keep φ, ∂φ/∂h and
+// ∂φ/∂h/q (m×dp each) for the backward passes. (Recomputing them there from
+// Z instead, in row buffers that stay in cache, cost a Citeseer epoch
+// 28.5 ms of CPU instead of 22.8.)
+type hylaVec struct {
+	dp              int
+	omegaT          []float64 // Ωᵀ, d0×dp
+	lam, sinB, cosB []float64 // λ', sin b, cos b, dp each
+	scratch         []*hylaScratch
+	wpad            []float64 // Wᵀ with zero columns up to dp (C×dp)
+	part            []float64 // BackwardLinear: ∂L/∂Wᵀ of each row block (blocks×C×dp)
+	classes         int
+	call            hylaCall
+	// φ, ∂φ/∂h and ∂φ/∂h/‖z−ω‖² of the last forward pass, m×dp each.
+	phi, e1, e2 []float64
+}
+
+// hylaScratch holds one worker's row buffers.
+type hylaScratch struct {
+	q, c, g []float64 // dp each
+	y       []float64 // C
+}
+
+type hylaOp int
+
+const (
+	hylaOpForward hylaOp = iota
+	hylaOpForwardLinear
+	hylaOpBackward
+	hylaOpBackwardLinear
+)
+
+// hylaCall is what vecRun computes for each row.
+type hylaCall struct {
+	op                  hylaOp
+	out, yT             *mat.Dense // Forward, ForwardLinear
+	gradOut, gyT, gradZ *mat.Dense // Backward, BackwardLinear
+	gradW               bool       // BackwardLinear: accumulate ∂L/∂Wᵀ into part
+}
+
+func newHylaVec(s *Samples, lam []float64) *hylaVec {
+	D := s.Features()
+	dp := (D + 7) / 8 * 8
+	v := &hylaVec{dp: dp}
+	v.omegaT, v.sinB, v.cosB = transposedSamples(s, dp)
+	v.lam = make([]float64, dp)
+	for j := range v.lam {
+		v.lam[j] = lam[min(j, D-1)]
+	}
+	return v
+}
+
+// padWeights copies Wᵀ (C×D) into wpad (C×dp, zero padding).
+func (v *hylaVec) padWeights(wT *mat.Dense) {
+	c, D := wT.Dims()
+	v.setClasses(c)
+	for k := 0; k < c; k++ {
+		copy(v.wpad[k*v.dp:k*v.dp+D], wT.RawRowView(k))
+	}
+}
+
+// setClasses sizes the buffers that depend on C.
+func (v *hylaVec) setClasses(c int) {
+	if v.classes == c && len(v.wpad) == c*v.dp {
+		return
+	}
+	v.classes = c
+	v.wpad = make([]float64, c*v.dp)
+	for _, sc := range v.scratch {
+		sc.y = make([]float64, c)
+	}
+}
+
+// ensureScratch provides scratch for w workers.
+func (v *hylaVec) ensureScratch(w int) {
+	for len(v.scratch) < w {
+		sc := &hylaScratch{y: make([]float64, v.classes)}
+		buf := make([]float64, 3*v.dp)
+		sc.q, sc.c, sc.g = buf[:v.dp], buf[v.dp:2*v.dp], buf[2*v.dp:]
+		v.scratch = append(v.scratch, sc)
+	}
+}
+
+// hylaRowBlock returns the rows per block of the AVX-512 path. The blocks
+// depend on m only, so the per-block partial sums of ∂L/∂Wᵀ, and with them
+// the result, do not depend on the number of workers; there are at most 16.
+func hylaRowBlock(m int) int { return max(64, (m+15)/16) }
+
+// vecRun runs h.vec.call over the m rows in blocks, on up to h.workers
+// goroutines (block b on worker b mod workers).
+func (h *HyLaMap) vecRun(m int) {
+	per := hylaRowBlock(m)
+	nb := (m + per - 1) / per
+	w := min(h.workers, nb)
+	if m*h.Features() < minParallelEntries {
+		w = 1
+	}
+	v := h.vec
+	v.ensureScratch(max(w, 1))
+	if w <= 1 {
+		for b := 0; b < nb; b++ {
+			h.vecBlock(v.scratch[0], b, b*per, min((b+1)*per, m))
+		}
+		return
+	}
+	h.vecRunParallel(m, per, nb, w)
+}
+
+// vecRunParallel is vecRun's parallel part (a function of its own, so the
+// serial path allocates nothing).
+func (h *HyLaMap) vecRunParallel(m, per, nb, w int) {
+	v := h.vec
+	var wg sync.WaitGroup
+	for k := 0; k < w; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			for b := k; b < nb; b += w {
+				h.vecBlock(v.scratch[k], b, b*per, min((b+1)*per, m))
+			}
+		}(k)
+	}
+	wg.Wait()
+}
+
+// vecBlock computes rows [lo, hi) (block b) of the current call.
+func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
+	v := h.vec
+	d0, D, dp := h.Dim(), h.Features(), v.dp
+	c := &v.call
+	var part []float64
+	if c.op == hylaOpBackwardLinear && c.gradW {
+		part = v.part[b*v.classes*dp : (b+1)*v.classes*dp]
+		clear(part)
+	}
+	for i := lo; i < hi; i++ {
+		zi := h.z[i*d0 : (i+1)*d0]
+		a := h.a[i]
+		phi, e1, e2 := v.phi[i*dp:(i+1)*dp], v.e1[i*dp:(i+1)*dp], v.e2[i*dp:(i+1)*dp]
+		switch c.op {
+		case hylaOpForward:
+			hylaVecRow(h, sc.q, phi, e1, e2, zi, a)
+			copy(c.out.RawRowView(i)[:D], phi[:D])
+		case hylaOpForwardLinear:
+			hylaVecRow(h, sc.q, phi, e1, e2, zi, a)
+			hylaVecDots(phi, v.wpad, dp, sc.y)
+			ym := c.yT.RawMatrix()
+			for k, y := range sc.y {
+				ym.Data[k*ym.Stride+i] = y
+			}
+		case hylaOpBackward:
+			copy(sc.g[:D], c.gradOut.RawRowView(i)[:D])
+			clear(sc.g[D:])
+			hylaVecGrad(h, sc.c, sc.g, nil, e1, e2, zi, a, c.gradZ.RawRowView(i)[:d0])
+		case hylaOpBackwardLinear:
+			gm := c.gyT.RawMatrix()
+			for k := range sc.y {
+				sc.y[k] = gm.Data[k*gm.Stride+i]
+			}
+			hylaVecGrad(h, sc.c, nil, sc.y, e1, e2, zi, a, c.gradZ.RawRowView(i)[:d0])
+			if part != nil {
+				hylaVecAxpy(part, dp, sc.y, phi)
+			}
+		}
+	}
+}
 
 // forwardScalar computes entries [jlo, jhi) of one row of Forward with the
 // math package, one entry at a time (the AVX-512 kernel's fallback).
@@ -306,13 +515,24 @@ func sqDist4(z, omega []float64, stride, j0 int, q []float64) {
 }
 
 // Backward sets gradZ (m×d0) to ∂L/∂Z from gradOut = ∂L/∂φ(Z) (m×D), for the
-// Z of the most recent Forward:
+// Z of the most recent Forward or ForwardLinear:
 //
 //	∂h_j/∂z = −2z/(1−‖z‖²) − 2(z−ω_j)/‖z−ω_j‖².
 func (h *HyLaMap) Backward(gradOut, gradZ *mat.Dense) {
 	m, d0, D := h.rows, h.Dim(), h.Features()
 	checkDims("HyLa Backward: gradient of the output", gradOut, m, D)
 	checkDims("HyLa Backward: gradient of Z", gradZ, m, d0)
+	if h.vec != nil {
+		if len(h.vec.e1) < m*h.vec.dp {
+			panic("hyla: HyLa Backward without a Forward")
+		}
+		h.vec.call = hylaCall{op: hylaOpBackward, gradOut: gradOut, gradZ: gradZ}
+		h.vecRun(m)
+		return
+	}
+	if len(h.e1) < m*D {
+		panic("hyla: HyLa Backward without a Forward")
+	}
 	if rowSerial(m, D, h.workers) {
 		h.backwardRows(gradOut, gradZ, 0, m)
 		return
@@ -329,10 +549,6 @@ func (h *HyLaMap) backwardRows(gradOut, gradZ *mat.Dense, lo, hi int) {
 		e1 := h.e1[i*D : (i+1)*D]
 		e2 := h.e2[i*D : (i+1)*D]
 		gz := gradZ.RawRowView(i)
-		if h.omegaT != nil {
-			hylaBackwardRowAVX512(h, g[:D], nil, nil, e1, e2, h.z[i*d0:(i+1)*d0], h.a[i], gz[:d0])
-			continue
-		}
 		for k := range gz {
 			gz[k] = 0
 		}
@@ -370,44 +586,52 @@ func (h *HyLaMap) backwardRows(gradOut, gradZ *mat.Dense, lo, hi int) {
 }
 
 // BackwardLinear sets gradZ to ∂L/∂Z for the Z of the most recent Forward
-// when the map feeds a linear layer: gradOut = ∂L/∂φ(Z) = gyTᵀ·wT with gyT
-// (C×m) the transposed gradient of the layer's output and wT (C×D) its
-// transposed weights. It never forms the m×D gradOut and reports false,
-// doing nothing, where it has no fused kernel (builds without the AVX-512
-// kernels, or C > 256); the caller then forms gradOut and calls Backward.
-func (h *HyLaMap) BackwardLinear(gyT, wT, gradZ *mat.Dense) bool {
-	m, d0, D := h.rows, h.Dim(), h.Features()
-	c, _ := gyT.Dims()
-	if h.omegaT == nil || c > hylaVecMaxClasses {
+// or ForwardLinear when the map feeds a linear layer: gradOut = ∂L/∂φ(Z) =
+// gyTᵀ·wT with gyT (C×m) the transposed gradient of the layer's output and
+// wT (C×D) its transposed weights. If gradWT is not nil it also sets it
+// (C×D) to the gradient of the weights, gyT·φ(Z). It never forms an m×D
+// matrix and reports false, doing nothing, where it has no fused kernel
+// (builds without the AVX-512 kernels); the caller then forms gradOut and
+// calls Backward. The rows are summed in fixed blocks, so the results do
+// not depend on the number of workers.
+func (h *HyLaMap) BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool {
+	if h.vec == nil {
 		return false
 	}
+	m, d0, D := h.rows, h.Dim(), h.Features()
+	c, _ := gyT.Dims()
 	checkDims("HyLa BackwardLinear: gradient of the layer output", gyT, c, m)
 	checkDims("HyLa BackwardLinear: layer weights", wT, c, D)
 	checkDims("HyLa BackwardLinear: gradient of Z", gradZ, m, d0)
-	if wT.RawMatrix().Stride != D {
-		return false
+	if gradWT != nil {
+		checkDims("HyLa BackwardLinear: gradient of the layer weights", gradWT, c, D)
 	}
-	if rowSerial(m, D, h.workers) {
-		h.backwardLinearRows(gyT, wT, gradZ, 0, m)
-		return true
+	v := h.vec
+	if len(v.e1) < m*v.dp {
+		panic("hyla: HyLa BackwardLinear without a Forward")
 	}
-	rowParallel(m, D, h.workers, func(lo, hi int) { h.backwardLinearRows(gyT, wT, gradZ, lo, hi) })
-	return true
-}
-
-// backwardLinearRows computes rows [lo, hi) of the call of the same name without a closure (nothing is allocated when it runs serially).
-func (h *HyLaMap) backwardLinearRows(gyT, wT, gradZ *mat.Dense, lo, hi int) {
-	d0, D := h.Dim(), h.Features()
-	c, _ := gyT.Dims()
-	gym, wm := gyT.RawMatrix(), wT.RawMatrix()
-	var gy [hylaVecMaxClasses]float64
-	for i := lo; i < hi; i++ {
+	v.padWeights(wT)
+	per := hylaRowBlock(m)
+	nb := (m + per - 1) / per
+	if gradWT != nil && len(v.part) < nb*c*v.dp {
+		v.part = make([]float64, nb*c*v.dp)
+	}
+	v.call = hylaCall{op: hylaOpBackwardLinear, gyT: gyT, gradZ: gradZ, gradW: gradWT != nil}
+	h.vecRun(m)
+	if gradWT != nil {
+		// Block sums in block order.
 		for k := 0; k < c; k++ {
-			gy[k] = gym.Data[k*gym.Stride+i]
+			dst := gradWT.RawRowView(k)[:D]
+			copy(dst, v.part[k*v.dp:k*v.dp+D])
+			for b := 1; b < nb; b++ {
+				src := v.part[(b*c+k)*v.dp : (b*c+k)*v.dp+D]
+				for j, x := range src {
+					dst[j] += x
+				}
+			}
 		}
-		hylaBackwardRowAVX512(h, nil, gy[:c], wm.Data, h.e1[i*D:(i+1)*D], h.e2[i*D:(i+1)*D],
-			h.z[i*d0:(i+1)*d0], h.a[i], gradZ.RawRowView(i)[:d0])
 	}
+	return true
 }
 
 // RFFMap is the random Fourier feature map of the official code's baseline,
@@ -452,7 +676,7 @@ func NewRFF(s *Samples) (*RFFMap, error) {
 	}
 	r := &RFFMap{s: s, scale: math.Sqrt(2 / float64(s.Dim())), workers: runtime.GOMAXPROCS(0)}
 	if hylaVecOK && s.Dim() <= hylaVecMaxDim {
-		r.omegaT, r.sinB, r.cosB = transposedSamples(s)
+		r.omegaT, r.sinB, r.cosB = transposedSamples(s, s.Features())
 	}
 	return r, nil
 }

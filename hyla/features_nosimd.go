@@ -2,14 +2,22 @@
 
 package hyla
 
-// Without GOEXPERIMENT=simd on amd64 the HyLa map runs its scalar code only.
+// Without GOEXPERIMENT=simd on amd64 the maps run their scalar code only.
 const hylaVecOK = false
 
-func hylaForwardRowAVX512(h *HyLaMap, zi []float64, a float64, o, e1, e2 []float64) {
+func hylaVecRow(h *HyLaMap, q, phi, e1, e2 []float64, zi []float64, a float64) {
 	panic("hyla: AVX-512 kernel in a build without it")
 }
 
-func hylaBackwardRowAVX512(h *HyLaMap, g, gy, wT, e1, e2, zi []float64, a float64, gz []float64) {
+func hylaVecDots(phi, w []float64, dp int, y []float64) {
+	panic("hyla: AVX-512 kernel in a build without it")
+}
+
+func hylaVecAxpy(part []float64, dp int, gy, phi []float64) {
+	panic("hyla: AVX-512 kernel in a build without it")
+}
+
+func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, zi []float64, a float64, gz []float64) {
 	panic("hyla: AVX-512 kernel in a build without it")
 }
 

@@ -103,11 +103,49 @@ func vecSinCosSmall(d archsimd.Float64x8) (sin, cos archsimd.Float64x8) {
 	return s, c
 }
 
-// hylaForwardRowAVX512 computes one row of Forward: o = φ(z), e1 = ∂φ/∂h,
-// e2 = e1/q, all of length D.
-func hylaForwardRowAVX512(h *HyLaMap, zi []float64, a float64, o, e1, e2 []float64) {
-	D := len(o)
+// hylaVecRow computes, for one row z (a = 1−‖z‖²), φ, ∂φ/∂h and ∂φ/∂h/q
+// of all dp (padded) samples into phi, e1 and e2, in two passes: the
+// distances q_j = ‖z − ω_j‖² into the row buffer q, four blocks of eight samples at a time (four independent sums, one
+// broadcast of z_k per four loads); then everything else, eight samples at
+// a time. A block with a P outside the normal range or an |δ| > 0.5 is
+// evaluated by the scalar code (its padded lanes set to zero).
+func hylaVecRow(h *HyLaMap, q, phi, e1, e2 []float64, zi []float64, a float64) {
+	v := h.vec
+	dp := v.dp
 	d0 := len(zi)
+	omegaT := v.omegaT[:d0*dp]
+	q = q[:dp]
+	zero := archsimd.BroadcastFloat64x8(0)
+	j := 0
+	for ; j+32 <= dp; j += 32 {
+		q0, q1, q2, q3 := zero, zero, zero, zero
+		for k, zk := range zi {
+			w := (*[32]float64)(omegaT[k*dp+j : k*dp+j+32])
+			zv := archsimd.BroadcastFloat64x8(zk)
+			t0 := zv.Sub(archsimd.LoadFloat64x8((*[8]float64)(w[0:8])))
+			t1 := zv.Sub(archsimd.LoadFloat64x8((*[8]float64)(w[8:16])))
+			t2 := zv.Sub(archsimd.LoadFloat64x8((*[8]float64)(w[16:24])))
+			t3 := zv.Sub(archsimd.LoadFloat64x8((*[8]float64)(w[24:32])))
+			q0 = t0.MulAdd(t0, q0)
+			q1 = t1.MulAdd(t1, q1)
+			q2 = t2.MulAdd(t2, q2)
+			q3 = t3.MulAdd(t3, q3)
+		}
+		o := (*[32]float64)(q[j : j+32])
+		q0.Store((*[8]float64)(o[0:8]))
+		q1.Store((*[8]float64)(o[8:16]))
+		q2.Store((*[8]float64)(o[16:24]))
+		q3.Store((*[8]float64)(o[24:32]))
+	}
+	for ; j < dp; j += 8 {
+		q0 := zero
+		for k, zk := range zi {
+			t0 := archsimd.BroadcastFloat64x8(zk).Sub(archsimd.LoadFloat64x8((*[8]float64)(omegaT[k*dp+j : k*dp+j+8])))
+			q0 = t0.MulAdd(t0, q0)
+		}
+		q0.Store((*[8]float64)(q[j : j+8]))
+	}
+
 	rho := float64(h.twoRho) / 2
 	aV := archsimd.BroadcastFloat64x8(a)
 	one := archsimd.BroadcastFloat64x8(1)
@@ -115,50 +153,76 @@ func hylaForwardRowAVX512(h *HyLaMap, zi []float64, a float64, o, e1, e2 []float
 	lim := archsimd.BroadcastFloat64x8(0.5)
 	lo := archsimd.BroadcastFloat64x8(0x1p-1000)
 	hi := archsimd.BroadcastFloat64x8(0x1p1000)
-	omegaT := h.omegaT
-	j := 0
-	for ; j+8 <= D; j += 8 {
-		// Two accumulators halve the chain of dependent multiply-adds.
-		q := archsimd.BroadcastFloat64x8(0)
-		q1 := q
-		k := 0
-		for ; k+2 <= d0; k += 2 {
-			d := archsimd.BroadcastFloat64x8(zi[k]).Sub(archsimd.LoadFloat64x8Slice(omegaT[k*D+j:]))
-			q = d.MulAdd(d, q)
-			d1 := archsimd.BroadcastFloat64x8(zi[k+1]).Sub(archsimd.LoadFloat64x8Slice(omegaT[(k+1)*D+j:]))
-			q1 = d1.MulAdd(d1, q1)
-		}
-		if k < d0 {
-			d := archsimd.BroadcastFloat64x8(zi[k]).Sub(archsimd.LoadFloat64x8Slice(omegaT[k*D+j:]))
-			q = d.MulAdd(d, q)
-		}
-		q = q.Add(q1)
-		invq := one.Div(q)
+	lam, sinB, cosB := v.lam[:dp], v.sinB[:dp], v.cosB[:dp]
+	phi, e1, e2 = phi[:dp], e1[:dp], e2[:dp]
+	for j := 0; j < dp; j += 8 {
+		qv := archsimd.LoadFloat64x8((*[8]float64)(q[j : j+8]))
+		invq := one.Div(qv)
 		p := aV.Mul(invq)
-		if p.Less(lo).Or(p.Greater(hi)).Or(p.IsNaN()).ToBits() != 0 {
-			h.forwardScalar(zi, a, o, e1, e2, j, j+8)
-			continue
-		}
 		lg := vecLog(p)
-		lam := archsimd.LoadFloat64x8Slice(h.lam[j:])
-		delta := lam.Mul(lg)
-		if delta.Max(archsimd.BroadcastFloat64x8(0).Sub(delta)).Greater(lim).ToBits() != 0 {
-			h.forwardScalar(zi, a, o, e1, e2, j, j+8)
+		lamv := archsimd.LoadFloat64x8((*[8]float64)(lam[j : j+8]))
+		delta := lamv.Mul(lg)
+		if p.Less(lo).Or(p.Greater(hi)).Or(p.IsNaN()).Or(delta.Max(zero.Sub(delta)).Greater(lim)).ToBits() != 0 {
+			hylaVecScalarBlock(h, phi, e1, e2, zi, a, j)
 			continue
 		}
 		mag := vecPowHalf(p, h.twoRho)
 		sd, cd := vecSinCosSmall(delta)
-		sb := archsimd.LoadFloat64x8Slice(h.sinB[j:])
-		cb := archsimd.LoadFloat64x8Slice(h.cosB[j:])
+		sb := archsimd.LoadFloat64x8((*[8]float64)(sinB[j : j+8]))
+		cb := archsimd.LoadFloat64x8((*[8]float64)(cosB[j : j+8]))
 		sn := sb.Mul(cd).Add(cb.Mul(sd))
 		cs := cb.Mul(cd).Sub(sb.Mul(sd))
-		mag.Mul(cs).StoreSlice(o[j:])
-		dv := mag.Mul(rhoV.Mul(cs).Sub(lam.Mul(sn)))
-		dv.StoreSlice(e1[j:])
-		dv.Mul(invq).StoreSlice(e2[j:])
+		mag.Mul(cs).Store((*[8]float64)(phi[j : j+8]))
+		dv := mag.Mul(rhoV.Mul(cs).Sub(lamv.Mul(sn)))
+		dv.Store((*[8]float64)(e1[j : j+8]))
+		dv.Mul(invq).Store((*[8]float64)(e2[j : j+8]))
 	}
-	if j < D {
-		h.forwardScalar(zi, a, o, e1, e2, j, D)
+}
+
+// hylaVecScalarBlock evaluates samples [j, j+8) of a row with the scalar
+// code; padded samples get zeros.
+func hylaVecScalarBlock(h *HyLaMap, phi, e1, e2 []float64, zi []float64, a float64, j int) {
+	D := h.Features()
+	end := min(j+8, D)
+	h.forwardScalar(zi, a, phi, e1, e2, j, end)
+	clear(phi[end : j+8])
+	clear(e1[end : j+8])
+	clear(e2[end : j+8])
+}
+
+// hylaVecDots sets y[c] = Σ_j w[c·dp+j]·phi[j] for c < len(y): each sum in a
+// fixed order (even and odd blocks of eight in two accumulators, then the
+// lanes).
+func hylaVecDots(phi, w []float64, dp int, y []float64) {
+	phi = phi[:dp]
+	zero := archsimd.BroadcastFloat64x8(0)
+	for c := range y {
+		wc := w[c*dp : (c+1)*dp]
+		acc0, acc1 := zero, zero
+		j := 0
+		for ; j+16 <= dp; j += 16 {
+			p := (*[16]float64)(phi[j : j+16])
+			x := (*[16]float64)(wc[j : j+16])
+			acc0 = archsimd.LoadFloat64x8((*[8]float64)(p[0:8])).MulAdd(archsimd.LoadFloat64x8((*[8]float64)(x[0:8])), acc0)
+			acc1 = archsimd.LoadFloat64x8((*[8]float64)(p[8:16])).MulAdd(archsimd.LoadFloat64x8((*[8]float64)(x[8:16])), acc1)
+		}
+		if j < dp {
+			acc0 = archsimd.LoadFloat64x8((*[8]float64)(phi[j:j+8])).MulAdd(archsimd.LoadFloat64x8((*[8]float64)(wc[j:j+8])), acc0)
+		}
+		y[c] = vecSum(acc0.Add(acc1))
+	}
+}
+
+// hylaVecAxpy adds gy[c]·phi to row c of part (C×dp) for every class c.
+func hylaVecAxpy(part []float64, dp int, gy, phi []float64) {
+	phi = phi[:dp]
+	for c, y := range gy {
+		yv := archsimd.BroadcastFloat64x8(y)
+		pc := part[c*dp : (c+1)*dp]
+		for j := 0; j < dp; j += 8 {
+			dst := (*[8]float64)(pc[j : j+8])
+			yv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(phi[j:j+8])), archsimd.LoadFloat64x8(dst)).Store(dst)
+		}
 	}
 }
 
@@ -169,105 +233,63 @@ func vecSum(v archsimd.Float64x8) float64 {
 	return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
 }
 
-// hylaVecChunk is the number of samples whose coefficients
-// c_j = g_j·e2_j one pass of hylaBackwardRowAVX512 keeps on the stack.
-const hylaVecChunk = 1024
-
-// hylaBackwardRowAVX512 computes one row of Backward into gz (length d0)
-// from e1, e2 (length D) and the row's gradient: g if not nil, else
-// g_j = Σ_c gy[c]·wT[c·D + j] (the gradient through a linear layer, so the
-// m×D gradient matrix is never stored). For each chunk of samples it first
-// stores c_j = g_j·e2_j, then forms gz_k = Σ_j c_j·ω_jk as d0 dot products
-// along Ωᵀ's rows, with the accumulator in a register.
-func hylaBackwardRowAVX512(h *HyLaMap, g, gy, wT, e1, e2, zi []float64, a float64, gz []float64) {
-	D := len(e1)
+// hylaVecGrad computes one row of the backward pass into gz (length d0)
+// from e1, e2 (of hylaVecRow) and the row's gradient: g (length dp,
+// zero beyond D) if not nil, else g_j = Σ_c gy[c]·wpad[c·dp + j] (the
+// gradient through a linear layer, so the m×D gradient is never stored).
+// It first stores c_j = g_j·e2_j, then forms gz_k = Σ_j c_j·ω_jk as d0 dot
+// products along Ωᵀ's rows, with the accumulators in registers.
+func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, zi []float64, a float64, gz []float64) {
+	v := h.vec
+	dp := v.dp
 	d0 := len(gz)
-	clear(gz)
-	var cbuf [hylaVecChunk]float64
-	s1 := archsimd.BroadcastFloat64x8(0)
-	s2 := archsimd.BroadcastFloat64x8(0)
-	var ss1, ss2 float64
-	omegaT := h.omegaT
-	for j0 := 0; j0 < D; j0 += hylaVecChunk {
-		j1 := min(j0+hylaVecChunk, D)
-		vend := j0 + (j1-j0)/8*8
-		j := j0
-		for ; j < vend; j += 8 {
-			var gv archsimd.Float64x8
-			if g != nil {
-				gv = archsimd.LoadFloat64x8Slice(g[j:])
-			} else {
-				gv = archsimd.BroadcastFloat64x8(0)
-				for c, y := range gy {
-					gv = archsimd.BroadcastFloat64x8(y).MulAdd(archsimd.LoadFloat64x8Slice(wT[c*D+j:]), gv)
-				}
+	e1, e2, cbuf = e1[:dp], e2[:dp], cbuf[:dp]
+	wpad := v.wpad
+	zero := archsimd.BroadcastFloat64x8(0)
+	s1, s2 := zero, zero
+	for j := 0; j < dp; j += 8 {
+		var gv archsimd.Float64x8
+		if g != nil {
+			gv = archsimd.LoadFloat64x8((*[8]float64)(g[j : j+8]))
+		} else {
+			gv = zero
+			for c, y := range gy {
+				gv = archsimd.BroadcastFloat64x8(y).MulAdd(archsimd.LoadFloat64x8((*[8]float64)(wpad[c*dp+j:c*dp+j+8])), gv)
 			}
-			cv := gv.Mul(archsimd.LoadFloat64x8Slice(e2[j:]))
-			cv.StoreSlice(cbuf[j-j0:])
-			s1 = gv.MulAdd(archsimd.LoadFloat64x8Slice(e1[j:]), s1)
-			s2 = s2.Add(cv)
 		}
-		for ; j < j1; j++ {
-			var gj float64
-			if g != nil {
-				gj = g[j]
-			} else {
-				for c, y := range gy {
-					gj += y * wT[c*D+j]
-				}
-			}
-			cbuf[j-j0] = gj * e2[j]
-			ss1 += gj * e1[j]
-			ss2 += cbuf[j-j0]
-		}
-		// Four rows of Ωᵀ at a time: four independent accumulators share
-		// each load of c.
-		k := 0
-		for ; k+4 <= d0; k += 4 {
-			w0 := omegaT[k*D : (k+1)*D]
-			w1 := omegaT[(k+1)*D : (k+2)*D]
-			w2 := omegaT[(k+2)*D : (k+3)*D]
-			w3 := omegaT[(k+3)*D : (k+4)*D]
-			a0 := archsimd.BroadcastFloat64x8(0)
-			a1, a2, a3 := a0, a0, a0
-			j := j0
-			for ; j < vend; j += 8 {
-				cv := archsimd.LoadFloat64x8Slice(cbuf[j-j0:])
-				a0 = cv.MulAdd(archsimd.LoadFloat64x8Slice(w0[j:]), a0)
-				a1 = cv.MulAdd(archsimd.LoadFloat64x8Slice(w1[j:]), a1)
-				a2 = cv.MulAdd(archsimd.LoadFloat64x8Slice(w2[j:]), a2)
-				a3 = cv.MulAdd(archsimd.LoadFloat64x8Slice(w3[j:]), a3)
-			}
-			sums := [4]float64{vecSum(a0), vecSum(a1), vecSum(a2), vecSum(a3)}
-			for ; j < j1; j++ {
-				cj := cbuf[j-j0]
-				sums[0] += cj * w0[j]
-				sums[1] += cj * w1[j]
-				sums[2] += cj * w2[j]
-				sums[3] += cj * w3[j]
-			}
-			gz[k] += sums[0]
-			gz[k+1] += sums[1]
-			gz[k+2] += sums[2]
-			gz[k+3] += sums[3]
-		}
-		for ; k < d0; k++ {
-			w := omegaT[k*D : (k+1)*D]
-			acc := archsimd.BroadcastFloat64x8(0)
-			j := j0
-			for ; j < vend; j += 8 {
-				acc = archsimd.LoadFloat64x8Slice(cbuf[j-j0:]).MulAdd(archsimd.LoadFloat64x8Slice(w[j:]), acc)
-			}
-			sum := vecSum(acc)
-			for ; j < j1; j++ {
-				sum += cbuf[j-j0] * w[j]
-			}
-			gz[k] += sum
-		}
+		cv := gv.Mul(archsimd.LoadFloat64x8((*[8]float64)(e2[j : j+8])))
+		cv.Store((*[8]float64)(cbuf[j : j+8]))
+		s1 = gv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(e1[j:j+8])), s1)
+		s2 = s2.Add(cv)
 	}
-	ss1 += vecSum(s1)
-	ss2 += vecSum(s2)
-	f := ss1/a + ss2
+	omegaT := v.omegaT[:d0*dp]
+	// Four rows of Ωᵀ at a time: four independent accumulators share each
+	// load of c.
+	k := 0
+	for ; k+4 <= d0; k += 4 {
+		w0 := omegaT[k*dp : (k+1)*dp]
+		w1 := omegaT[(k+1)*dp : (k+2)*dp]
+		w2 := omegaT[(k+2)*dp : (k+3)*dp]
+		w3 := omegaT[(k+3)*dp : (k+4)*dp]
+		a0, a1, a2, a3 := zero, zero, zero, zero
+		for j := 0; j < dp; j += 8 {
+			cv := archsimd.LoadFloat64x8((*[8]float64)(cbuf[j : j+8]))
+			a0 = cv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(w0[j:j+8])), a0)
+			a1 = cv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(w1[j:j+8])), a1)
+			a2 = cv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(w2[j:j+8])), a2)
+			a3 = cv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(w3[j:j+8])), a3)
+		}
+		gz[k], gz[k+1], gz[k+2], gz[k+3] = vecSum(a0), vecSum(a1), vecSum(a2), vecSum(a3)
+	}
+	for ; k < d0; k++ {
+		w := omegaT[k*dp : (k+1)*dp]
+		acc := zero
+		for j := 0; j < dp; j += 8 {
+			acc = archsimd.LoadFloat64x8((*[8]float64)(cbuf[j:j+8])).MulAdd(archsimd.LoadFloat64x8((*[8]float64)(w[j:j+8])), acc)
+		}
+		gz[k] = vecSum(acc)
+	}
+	f := vecSum(s1)/a + vecSum(s2)
 	for k := range gz {
 		gz[k] = 2*gz[k] - 2*f*zi[k]
 	}

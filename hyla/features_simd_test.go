@@ -30,11 +30,11 @@ func TestHyLaSIMDMatchesScalar(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if vec.omegaT == nil {
+			if vec.vec == nil {
 				t.Fatal("no AVX-512 tables")
 			}
 			sc, _ := NewHyLa(s, ConventionCode)
-			sc.omegaT = nil
+			sc.vec = nil
 			m := 37
 			z := randomBallPoints(rng, m, tc.d0, tc.r)
 			outV, outS := mat.NewDense(m, tc.D, nil), mat.NewDense(m, tc.D, nil)
@@ -71,17 +71,37 @@ func TestHyLaSIMDMatchesScalar(t *testing.T) {
 			var gOut mat.Dense
 			gOut.Mul(gyT.T(), wT)
 			gzL, gzB := mat.NewDense(m, tc.d0, nil), mat.NewDense(m, tc.d0, nil)
-			if !vec.BackwardLinear(gyT, wT, gzL) {
+			gwL := mat.NewDense(c, tc.D, nil)
+			if !vec.BackwardLinear(gyT, wT, gzL, gwL) {
 				t.Fatal("BackwardLinear not available")
 			}
 			sc.Backward(&gOut, gzB)
 			lw := worst(gzL, gzB)
-			if sc.BackwardLinear(gyT, wT, gzB) {
+			if sc.BackwardLinear(gyT, wT, gzB, nil) {
 				t.Error("BackwardLinear ran without the AVX-512 tables")
 			}
-			t.Logf("relative difference: forward %.2g, backward %.2g, backward through a linear layer %.2g", fw, bw, lw)
-			if fw > 1e-12 || bw > 1e-10 || lw > 1e-10 {
-				t.Errorf("AVX-512 vs scalar: forward %.3g, backward %.3g, linear %.3g", fw, bw, lw)
+			// ∂L/∂Wᵀ = gyT·φ and Yᵀ = Wᵀ·φᵀ against products of the scalar φ.
+			var gwRef, yRef mat.Dense
+			gwRef.Mul(gyT, outS)
+			yRef.Mul(wT, outS.T())
+			ww := worst(gwL, &gwRef)
+			yV := mat.NewDense(c, m, nil)
+			if !vec.ForwardLinear(z, wT, yV) {
+				t.Fatal("ForwardLinear not available")
+			}
+			yw := worst(yV, &yRef)
+			if sc.ForwardLinear(z, wT, yV) {
+				t.Error("ForwardLinear ran without the AVX-512 tables")
+			}
+			// After ForwardLinear (no φ stored) the backward passes give the same bits as after Forward.
+			gzL2, gwL2 := mat.NewDense(m, tc.d0, nil), mat.NewDense(c, tc.D, nil)
+			vec.BackwardLinear(gyT, wT, gzL2, gwL2)
+			if !mat.Equal(gzL, gzL2) || !mat.Equal(gwL, gwL2) {
+				t.Error("BackwardLinear after ForwardLinear differs from BackwardLinear after Forward")
+			}
+			t.Logf("relative difference: forward %.2g, backward %.2g, backward through a linear layer %.2g, ∂L/∂W %.2g, Y %.2g", fw, bw, lw, ww, yw)
+			if fw > 1e-12 || bw > 1e-10 || lw > 1e-10 || ww > 1e-12 || yw > 1e-12 {
+				t.Errorf("AVX-512 vs scalar: forward %.3g, backward %.3g, linear %.3g, ∂L/∂W %.3g, Y %.3g", fw, bw, lw, ww, yw)
 			}
 		})
 	}
@@ -130,6 +150,39 @@ func TestRFFSIMDMatchesScalar(t *testing.T) {
 		t.Logf("scale %v: forward %.2g, backward %.2g", scale, fw, bw)
 		if fw > 1e-14 || bw > 1e-12 {
 			t.Errorf("scale %v: AVX-512 vs scalar forward %.3g, backward %.3g", scale, fw, bw)
+		}
+	}
+}
+
+// TestHyLaLinearWorkersDeterministic: ForwardLinear and BackwardLinear
+// (whose ∂L/∂Wᵀ sums rows in blocks) give the same bits for 1…5 workers,
+// on a row count that spans several blocks.
+func TestHyLaLinearWorkersDeterministic(t *testing.T) {
+	if !hylaVecOK {
+		t.Skip("CPU without AVX-512")
+	}
+	rng := rand.New(rand.NewPCG(12, 12))
+	const m, D, c, d0 = 1000, 203, 7, 16
+	s := SampleHyLa(rng, D, d0, 0.5)
+	z := randomBallPoints(rng, m, d0, 0.99)
+	wT, gyT := randomDense(rng, c, D), randomDense(rng, c, m)
+	if nb := (m + hylaRowBlock(m) - 1) / hylaRowBlock(m); nb < 5 {
+		t.Fatalf("only %d row blocks", nb)
+	}
+	var refY, refGZ, refGW *mat.Dense
+	for w := 1; w <= 5; w++ {
+		fm, _ := NewHyLa(s, ConventionCode)
+		fm.SetWorkers(w)
+		y, gz, gw := mat.NewDense(c, m, nil), mat.NewDense(m, d0, nil), mat.NewDense(c, D, nil)
+		if !fm.ForwardLinear(z, wT, y) || !fm.BackwardLinear(gyT, wT, gz, gw) {
+			t.Fatal("fused kernels not available")
+		}
+		if refY == nil {
+			refY, refGZ, refGW = y, gz, gw
+			continue
+		}
+		if !mat.Equal(y, refY) || !mat.Equal(gz, refGZ) || !mat.Equal(gw, refGW) {
+			t.Errorf("%d workers give different bits than 1 worker", w)
 		}
 	}
 }

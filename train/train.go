@@ -178,6 +178,9 @@ type trainer struct {
 	// wT is Wᵀ (C×F), yT is Yᵀ = (φ(Z)·W)ᵀ (C×in; SGC: yT is wT).
 	z, phi, wT, yT *mat.Dense
 	b              []float64
+	// fused: the last forward pass ran the map's kernel fused with the
+	// classifier (linearMap), so φ was not stored.
+	fused bool
 
 	// Node level: Y and ∂L/∂Y in row-major n×C for the sparse products,
 	// propagation buffers (n×C) and Sᵀ.
@@ -392,8 +395,8 @@ func (t *trainer) alloc() {
 	c := t.classes
 	if t.fmap != nil {
 		t.z = mat.NewDense(t.in, t.dim, nil)
-		t.phi = mat.NewDense(t.in, t.feats, nil)
-		t.gphi = mat.NewDense(t.in, t.feats, nil)
+		// φ and ∂L/∂φ (in×D) are allocated by the first forward pass only
+		// if the map has no fused kernels (see linearMap).
 		t.gz = mat.NewDense(t.in, t.dim, nil)
 		t.bestZ = mat.NewDense(t.in, t.dim, nil)
 	}
@@ -506,8 +509,17 @@ func (t *trainer) saveBest() {
 // metrics from the current parameters.
 func (t *trainer) forward(ctx context.Context) error {
 	if t.fmap != nil {
-		t.fmap.Forward(t.z, t.phi)
-		gemm(false, true, t.wT, t.phi, t.yT, t.workers) // Yᵀ = Wᵀ·φᵀ
+		// Yᵀ = Wᵀ·φᵀ, fused into the map's forward pass where it can.
+		lm, ok := t.fmap.(linearMap)
+		t.fused = ok && lm.ForwardLinear(t.z, t.wT, t.yT)
+		if !t.fused {
+			if t.phi == nil {
+				t.phi = mat.NewDense(t.in, t.feats, nil)
+				t.gphi = mat.NewDense(t.in, t.feats, nil)
+			}
+			t.fmap.Forward(t.z, t.phi)
+			gemm(false, true, t.wT, t.phi, t.yT, t.workers)
+		}
 	}
 	if t.cfg.Level == LevelNodes {
 		transposeInto(t.y, t.yT)
@@ -575,20 +587,27 @@ func (t *trainer) lossGrad(ctx context.Context) error {
 	if t.fmap == nil {
 		return nil // SGC: gyT is gwT
 	}
-	gemm(false, false, t.gyT, t.phi, t.gwT, t.workers) // (∂L/∂W)ᵀ = (∂L/∂Y)ᵀ·φ
-	// ∂L/∂φ = ∂L/∂Y·Wᵀ, fused into the map's backward pass where it can.
-	if bl, ok := t.fmap.(linearBackwarder); ok && bl.BackwardLinear(t.gyT, t.wT, t.gz) {
+	if t.fused {
+		// (∂L/∂W)ᵀ = (∂L/∂Y)ᵀ·φ and ∂L/∂Z through ∂L/∂φ = ∂L/∂Y·Wᵀ in one
+		// pass of the map, which recomputes φ row by row.
+		if !t.fmap.(linearMap).BackwardLinear(t.gyT, t.wT, t.gz, t.gwT) {
+			return errors.New("train: the feature map's fused backward pass is not available")
+		}
 		return nil
 	}
-	gemm(true, false, t.gyT, t.wT, t.gphi, t.workers)
+	gemm(false, false, t.gyT, t.phi, t.gwT, t.workers) // (∂L/∂W)ᵀ = (∂L/∂Y)ᵀ·φ
+	gemm(true, false, t.gyT, t.wT, t.gphi, t.workers)  // ∂L/∂φ = ∂L/∂Y·Wᵀ
 	t.fmap.Backward(t.gphi, t.gz)
 	return nil
 }
 
-// linearBackwarder is a feature map that can backpropagate through the
-// classifier without forming ∂L/∂φ (hyla.HyLaMap with its AVX-512 kernels).
-type linearBackwarder interface {
-	BackwardLinear(gyT, wT, gradZ *mat.Dense) bool
+// linearMap is a feature map with kernels fused with the linear classifier
+// (hyla.HyLaMap with its AVX-512 kernels): Yᵀ = Wᵀ·φ(Z)ᵀ without storing
+// φ(Z), and ∂L/∂Z and (∂L/∂W)ᵀ without forming ∂L/∂φ. Each reports false
+// where the map has no such kernel.
+type linearMap interface {
+	ForwardLinear(z, wT, yT *mat.Dense) bool
+	BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool
 }
 
 func (t *trainer) epoch(ctx context.Context, epoch int) error {
