@@ -115,37 +115,9 @@ func hylaVecRow(h *HyLaMap, q, phi, e1, e2 []float64, zi []float64, a float64) {
 	d0 := len(zi)
 	omegaT := v.omegaT[:d0*dp]
 	q = q[:dp]
-	zero := archsimd.BroadcastFloat64x8(0)
-	j := 0
-	for ; j+32 <= dp; j += 32 {
-		q0, q1, q2, q3 := zero, zero, zero, zero
-		for k, zk := range zi {
-			w := (*[32]float64)(omegaT[k*dp+j : k*dp+j+32])
-			zv := archsimd.BroadcastFloat64x8(zk)
-			t0 := zv.Sub(archsimd.LoadFloat64x8((*[8]float64)(w[0:8])))
-			t1 := zv.Sub(archsimd.LoadFloat64x8((*[8]float64)(w[8:16])))
-			t2 := zv.Sub(archsimd.LoadFloat64x8((*[8]float64)(w[16:24])))
-			t3 := zv.Sub(archsimd.LoadFloat64x8((*[8]float64)(w[24:32])))
-			q0 = t0.MulAdd(t0, q0)
-			q1 = t1.MulAdd(t1, q1)
-			q2 = t2.MulAdd(t2, q2)
-			q3 = t3.MulAdd(t3, q3)
-		}
-		o := (*[32]float64)(q[j : j+32])
-		q0.Store((*[8]float64)(o[0:8]))
-		q1.Store((*[8]float64)(o[8:16]))
-		q2.Store((*[8]float64)(o[16:24]))
-		q3.Store((*[8]float64)(o[24:32]))
-	}
-	for ; j < dp; j += 8 {
-		q0 := zero
-		for k, zk := range zi {
-			t0 := archsimd.BroadcastFloat64x8(zk).Sub(archsimd.LoadFloat64x8((*[8]float64)(omegaT[k*dp+j : k*dp+j+8])))
-			q0 = t0.MulAdd(t0, q0)
-		}
-		q0.Store((*[8]float64)(q[j : j+8]))
-	}
+	hylaDistAVX512(&zi[0], d0, &omegaT[0], dp*8, &q[0], dp/8)
 
+	zero := archsimd.BroadcastFloat64x8(0)
 	rho := float64(h.twoRho) / 2
 	aV := archsimd.BroadcastFloat64x8(a)
 	one := archsimd.BroadcastFloat64x8(1)
@@ -190,41 +162,60 @@ func hylaVecScalarBlock(h *HyLaMap, phi, e1, e2 []float64, zi []float64, a float
 	clear(e2[end : j+8])
 }
 
-// hylaVecDots sets y[c] = Σ_j w[c·dp+j]·phi[j] for c < len(y): each sum in a
-// fixed order (even and odd blocks of eight in two accumulators, then the
-// lanes).
+// hylaVecDots sets y[c] = Σ_j w[c·dp+j]·phi[j] for c < len(y): each sum in
+// one eight-lane accumulator over the blocks of eight, then over the lanes
+// in a fixed order; four classes at a time share each load of phi.
 func hylaVecDots(phi, w []float64, dp int, y []float64) {
-	phi = phi[:dp]
-	zero := archsimd.BroadcastFloat64x8(0)
-	for c := range y {
-		wc := w[c*dp : (c+1)*dp]
-		acc0, acc1 := zero, zero
-		j := 0
-		for ; j+16 <= dp; j += 16 {
-			p := (*[16]float64)(phi[j : j+16])
-			x := (*[16]float64)(wc[j : j+16])
-			acc0 = archsimd.LoadFloat64x8((*[8]float64)(p[0:8])).MulAdd(archsimd.LoadFloat64x8((*[8]float64)(x[0:8])), acc0)
-			acc1 = archsimd.LoadFloat64x8((*[8]float64)(p[8:16])).MulAdd(archsimd.LoadFloat64x8((*[8]float64)(x[8:16])), acc1)
-		}
-		if j < dp {
-			acc0 = archsimd.LoadFloat64x8((*[8]float64)(phi[j:j+8])).MulAdd(archsimd.LoadFloat64x8((*[8]float64)(wc[j:j+8])), acc0)
-		}
-		y[c] = vecSum(acc0.Add(acc1))
+	nb := dp / 8
+	_ = phi[dp-1]
+	_ = w[len(y)*dp-1]
+	var acc [32]float64
+	c := 0
+	for ; c+4 <= len(y); c += 4 {
+		hylaDot4AVX512(&phi[0], &w[c*dp], dp*8, nb, &acc)
+		y[c] = lanes8((*[8]float64)(acc[0:8]))
+		y[c+1] = lanes8((*[8]float64)(acc[8:16]))
+		y[c+2] = lanes8((*[8]float64)(acc[16:24]))
+		y[c+3] = lanes8((*[8]float64)(acc[24:32]))
+	}
+	for ; c < len(y); c++ {
+		hylaDot1AVX512(&phi[0], &w[c*dp], nb, (*[8]float64)(acc[0:8]))
+		y[c] = lanes8((*[8]float64)(acc[0:8]))
 	}
 }
 
 // hylaVecAxpy adds gy[c]·phi to row c of part (C×dp) for every class c.
 func hylaVecAxpy(part []float64, dp int, gy, phi []float64) {
-	phi = phi[:dp]
-	for c, y := range gy {
-		yv := archsimd.BroadcastFloat64x8(y)
-		pc := part[c*dp : (c+1)*dp]
-		for j := 0; j < dp; j += 8 {
-			dst := (*[8]float64)(pc[j : j+8])
-			yv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(phi[j:j+8])), archsimd.LoadFloat64x8(dst)).Store(dst)
-		}
+	if len(gy) == 0 {
+		return
 	}
+	_ = phi[dp-1]
+	_ = part[len(gy)*dp-1]
+	hylaAxpyAVX512(&part[0], dp*8, &gy[0], len(gy), &phi[0], dp/8)
 }
+
+// lanes8 returns the sum of eight lanes in a fixed order (that of vecSum).
+func lanes8(t *[8]float64) float64 {
+	return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
+}
+
+//go:noescape
+func hylaDistAVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+
+//go:noescape
+func hylaGradPassAVX512(w *float64, strideBytes int, gy *float64, nc int, e1, e2, c *float64, nb int, s *[16]float64)
+
+//go:noescape
+func hylaGz8AVX512(c, omegaT *float64, strideBytes, nb int, out *[64]float64)
+
+//go:noescape
+func hylaDot1AVX512(x, y *float64, nb int, out *[8]float64)
+
+//go:noescape
+func hylaDot4AVX512(x, y *float64, strideBytes, nb int, out *[32]float64)
+
+//go:noescape
+func hylaAxpyAVX512(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int)
 
 // vecSum returns the sum of the eight lanes in a fixed order.
 func vecSum(v archsimd.Float64x8) float64 {
@@ -242,54 +233,33 @@ func vecSum(v archsimd.Float64x8) float64 {
 func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, zi []float64, a float64, gz []float64) {
 	v := h.vec
 	dp := v.dp
+	nb := dp / 8
 	d0 := len(gz)
 	e1, e2, cbuf = e1[:dp], e2[:dp], cbuf[:dp]
-	wpad := v.wpad
-	zero := archsimd.BroadcastFloat64x8(0)
-	s1, s2 := zero, zero
-	for j := 0; j < dp; j += 8 {
-		var gv archsimd.Float64x8
-		if g != nil {
-			gv = archsimd.LoadFloat64x8((*[8]float64)(g[j : j+8]))
-		} else {
-			gv = zero
-			for c, y := range gy {
-				gv = archsimd.BroadcastFloat64x8(y).MulAdd(archsimd.LoadFloat64x8((*[8]float64)(wpad[c*dp+j:c*dp+j+8])), gv)
-			}
-		}
-		cv := gv.Mul(archsimd.LoadFloat64x8((*[8]float64)(e2[j : j+8])))
-		cv.Store((*[8]float64)(cbuf[j : j+8]))
-		s1 = gv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(e1[j:j+8])), s1)
-		s2 = s2.Add(cv)
+	var s [16]float64
+	if g != nil {
+		// g_j = 1·g_j exactly.
+		_ = g[dp-1]
+		one := [1]float64{1}
+		hylaGradPassAVX512(&g[0], 0, &one[0], 1, &e1[0], &e2[0], &cbuf[0], nb, &s)
+	} else {
+		_ = v.wpad[len(gy)*dp-1]
+		hylaGradPassAVX512(&v.wpad[0], dp*8, &gy[0], len(gy), &e1[0], &e2[0], &cbuf[0], nb, &s)
 	}
 	omegaT := v.omegaT[:d0*dp]
-	// Four rows of Ωᵀ at a time: four independent accumulators share each
-	// load of c.
+	var acc [64]float64
 	k := 0
-	for ; k+4 <= d0; k += 4 {
-		w0 := omegaT[k*dp : (k+1)*dp]
-		w1 := omegaT[(k+1)*dp : (k+2)*dp]
-		w2 := omegaT[(k+2)*dp : (k+3)*dp]
-		w3 := omegaT[(k+3)*dp : (k+4)*dp]
-		a0, a1, a2, a3 := zero, zero, zero, zero
-		for j := 0; j < dp; j += 8 {
-			cv := archsimd.LoadFloat64x8((*[8]float64)(cbuf[j : j+8]))
-			a0 = cv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(w0[j:j+8])), a0)
-			a1 = cv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(w1[j:j+8])), a1)
-			a2 = cv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(w2[j:j+8])), a2)
-			a3 = cv.MulAdd(archsimd.LoadFloat64x8((*[8]float64)(w3[j:j+8])), a3)
+	for ; k+8 <= d0; k += 8 {
+		hylaGz8AVX512(&cbuf[0], &omegaT[k*dp], dp*8, nb, &acc)
+		for r := 0; r < 8; r++ {
+			gz[k+r] = lanes8((*[8]float64)(acc[8*r : 8*r+8]))
 		}
-		gz[k], gz[k+1], gz[k+2], gz[k+3] = vecSum(a0), vecSum(a1), vecSum(a2), vecSum(a3)
 	}
 	for ; k < d0; k++ {
-		w := omegaT[k*dp : (k+1)*dp]
-		acc := zero
-		for j := 0; j < dp; j += 8 {
-			acc = archsimd.LoadFloat64x8((*[8]float64)(cbuf[j:j+8])).MulAdd(archsimd.LoadFloat64x8((*[8]float64)(w[j:j+8])), acc)
-		}
-		gz[k] = vecSum(acc)
+		hylaDot1AVX512(&cbuf[0], &omegaT[k*dp], nb, (*[8]float64)(acc[0:8]))
+		gz[k] = lanes8((*[8]float64)(acc[0:8]))
 	}
-	f := vecSum(s1)/a + vecSum(s2)
+	f := lanes8((*[8]float64)(s[0:8]))/a + lanes8((*[8]float64)(s[8:16]))
 	for k := range gz {
 		gz[k] = 2*gz[k] - 2*f*zi[k]
 	}

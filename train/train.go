@@ -529,7 +529,16 @@ func (t *trainer) forward(ctx context.Context) error {
 		gatherRows(t.prop, t.data.Train, t.logTr)
 		gatherRows(t.prop, t.data.Val, t.logVal)
 	} else {
-		gemm(false, true, t.xTrain, t.yT, t.logTr, t.workers) // X_train·Y
+		if rowDotsVecOK {
+			n, _ := t.xTrain.Dims()
+			if t.serial(n) {
+				rowsProductRange(t.xTrain, nil, t.yT, t.logTr, 0, n)
+			} else if err := t.parallel(ctx, n, func(lo, hi int) { rowsProductRange(t.xTrain, nil, t.yT, t.logTr, lo, hi) }); err != nil {
+				return err
+			}
+		} else {
+			gemm(false, true, t.xTrain, t.yT, t.logTr, t.workers) // X_train·Y
+		}
 		if err := t.rowsProduct(ctx, t.data.Val, t.yT, t.logVal); err != nil {
 			return err
 		}
@@ -746,17 +755,26 @@ func (t *trainer) rowsProduct(ctx context.Context, rows []int, yT, out *mat.Dens
 	return t.parallel(ctx, len(rows), func(lo, hi int) { rowsProductRange(t.data.X, rows, yT, out, lo, hi) })
 }
 
-// rowsProductRange computes rows [lo, hi) of rowsProduct: one Yᵀ·x (C dot
-// products of length d) per row.
+// rowsProductRange computes rows [lo, hi) of rowsProduct: out[r] = Yᵀ·x
+// (C dot products of length d) for x the row rows[r] of X, or row r if rows
+// is nil. With the AVX-512 kernel (GOEXPERIMENT=simd) the C sums share each
+// load of x; otherwise one gonum Gemv per row.
 func rowsProductRange(xd *mat.Dense, rows []int, yT, out *mat.Dense, lo, hi int) {
 	x := xd.RawMatrix()
 	ym := yT.RawMatrix()
 	om := out.RawMatrix()
 	for r := lo; r < hi; r++ {
-		i := rows[r]
-		blas64.Gemv(blas.NoTrans, 1, ym,
-			blas64.Vector{N: x.Cols, Inc: 1, Data: x.Data[i*x.Stride : i*x.Stride+x.Cols]},
-			0, blas64.Vector{N: om.Cols, Inc: 1, Data: om.Data[r*om.Stride : r*om.Stride+om.Cols]})
+		i := r
+		if rows != nil {
+			i = rows[r]
+		}
+		xr := x.Data[i*x.Stride : i*x.Stride+x.Cols]
+		o := om.Data[r*om.Stride : r*om.Stride+om.Cols]
+		if rowDotsVecOK {
+			rowDotsAVX512(xr, ym.Data, ym.Stride, o)
+			continue
+		}
+		blas64.Gemv(blas.NoTrans, 1, ym, blas64.Vector{N: x.Cols, Inc: 1, Data: xr}, 0, blas64.Vector{N: om.Cols, Inc: 1, Data: o})
 	}
 }
 

@@ -1,0 +1,69 @@
+//go:build goexperiment.simd && amd64
+
+#include "textflag.h"
+
+// func dots4AVX512(x, y *float64, stride, nb int, acc *[32]float64)
+//
+// acc[8c:8c+8] = Σ_b x[8b:8b+8]·y[c·stride+8b : c·stride+8b+8] for c < 4 and
+// b < nb, one fused multiply-add per block in block order, from zero.
+TEXT ·dots4AVX512(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ stride+16(FP), R8
+	SHLQ $3, R8
+	MOVQ nb+24(FP), CX
+	MOVQ acc+32(FP), DX
+	LEAQ (DI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ done4
+
+loop4:
+	VMOVUPD (SI)(AX*1), Z4
+	VFMADD231PD (DI)(AX*1), Z4, Z0
+	VFMADD231PD (R9)(AX*1), Z4, Z1
+	VFMADD231PD (R10)(AX*1), Z4, Z2
+	VFMADD231PD (R11)(AX*1), Z4, Z3
+	ADDQ $64, AX
+	DECQ CX
+	JNE  loop4
+
+done4:
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VZEROUPPER
+	RET
+
+// func dots1AVX512(x, y *float64, nb int, acc *[8]float64)
+//
+// acc = Σ_b x[8b:8b+8]·y[8b:8b+8], one fused multiply-add per block in
+// block order, from zero.
+TEXT ·dots1AVX512(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ nb+16(FP), CX
+	MOVQ acc+24(FP), DX
+	VXORPD Z0, Z0, Z0
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ done1
+
+loop1:
+	VMOVUPD (SI)(AX*1), Z4
+	VFMADD231PD (DI)(AX*1), Z4, Z0
+	ADDQ $64, AX
+	DECQ CX
+	JNE  loop1
+
+done1:
+	VMOVUPD Z0, (DX)
+	VZEROUPPER
+	RET

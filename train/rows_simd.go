@@ -1,0 +1,59 @@
+//go:build goexperiment.simd && amd64
+
+package train
+
+import "simd/archsimd"
+
+// rowDotsVecOK reports whether rowDots runs its AVX-512 kernel.
+var rowDotsVecOK = archsimd.X86.AVX512()
+
+// rowDotsAVX512 sets out[c] = Σ_j x[j]·y[c·stride+j] for c < len(out): four
+// classes at a time share each load of x; each sum runs in one eight-lane
+// accumulator over the blocks of eight, then over the lanes in a fixed
+// order, then over the tail, so the result does not depend on the grouping.
+func rowDotsAVX512(x, y []float64, stride int, out []float64) {
+	d := len(x)
+	nb := d / 8
+	if len(out) == 0 {
+		return
+	}
+	if d == 0 {
+		clear(out)
+		return
+	}
+	// The assembly reads y[c·stride : c·stride+8nb] for every class c.
+	_ = y[(len(out)-1)*stride+d-1]
+	var acc [32]float64
+	c := 0
+	for ; c+4 <= len(out); c += 4 {
+		dots4AVX512(&x[0], &y[c*stride], stride, nb, &acc)
+		for k := 0; k < 4; k++ {
+			s := lanes8((*[8]float64)(acc[8*k : 8*k+8]))
+			yc := y[(c+k)*stride : (c+k)*stride+d]
+			for j := nb * 8; j < d; j++ {
+				s += x[j] * yc[j]
+			}
+			out[c+k] = s
+		}
+	}
+	for ; c < len(out); c++ {
+		dots1AVX512(&x[0], &y[c*stride], nb, (*[8]float64)(acc[:8]))
+		s := lanes8((*[8]float64)(acc[:8]))
+		yc := y[c*stride : c*stride+d]
+		for j := nb * 8; j < d; j++ {
+			s += x[j] * yc[j]
+		}
+		out[c] = s
+	}
+}
+
+// lanes8 returns the sum of eight lanes in a fixed order.
+func lanes8(t *[8]float64) float64 {
+	return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
+}
+
+//go:noescape
+func dots4AVX512(x, y *float64, stride, nb int, acc *[32]float64)
+
+//go:noescape
+func dots1AVX512(x, y *float64, nb int, acc *[8]float64)
