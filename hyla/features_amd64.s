@@ -323,3 +323,212 @@ axcls:
 axdone:
 	VZEROUPPER
 	RET
+
+// Constants of hylaMathAVX512 (bit patterns, as the Go constants of
+// features_simd.go round them).
+DATA hylaK<>+0(SB)/8, $0x3ff0000000000000 // one
+DATA hylaK<>+8(SB)/8, $0x3fe0000000000000 // half
+DATA hylaK<>+16(SB)/8, $0x4000000000000000 // two
+DATA hylaK<>+24(SB)/8, $0x3ff6a09e667f3bcd // sqrt2
+DATA hylaK<>+32(SB)/8, $0x0170000000000000 // lo
+DATA hylaK<>+40(SB)/8, $0x7e70000000000000 // hi
+DATA hylaK<>+48(SB)/8, $0x3fe0000000000000 // lim
+DATA hylaK<>+56(SB)/8, $0x3fe62e42fee00000 // ln2hi
+DATA hylaK<>+64(SB)/8, $0x3dea39ef35793c76 // ln2lo
+DATA hylaK<>+72(SB)/8, $0x3fe5555555555593 // lg1
+DATA hylaK<>+80(SB)/8, $0x3fd999999997fa04 // lg2
+DATA hylaK<>+88(SB)/8, $0x3fd2492494229359 // lg3
+DATA hylaK<>+96(SB)/8, $0x3fcc71c51d8e78af // lg4
+DATA hylaK<>+104(SB)/8, $0x3fc7466496cb03de // lg5
+DATA hylaK<>+112(SB)/8, $0x3fc39a09d078c69f // lg6
+DATA hylaK<>+120(SB)/8, $0x3fc2f112df3e5244 // lg7
+DATA hylaK<>+128(SB)/8, $0x00000000000003ff // 1023
+DATA hylaK<>+136(SB)/8, $0x000fffffffffffff // mant
+DATA hylaK<>+144(SB)/8, $0x3ff0000000000000 // exp1023
+DATA hylaK<>+152(SB)/8, $0x7fffffffffffffff // abs
+DATA hylaK<>+160(SB)/8, $0xbd6ae7f3e733b81f // s7
+DATA hylaK<>+168(SB)/8, $0x3de6124613a86d09 // s6
+DATA hylaK<>+176(SB)/8, $0xbe5ae64567f544e4 // s5
+DATA hylaK<>+184(SB)/8, $0x3ec71de3a556c734 // s4
+DATA hylaK<>+192(SB)/8, $0xbf2a01a01a01a01a // s3
+DATA hylaK<>+200(SB)/8, $0x3f81111111111111 // s2
+DATA hylaK<>+208(SB)/8, $0xbfc5555555555555 // s1
+DATA hylaK<>+216(SB)/8, $0x3d2ae7f3e733b81f // c8
+DATA hylaK<>+224(SB)/8, $0xbda93974a8c07c9d // c7
+DATA hylaK<>+232(SB)/8, $0x3e21eed8eff8d898 // c6
+DATA hylaK<>+240(SB)/8, $0xbe927e4fb7789f5c // c5
+DATA hylaK<>+248(SB)/8, $0x3efa01a01a01a01a // c4
+DATA hylaK<>+256(SB)/8, $0xbf56c16c16c16c17 // c3
+DATA hylaK<>+264(SB)/8, $0x3fa5555555555555 // c2
+DATA hylaK<>+272(SB)/8, $0xbfe0000000000000 // c1
+DATA hylaK<>+280(SB)/8, $0x3ff0000000000000 // c0
+GLOBL hylaK<>(SB), RODATA|NOPTR, $288
+
+// func hylaMathAVX512(q, lam, sinB, cosB, phi, e1, e2 *float64, nb int, a float64, twoRho int) int
+//
+// The second pass of hylaVecRow, block after block (b < nb), as its Go
+// code spells it operation by operation: invq = 1/q, p = a·invq, log p
+// (vecLog), δ = λ'·log p, P^{twoRho/2} (vecPowHalf), sin/cos δ
+// (vecSinCosSmall), then φ, ∂φ/∂h and ∂φ/∂h·invq into phi, e1, e2. It
+// stops before the first block with a P outside [2^−1000, 2^1000], a NaN
+// or an |δ| > 0.5 (writing nothing for it) and returns the number of
+// blocks done (nb if none).
+TEXT ·hylaMathAVX512(SB), NOSPLIT, $0-88
+	MOVQ q+0(FP), SI
+	MOVQ lam+8(FP), R8
+	MOVQ sinB+16(FP), R9
+	MOVQ cosB+24(FP), R10
+	MOVQ phi+32(FP), R11
+	MOVQ e1+40(FP), R12
+	MOVQ e2+48(FP), R13
+	MOVQ nb+56(FP), CX
+	VBROADCASTSD a+64(FP), Z31
+	MOVQ twoRho+72(FP), DI
+	VBROADCASTSD hylaK<>+0(SB), Z30
+	VBROADCASTSD hylaK<>+8(SB), Z29
+	CVTSQ2SD DI, X0
+	MULSD hylaK<>+8(SB), X0
+	VBROADCASTSD X0, Z28
+	VBROADCASTSD hylaK<>+32(SB), Z27
+	VBROADCASTSD hylaK<>+40(SB), Z26
+	VBROADCASTSD hylaK<>+48(SB), Z25
+	VBROADCASTSD hylaK<>+24(SB), Z24
+	VBROADCASTSD hylaK<>+16(SB), Z23
+	XORQ DX, DX
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ   mdone
+
+mloop:
+	VMOVUPD (SI)(AX*1), Z0
+	VDIVPD Z0, Z30, Z1
+	VMULPD Z1, Z31, Z2
+	VCMPPD $0x11, Z27, Z2, K1
+	VCMPPD $0x1e, Z26, Z2, K2
+	KORW K2, K1, K1
+	VCMPPD $0x03, Z2, Z2, K2
+	KORW K2, K1, K1
+
+	// log p
+	VPSRLQ $52, Z2, Z3
+	VPSUBQ.BCST hylaK<>+128(SB), Z3, Z3
+	VCVTQQ2PD Z3, Z3
+	VPANDQ.BCST hylaK<>+136(SB), Z2, Z4
+	VPORQ.BCST hylaK<>+144(SB), Z4, Z4
+	VCMPPD $0x1e, Z24, Z4, K3
+	VMULPD Z29, Z4, K3, Z4
+	VADDPD Z30, Z3, K3, Z3
+	VSUBPD Z30, Z4, Z5
+	VADDPD Z23, Z5, Z6
+	VDIVPD Z6, Z5, Z6
+	VMULPD Z6, Z6, Z7
+	VMULPD Z7, Z7, Z8
+	VMULPD.BCST hylaK<>+120(SB), Z8, Z9
+	VADDPD.BCST hylaK<>+104(SB), Z9, Z9
+	VMULPD Z9, Z8, Z9
+	VADDPD.BCST hylaK<>+88(SB), Z9, Z9
+	VMULPD Z9, Z8, Z9
+	VADDPD.BCST hylaK<>+72(SB), Z9, Z9
+	VMULPD Z9, Z7, Z9
+	VMULPD.BCST hylaK<>+112(SB), Z8, Z10
+	VADDPD.BCST hylaK<>+96(SB), Z10, Z10
+	VMULPD Z10, Z8, Z10
+	VADDPD.BCST hylaK<>+80(SB), Z10, Z10
+	VMULPD Z10, Z8, Z10
+	VADDPD Z10, Z9, Z9
+	VMULPD Z5, Z29, Z10
+	VMULPD Z5, Z10, Z10
+	VADDPD Z9, Z10, Z11
+	VMULPD Z11, Z6, Z11
+	VMULPD.BCST hylaK<>+64(SB), Z3, Z12
+	VADDPD Z12, Z11, Z11
+	VSUBPD Z11, Z10, Z11
+	VSUBPD Z5, Z11, Z11
+	VMULPD.BCST hylaK<>+56(SB), Z3, Z12
+	VSUBPD Z11, Z12, Z12
+
+	// δ and the checks
+	VMOVUPD (R8)(AX*1), Z13
+	VMULPD Z12, Z13, Z14
+	VANDPD.BCST hylaK<>+152(SB), Z14, Z15
+	VCMPPD $0x1e, Z25, Z15, K2
+	KORW K2, K1, K1
+	KORTESTW K1, K1
+	JNE mdone
+
+	// mag = p^(twoRho/2)
+	TESTQ $1, DI
+	JEQ   meven
+	VSQRTPD Z2, Z16
+	JMP   mpow
+
+meven:
+	VMOVAPD Z30, Z16
+
+mpow:
+	VMOVAPD Z2, Z17
+	MOVQ DI, BX
+	SHRQ $1, BX
+
+mpowloop:
+	TESTQ BX, BX
+	JEQ   mpowdone
+	TESTQ $1, BX
+	JEQ   mpowsq
+	VMULPD Z17, Z16, Z16
+
+mpowsq:
+	VMULPD Z17, Z17, Z17
+	SHRQ $1, BX
+	JMP  mpowloop
+
+mpowdone:
+	// sin δ, cos δ
+	VMULPD Z14, Z14, Z18
+	VBROADCASTSD hylaK<>+160(SB), Z19
+	VFMADD213PD.BCST hylaK<>+168(SB), Z18, Z19
+	VFMADD213PD.BCST hylaK<>+176(SB), Z18, Z19
+	VFMADD213PD.BCST hylaK<>+184(SB), Z18, Z19
+	VFMADD213PD.BCST hylaK<>+192(SB), Z18, Z19
+	VFMADD213PD.BCST hylaK<>+200(SB), Z18, Z19
+	VFMADD213PD.BCST hylaK<>+208(SB), Z18, Z19
+	VMULPD Z19, Z18, Z19
+	VMULPD Z14, Z19, Z19
+	VADDPD Z14, Z19, Z19
+	VBROADCASTSD hylaK<>+216(SB), Z20
+	VFMADD213PD.BCST hylaK<>+224(SB), Z18, Z20
+	VFMADD213PD.BCST hylaK<>+232(SB), Z18, Z20
+	VFMADD213PD.BCST hylaK<>+240(SB), Z18, Z20
+	VFMADD213PD.BCST hylaK<>+248(SB), Z18, Z20
+	VFMADD213PD.BCST hylaK<>+256(SB), Z18, Z20
+	VFMADD213PD.BCST hylaK<>+264(SB), Z18, Z20
+	VFMADD213PD.BCST hylaK<>+272(SB), Z18, Z20
+	VFMADD213PD.BCST hylaK<>+280(SB), Z18, Z20
+
+	// sin(b+δ), cos(b+δ), outputs
+	VMOVUPD (R9)(AX*1), Z21
+	VMOVUPD (R10)(AX*1), Z22
+	VMULPD Z20, Z21, Z0
+	VMULPD Z19, Z22, Z3
+	VADDPD Z3, Z0, Z0
+	VMULPD Z20, Z22, Z4
+	VMULPD Z19, Z21, Z5
+	VSUBPD Z5, Z4, Z4
+	VMULPD Z4, Z16, Z6
+	VMOVUPD Z6, (R11)(AX*1)
+	VMULPD Z4, Z28, Z7
+	VMULPD Z0, Z13, Z8
+	VSUBPD Z8, Z7, Z7
+	VMULPD Z7, Z16, Z7
+	VMOVUPD Z7, (R12)(AX*1)
+	VMULPD Z1, Z7, Z7
+	VMOVUPD Z7, (R13)(AX*1)
+	ADDQ $64, AX
+	INCQ DX
+	DECQ CX
+	JNE  mloop
+
+mdone:
+	MOVQ DX, ret+80(FP)
+	VZEROUPPER
+	RET

@@ -2,10 +2,7 @@
 
 package hyla
 
-import (
-	"math"
-	"simd/archsimd"
-)
+import "simd/archsimd"
 
 // The AVX-512 kernels of the HyLa map, built with GOEXPERIMENT=simd and used
 // when the CPU has AVX-512 (see docs/performance.md). They evaluate eight
@@ -26,58 +23,6 @@ import (
 
 // hylaVecOK reports whether the AVX-512 kernels run on this CPU.
 var hylaVecOK = archsimd.X86.AVX512()
-
-const (
-	vecLn2Hi = 6.93147180369123816490e-01
-	vecLn2Lo = 1.90821492927058770002e-10
-	vecLg1   = 6.666666666666735130e-01
-	vecLg2   = 3.999999999940941908e-01
-	vecLg3   = 2.857142874366239149e-01
-	vecLg4   = 2.222219843214978396e-01
-	vecLg5   = 1.818357216161805012e-01
-	vecLg6   = 1.531383769920937332e-01
-	vecLg7   = 1.479819860511658591e-01
-)
-
-// vecLog returns log x for eight positive normal x.
-func vecLog(x archsimd.Float64x8) archsimd.Float64x8 {
-	one := archsimd.BroadcastFloat64x8(1)
-	bits := x.AsUint64x8()
-	e := bits.ShiftAllRight(52).AsInt64x8().Sub(archsimd.BroadcastInt64x8(1023)).ConvertToFloat64()
-	m := bits.And(archsimd.BroadcastUint64x8(1<<52 - 1)).Or(archsimd.BroadcastUint64x8(1023 << 52)).AsFloat64x8()
-	big := m.Greater(archsimd.BroadcastFloat64x8(math.Sqrt2))
-	half := archsimd.BroadcastFloat64x8(0.5)
-	m = m.Mul(half).Merge(m, big)
-	e = e.Add(one).Merge(e, big)
-	f := m.Sub(one)
-	s := f.Div(f.Add(archsimd.BroadcastFloat64x8(2)))
-	s2 := s.Mul(s)
-	s4 := s2.Mul(s2)
-	b := archsimd.BroadcastFloat64x8
-	t1 := s2.Mul(b(vecLg1).Add(s4.Mul(b(vecLg3).Add(s4.Mul(b(vecLg5).Add(s4.Mul(b(vecLg7))))))))
-	t2 := s4.Mul(b(vecLg2).Add(s4.Mul(b(vecLg4).Add(s4.Mul(b(vecLg6))))))
-	r := t1.Add(t2)
-	hfsq := half.Mul(f).Mul(f)
-	// k*Ln2Hi - ((hfsq - (s*(hfsq+R) + k*Ln2Lo)) - f)
-	inner := hfsq.Sub(s.Mul(hfsq.Add(r)).Add(e.Mul(b(vecLn2Lo)))).Sub(f)
-	return e.Mul(b(vecLn2Hi)).Sub(inner)
-}
-
-// vecPowHalf returns p^(k/2) for k ≥ 0.
-func vecPowHalf(p archsimd.Float64x8, k int) archsimd.Float64x8 {
-	r := archsimd.BroadcastFloat64x8(1)
-	if k&1 == 1 {
-		r = p.Sqrt()
-	}
-	base := p
-	for e := k >> 1; e > 0; e >>= 1 {
-		if e&1 == 1 {
-			r = r.Mul(base)
-		}
-		base = base.Mul(base)
-	}
-	return r
-}
 
 // vecSinCosSmall returns sin δ and cos δ for |δ| ≤ 0.5.
 func vecSinCosSmall(d archsimd.Float64x8) (sin, cos archsimd.Float64x8) {
@@ -117,37 +62,15 @@ func hylaVecRow(h *HyLaMap, q, phi, e1, e2 []float64, zi []float64, a float64) {
 	q = q[:dp]
 	hylaDistAVX512(&zi[0], d0, &omegaT[0], dp*8, &q[0], dp/8)
 
-	zero := archsimd.BroadcastFloat64x8(0)
-	rho := float64(h.twoRho) / 2
-	aV := archsimd.BroadcastFloat64x8(a)
-	one := archsimd.BroadcastFloat64x8(1)
-	rhoV := archsimd.BroadcastFloat64x8(rho)
-	lim := archsimd.BroadcastFloat64x8(0.5)
-	lo := archsimd.BroadcastFloat64x8(0x1p-1000)
-	hi := archsimd.BroadcastFloat64x8(0x1p1000)
 	lam, sinB, cosB := v.lam[:dp], v.sinB[:dp], v.cosB[:dp]
 	phi, e1, e2 = phi[:dp], e1[:dp], e2[:dp]
-	for j := 0; j < dp; j += 8 {
-		qv := archsimd.LoadFloat64x8((*[8]float64)(q[j : j+8]))
-		invq := one.Div(qv)
-		p := aV.Mul(invq)
-		lg := vecLog(p)
-		lamv := archsimd.LoadFloat64x8((*[8]float64)(lam[j : j+8]))
-		delta := lamv.Mul(lg)
-		if p.Less(lo).Or(p.Greater(hi)).Or(p.IsNaN()).Or(delta.Max(zero.Sub(delta)).Greater(lim)).ToBits() != 0 {
-			hylaVecScalarBlock(h, phi, e1, e2, zi, a, j)
-			continue
+	nb := dp / 8
+	for b := 0; b < nb; {
+		b += hylaMathAVX512(&q[8*b], &lam[8*b], &sinB[8*b], &cosB[8*b], &phi[8*b], &e1[8*b], &e2[8*b], nb-b, a, h.twoRho)
+		if b < nb {
+			hylaVecScalarBlock(h, phi, e1, e2, zi, a, 8*b)
+			b++
 		}
-		mag := vecPowHalf(p, h.twoRho)
-		sd, cd := vecSinCosSmall(delta)
-		sb := archsimd.LoadFloat64x8((*[8]float64)(sinB[j : j+8]))
-		cb := archsimd.LoadFloat64x8((*[8]float64)(cosB[j : j+8]))
-		sn := sb.Mul(cd).Add(cb.Mul(sd))
-		cs := cb.Mul(cd).Sub(sb.Mul(sd))
-		mag.Mul(cs).Store((*[8]float64)(phi[j : j+8]))
-		dv := mag.Mul(rhoV.Mul(cs).Sub(lamv.Mul(sn)))
-		dv.Store((*[8]float64)(e1[j : j+8]))
-		dv.Mul(invq).Store((*[8]float64)(e2[j : j+8]))
 	}
 }
 
@@ -213,6 +136,9 @@ func hylaDot1AVX512(x, y *float64, nb int, out *[8]float64)
 
 //go:noescape
 func hylaDot4AVX512(x, y *float64, strideBytes, nb int, out *[32]float64)
+
+//go:noescape
+func hylaMathAVX512(q, lam, sinB, cosB, phi, e1, e2 *float64, nb int, a float64, twoRho int) int
 
 //go:noescape
 func hylaAxpyAVX512(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int)

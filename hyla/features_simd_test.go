@@ -5,6 +5,7 @@ package hyla
 import (
 	"math"
 	"math/rand/v2"
+	"simd/archsimd"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -184,5 +185,151 @@ func TestHyLaLinearWorkersDeterministic(t *testing.T) {
 		if !mat.Equal(y, refY) || !mat.Equal(gz, refGZ) || !mat.Equal(gw, refGW) {
 			t.Errorf("%d workers give different bits than 1 worker", w)
 		}
+	}
+}
+
+// The Go reference of hylaMathAVX512 (the assembly spells out these
+// operations one by one): the constants and the log and power of the
+// kernels, then the pass itself.
+
+const (
+	vecLn2Hi = 6.93147180369123816490e-01
+	vecLn2Lo = 1.90821492927058770002e-10
+	vecLg1   = 6.666666666666735130e-01
+	vecLg2   = 3.999999999940941908e-01
+	vecLg3   = 2.857142874366239149e-01
+	vecLg4   = 2.222219843214978396e-01
+	vecLg5   = 1.818357216161805012e-01
+	vecLg6   = 1.531383769920937332e-01
+	vecLg7   = 1.479819860511658591e-01
+)
+
+// vecLog returns log x for eight positive normal x.
+func vecLog(x archsimd.Float64x8) archsimd.Float64x8 {
+	one := archsimd.BroadcastFloat64x8(1)
+	bits := x.AsUint64x8()
+	e := bits.ShiftAllRight(52).AsInt64x8().Sub(archsimd.BroadcastInt64x8(1023)).ConvertToFloat64()
+	m := bits.And(archsimd.BroadcastUint64x8(1<<52 - 1)).Or(archsimd.BroadcastUint64x8(1023 << 52)).AsFloat64x8()
+	big := m.Greater(archsimd.BroadcastFloat64x8(math.Sqrt2))
+	half := archsimd.BroadcastFloat64x8(0.5)
+	m = m.Mul(half).Merge(m, big)
+	e = e.Add(one).Merge(e, big)
+	f := m.Sub(one)
+	s := f.Div(f.Add(archsimd.BroadcastFloat64x8(2)))
+	s2 := s.Mul(s)
+	s4 := s2.Mul(s2)
+	b := archsimd.BroadcastFloat64x8
+	t1 := s2.Mul(b(vecLg1).Add(s4.Mul(b(vecLg3).Add(s4.Mul(b(vecLg5).Add(s4.Mul(b(vecLg7))))))))
+	t2 := s4.Mul(b(vecLg2).Add(s4.Mul(b(vecLg4).Add(s4.Mul(b(vecLg6))))))
+	r := t1.Add(t2)
+	hfsq := half.Mul(f).Mul(f)
+	// k*Ln2Hi - ((hfsq - (s*(hfsq+R) + k*Ln2Lo)) - f)
+	inner := hfsq.Sub(s.Mul(hfsq.Add(r)).Add(e.Mul(b(vecLn2Lo)))).Sub(f)
+	return e.Mul(b(vecLn2Hi)).Sub(inner)
+}
+
+// vecPowHalf returns p^(k/2) for k ≥ 0.
+func vecPowHalf(p archsimd.Float64x8, k int) archsimd.Float64x8 {
+	r := archsimd.BroadcastFloat64x8(1)
+	if k&1 == 1 {
+		r = p.Sqrt()
+	}
+	base := p
+	for e := k >> 1; e > 0; e >>= 1 {
+		if e&1 == 1 {
+			r = r.Mul(base)
+		}
+		base = base.Mul(base)
+	}
+	return r
+}
+
+// hylaMathGo is hylaVecRow's second pass in Go (archsimd), with the
+// scalar fallback per block.
+func hylaMathGo(h *HyLaMap, q, phi, e1, e2, zi []float64, a float64) {
+	v := h.vec
+	dp := v.dp
+	zero := archsimd.BroadcastFloat64x8(0)
+	rho := float64(h.twoRho) / 2
+	aV := archsimd.BroadcastFloat64x8(a)
+	one := archsimd.BroadcastFloat64x8(1)
+	rhoV := archsimd.BroadcastFloat64x8(rho)
+	lim := archsimd.BroadcastFloat64x8(0.5)
+	lo := archsimd.BroadcastFloat64x8(0x1p-1000)
+	hi := archsimd.BroadcastFloat64x8(0x1p1000)
+	lam, sinB, cosB := v.lam[:dp], v.sinB[:dp], v.cosB[:dp]
+	phi, e1, e2 = phi[:dp], e1[:dp], e2[:dp]
+	for j := 0; j < dp; j += 8 {
+		qv := archsimd.LoadFloat64x8((*[8]float64)(q[j : j+8]))
+		invq := one.Div(qv)
+		p := aV.Mul(invq)
+		lg := vecLog(p)
+		lamv := archsimd.LoadFloat64x8((*[8]float64)(lam[j : j+8]))
+		delta := lamv.Mul(lg)
+		if p.Less(lo).Or(p.Greater(hi)).Or(p.IsNaN()).Or(delta.Max(zero.Sub(delta)).Greater(lim)).ToBits() != 0 {
+			hylaVecScalarBlock(h, phi, e1, e2, zi, a, j)
+			continue
+		}
+		mag := vecPowHalf(p, h.twoRho)
+		sd, cd := vecSinCosSmall(delta)
+		sb := archsimd.LoadFloat64x8((*[8]float64)(sinB[j : j+8]))
+		cb := archsimd.LoadFloat64x8((*[8]float64)(cosB[j : j+8]))
+		sn := sb.Mul(cd).Add(cb.Mul(sd))
+		cs := cb.Mul(cd).Sub(sb.Mul(sd))
+		mag.Mul(cs).Store((*[8]float64)(phi[j : j+8]))
+		dv := mag.Mul(rhoV.Mul(cs).Sub(lamv.Mul(sn)))
+		dv.Store((*[8]float64)(e1[j : j+8]))
+		dv.Mul(invq).Store((*[8]float64)(e2[j : j+8]))
+	}
+}
+
+// TestHyLaMathAssemblyMatchesGo: the assembly of the second pass gives the
+// same bits as its Go reference, on rows from the origin to the boundary
+// and with λ large enough for the scalar fallback in some blocks; d0 odd
+// and even (a square root or none in P^{(d0−1)/2}).
+func TestHyLaMathAssemblyMatchesGo(t *testing.T) {
+	if !hylaVecOK {
+		t.Skip("CPU without AVX-512")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, tc := range []struct {
+		d0, D int
+		scale float64
+	}{{16, 203, 0.01}, {16, 200, 1}, {15, 64, 0.1}, {2, 40, 3}, {50, 96, 0.5}} {
+		s := SampleHyLa(rng, tc.D, tc.d0, tc.scale)
+		h, err := NewHyLa(s, ConventionCode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dp := h.vec.dp
+		z := randomBallPoints(rng, 64, tc.d0, 0.999)
+		fallbacks := 0
+		for i := 0; i < 64; i++ {
+			zi := z.RawRowView(i)
+			a := oneMinusSq(zi)
+			q := make([]float64, dp)
+			hylaDistAVX512(&zi[0], tc.d0, &h.vec.omegaT[0], dp*8, &q[0], dp/8)
+			var out [2][3][]float64
+			for k := range out {
+				for r := range out[k] {
+					out[k][r] = make([]float64, dp)
+				}
+			}
+			hylaVecRow(h, make([]float64, dp), out[0][0], out[0][1], out[0][2], zi, a)
+			hylaMathGo(h, q, out[1][0], out[1][1], out[1][2], zi, a)
+			for r, name := range []string{"φ", "∂φ/∂h", "∂φ/∂h/q"} {
+				for j := range out[0][r] {
+					if math.Float64bits(out[0][r][j]) != math.Float64bits(out[1][r][j]) {
+						t.Fatalf("d0=%d D=%d row %d: %s[%d] = %v (assembly), %v (Go)", tc.d0, tc.D, i, name, j, out[0][r][j], out[1][r][j])
+					}
+				}
+			}
+			for j := 0; j < tc.D; j++ {
+				if d := h.lam[j] * math.Log(a/q[j]); math.Abs(d) > 0.5 {
+					fallbacks++
+				}
+			}
+		}
+		t.Logf("d0=%d D=%d scale %g: %d entries through the scalar fallback", tc.d0, tc.D, tc.scale, fallbacks)
 	}
 }
