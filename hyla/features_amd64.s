@@ -367,12 +367,125 @@ GLOBL hylaK<>(SB), RODATA|NOPTR, $288
 // func hylaMathAVX512(q, lam, sinB, cosB, phi, e1, e2 *float64, nb int, a float64, twoRho int) int
 //
 // The second pass of hylaVecRow, block after block (b < nb), as its Go
-// code spells it operation by operation: invq = 1/q, p = a·invq, log p
-// (vecLog), δ = λ'·log p, P^{twoRho/2} (vecPowHalf), sin/cos δ
-// (vecSinCosSmall), then φ, ∂φ/∂h and ∂φ/∂h·invq into phi, e1, e2. It
-// stops before the first block with a P outside [2^−1000, 2^1000], a NaN
-// or an |δ| > 0.5 (writing nothing for it) and returns the number of
-// blocks done (nb if none).
+// code (hylaMathGo in the tests) spells it operation by operation: invq =
+// 1/q, p = a·invq, log p (vecLog), δ = λ'·log p, P^{twoRho/2}
+// (vecPowHalf), sin/cos δ (vecSinCosSmall), then φ, ∂φ/∂h and ∂φ/∂h·invq
+// into phi, e1, e2. It stops before the first block with a P outside
+// [2^−1000, 2^1000], a NaN or an |δ| > 0.5 (writing nothing for it) and
+// returns the number of blocks done (nb if none). The chain of dependent
+// operations per block is long (two divisions, the polynomials), so two
+// blocks run interleaved: the macros below are one block's stages, on
+// registers x0…x12 and masks kb (bad lanes), kt, kg; block A uses Z0–Z12
+// and K1–K3, block B Z13–Z25 and K4–K6. Z28 = ρ, Z29 = 0.5, Z30 = 1,
+// Z31 = a. SI, R8–R13: q, λ', sin b, cos b, φ, e1, e2; AX: byte offset.
+
+// q, 1/q, p and the range of p.
+#define MATH1(off, x0, x1, x2, kb, kt) \
+	VMOVUPD off(SI)(AX*1), x0; \
+	VDIVPD x0, Z30, x1; \
+	VMULPD x1, Z31, x2; \
+	VCMPPD.BCST $0x11, hylaK<>+32(SB), x2, kb; \
+	VCMPPD.BCST $0x1e, hylaK<>+40(SB), x2, kt; \
+	KORW kt, kb, kb; \
+	VCMPPD $0x03, x2, x2, kt; \
+	KORW kt, kb, kb
+
+// log p, first part: exponent e (x3), mantissa m (x4), f (x5), s (x6).
+#define MATH2(x2, x3, x4, x5, x6, kg) \
+	VPSRLQ $52, x2, x3; \
+	VPSUBQ.BCST hylaK<>+128(SB), x3, x3; \
+	VCVTQQ2PD x3, x3; \
+	VPANDQ.BCST hylaK<>+136(SB), x2, x4; \
+	VPORQ.BCST hylaK<>+144(SB), x4, x4; \
+	VCMPPD.BCST $0x1e, hylaK<>+24(SB), x4, kg; \
+	VMULPD Z29, x4, kg, x4; \
+	VADDPD Z30, x3, kg, x3; \
+	VSUBPD Z30, x4, x5; \
+	VADDPD.BCST hylaK<>+16(SB), x5, x6; \
+	VDIVPD x6, x5, x6
+
+// log p, the polynomial: R = t1 + t2 into x9.
+#define MATH3(x6, x7, x8, x9, x10) \
+	VMULPD x6, x6, x7; \
+	VMULPD x7, x7, x8; \
+	VMULPD.BCST hylaK<>+120(SB), x8, x9; \
+	VADDPD.BCST hylaK<>+104(SB), x9, x9; \
+	VMULPD x9, x8, x9; \
+	VADDPD.BCST hylaK<>+88(SB), x9, x9; \
+	VMULPD x9, x8, x9; \
+	VADDPD.BCST hylaK<>+72(SB), x9, x9; \
+	VMULPD x9, x7, x9; \
+	VMULPD.BCST hylaK<>+112(SB), x8, x10; \
+	VADDPD.BCST hylaK<>+96(SB), x10, x10; \
+	VMULPD x10, x8, x10; \
+	VADDPD.BCST hylaK<>+80(SB), x10, x10; \
+	VMULPD x10, x8, x10; \
+	VADDPD x10, x9, x9
+
+// log p into x11.
+#define MATH4(x3, x5, x6, x7, x9, x10, x11) \
+	VMULPD x5, Z29, x10; \
+	VMULPD x5, x10, x10; \
+	VADDPD x9, x10, x11; \
+	VMULPD x11, x6, x11; \
+	VMULPD.BCST hylaK<>+64(SB), x3, x7; \
+	VADDPD x7, x11, x11; \
+	VSUBPD x11, x10, x11; \
+	VSUBPD x5, x11, x11; \
+	VMULPD.BCST hylaK<>+56(SB), x3, x7; \
+	VSUBPD x11, x7, x11
+
+// λ' (x12), δ (x3) and its range.
+#define MATH5(off, x3, x4, x11, x12, kb, kt) \
+	VMOVUPD off(R8)(AX*1), x12; \
+	VMULPD x11, x12, x3; \
+	VANDPD.BCST hylaK<>+152(SB), x3, x4; \
+	VCMPPD.BCST $0x1e, hylaK<>+48(SB), x4, kt; \
+	KORW kt, kb, kb
+
+// sin δ (x8), cos δ (x9).
+#define MATH7(x3, x7, x8, x9) \
+	VMULPD x3, x3, x7; \
+	VBROADCASTSD hylaK<>+160(SB), x8; \
+	VFMADD213PD.BCST hylaK<>+168(SB), x7, x8; \
+	VFMADD213PD.BCST hylaK<>+176(SB), x7, x8; \
+	VFMADD213PD.BCST hylaK<>+184(SB), x7, x8; \
+	VFMADD213PD.BCST hylaK<>+192(SB), x7, x8; \
+	VFMADD213PD.BCST hylaK<>+200(SB), x7, x8; \
+	VFMADD213PD.BCST hylaK<>+208(SB), x7, x8; \
+	VMULPD x8, x7, x8; \
+	VMULPD x3, x8, x8; \
+	VADDPD x3, x8, x8; \
+	VBROADCASTSD hylaK<>+216(SB), x9; \
+	VFMADD213PD.BCST hylaK<>+224(SB), x7, x9; \
+	VFMADD213PD.BCST hylaK<>+232(SB), x7, x9; \
+	VFMADD213PD.BCST hylaK<>+240(SB), x7, x9; \
+	VFMADD213PD.BCST hylaK<>+248(SB), x7, x9; \
+	VFMADD213PD.BCST hylaK<>+256(SB), x7, x9; \
+	VFMADD213PD.BCST hylaK<>+264(SB), x7, x9; \
+	VFMADD213PD.BCST hylaK<>+272(SB), x7, x9; \
+	VFMADD213PD.BCST hylaK<>+280(SB), x7, x9
+
+// sin(b+δ), cos(b+δ) and the outputs (mag in x5, invq in x1).
+#define MATH8(off, x0, x1, x2, x4, x5, x7, x8, x9, x10, x11, x12) \
+	VMOVUPD off(R9)(AX*1), x0; \
+	VMOVUPD off(R10)(AX*1), x4; \
+	VMULPD x9, x0, x10; \
+	VMULPD x8, x4, x11; \
+	VADDPD x11, x10, x10; \
+	VMULPD x9, x4, x11; \
+	VMULPD x8, x0, x2; \
+	VSUBPD x2, x11, x11; \
+	VMULPD x11, x5, x2; \
+	VMOVUPD x2, off(R11)(AX*1); \
+	VMULPD x11, Z28, x7; \
+	VMULPD x10, x12, x8; \
+	VSUBPD x8, x7, x7; \
+	VMULPD x7, x5, x7; \
+	VMOVUPD x7, off(R12)(AX*1); \
+	VMULPD x1, x7, x7; \
+	VMOVUPD x7, off(R13)(AX*1)
+
 TEXT ·hylaMathAVX512(SB), NOSPLIT, $0-88
 	MOVQ q+0(FP), SI
 	MOVQ lam+8(FP), R8
@@ -389,144 +502,110 @@ TEXT ·hylaMathAVX512(SB), NOSPLIT, $0-88
 	CVTSQ2SD DI, X0
 	MULSD hylaK<>+8(SB), X0
 	VBROADCASTSD X0, Z28
-	VBROADCASTSD hylaK<>+32(SB), Z27
-	VBROADCASTSD hylaK<>+40(SB), Z26
-	VBROADCASTSD hylaK<>+48(SB), Z25
-	VBROADCASTSD hylaK<>+24(SB), Z24
-	VBROADCASTSD hylaK<>+16(SB), Z23
 	XORQ DX, DX
 	XORQ AX, AX
-	TESTQ CX, CX
-	JEQ   mdone
 
-mloop:
-	VMOVUPD (SI)(AX*1), Z0
-	VDIVPD Z0, Z30, Z1
-	VMULPD Z1, Z31, Z2
-	VCMPPD $0x11, Z27, Z2, K1
-	VCMPPD $0x1e, Z26, Z2, K2
-	KORW K2, K1, K1
-	VCMPPD $0x03, Z2, Z2, K2
-	KORW K2, K1, K1
+mpair:
+	CMPQ CX, $2
+	JLT  msingle
+	MATH1(0, Z0, Z1, Z2, K1, K2)
+	MATH1(64, Z13, Z14, Z15, K4, K5)
+	MATH2(Z2, Z3, Z4, Z5, Z6, K3)
+	MATH2(Z15, Z16, Z17, Z18, Z19, K6)
+	MATH3(Z6, Z7, Z8, Z9, Z10)
+	MATH3(Z19, Z20, Z21, Z22, Z23)
+	MATH4(Z3, Z5, Z6, Z7, Z9, Z10, Z11)
+	MATH4(Z16, Z18, Z19, Z20, Z22, Z23, Z24)
+	MATH5(0, Z3, Z4, Z11, Z12, K1, K2)
+	MATH5(64, Z16, Z17, Z24, Z25, K4, K5)
+	KORW K4, K1, K2
+	KORTESTW K2, K2
+	JNE msingle
 
-	// log p
-	VPSRLQ $52, Z2, Z3
-	VPSUBQ.BCST hylaK<>+128(SB), Z3, Z3
-	VCVTQQ2PD Z3, Z3
-	VPANDQ.BCST hylaK<>+136(SB), Z2, Z4
-	VPORQ.BCST hylaK<>+144(SB), Z4, Z4
-	VCMPPD $0x1e, Z24, Z4, K3
-	VMULPD Z29, Z4, K3, Z4
-	VADDPD Z30, Z3, K3, Z3
-	VSUBPD Z30, Z4, Z5
-	VADDPD Z23, Z5, Z6
-	VDIVPD Z6, Z5, Z6
-	VMULPD Z6, Z6, Z7
-	VMULPD Z7, Z7, Z8
-	VMULPD.BCST hylaK<>+120(SB), Z8, Z9
-	VADDPD.BCST hylaK<>+104(SB), Z9, Z9
-	VMULPD Z9, Z8, Z9
-	VADDPD.BCST hylaK<>+88(SB), Z9, Z9
-	VMULPD Z9, Z8, Z9
-	VADDPD.BCST hylaK<>+72(SB), Z9, Z9
-	VMULPD Z9, Z7, Z9
-	VMULPD.BCST hylaK<>+112(SB), Z8, Z10
-	VADDPD.BCST hylaK<>+96(SB), Z10, Z10
-	VMULPD Z10, Z8, Z10
-	VADDPD.BCST hylaK<>+80(SB), Z10, Z10
-	VMULPD Z10, Z8, Z10
-	VADDPD Z10, Z9, Z9
-	VMULPD Z5, Z29, Z10
-	VMULPD Z5, Z10, Z10
-	VADDPD Z9, Z10, Z11
-	VMULPD Z11, Z6, Z11
-	VMULPD.BCST hylaK<>+64(SB), Z3, Z12
-	VADDPD Z12, Z11, Z11
-	VSUBPD Z11, Z10, Z11
-	VSUBPD Z5, Z11, Z11
-	VMULPD.BCST hylaK<>+56(SB), Z3, Z12
-	VSUBPD Z11, Z12, Z12
-
-	// δ and the checks
-	VMOVUPD (R8)(AX*1), Z13
-	VMULPD Z12, Z13, Z14
-	VANDPD.BCST hylaK<>+152(SB), Z14, Z15
-	VCMPPD $0x1e, Z25, Z15, K2
-	KORW K2, K1, K1
-	KORTESTW K1, K1
-	JNE mdone
-
-	// mag = p^(twoRho/2)
+	// mag = p^(twoRho/2) into Z5 and Z18 (base in Z6, Z19)
 	TESTQ $1, DI
-	JEQ   meven
-	VSQRTPD Z2, Z16
-	JMP   mpow
+	JEQ   mpeven
+	VSQRTPD Z2, Z5
+	VSQRTPD Z15, Z18
+	JMP   mppow
 
-meven:
-	VMOVAPD Z30, Z16
+mpeven:
+	VMOVAPD Z30, Z5
+	VMOVAPD Z30, Z18
 
-mpow:
-	VMOVAPD Z2, Z17
+mppow:
+	VMOVAPD Z2, Z6
+	VMOVAPD Z15, Z19
 	MOVQ DI, BX
 	SHRQ $1, BX
 
-mpowloop:
+mppowloop:
 	TESTQ BX, BX
-	JEQ   mpowdone
+	JEQ   mppowdone
 	TESTQ $1, BX
-	JEQ   mpowsq
-	VMULPD Z17, Z16, Z16
+	JEQ   mppowsq
+	VMULPD Z6, Z5, Z5
+	VMULPD Z19, Z18, Z18
 
-mpowsq:
-	VMULPD Z17, Z17, Z17
+mppowsq:
+	VMULPD Z6, Z6, Z6
+	VMULPD Z19, Z19, Z19
 	SHRQ $1, BX
-	JMP  mpowloop
+	JMP  mppowloop
 
-mpowdone:
-	// sin δ, cos δ
-	VMULPD Z14, Z14, Z18
-	VBROADCASTSD hylaK<>+160(SB), Z19
-	VFMADD213PD.BCST hylaK<>+168(SB), Z18, Z19
-	VFMADD213PD.BCST hylaK<>+176(SB), Z18, Z19
-	VFMADD213PD.BCST hylaK<>+184(SB), Z18, Z19
-	VFMADD213PD.BCST hylaK<>+192(SB), Z18, Z19
-	VFMADD213PD.BCST hylaK<>+200(SB), Z18, Z19
-	VFMADD213PD.BCST hylaK<>+208(SB), Z18, Z19
-	VMULPD Z19, Z18, Z19
-	VMULPD Z14, Z19, Z19
-	VADDPD Z14, Z19, Z19
-	VBROADCASTSD hylaK<>+216(SB), Z20
-	VFMADD213PD.BCST hylaK<>+224(SB), Z18, Z20
-	VFMADD213PD.BCST hylaK<>+232(SB), Z18, Z20
-	VFMADD213PD.BCST hylaK<>+240(SB), Z18, Z20
-	VFMADD213PD.BCST hylaK<>+248(SB), Z18, Z20
-	VFMADD213PD.BCST hylaK<>+256(SB), Z18, Z20
-	VFMADD213PD.BCST hylaK<>+264(SB), Z18, Z20
-	VFMADD213PD.BCST hylaK<>+272(SB), Z18, Z20
-	VFMADD213PD.BCST hylaK<>+280(SB), Z18, Z20
+mppowdone:
+	MATH7(Z3, Z7, Z8, Z9)
+	MATH7(Z16, Z20, Z21, Z22)
+	MATH8(0, Z0, Z1, Z2, Z4, Z5, Z7, Z8, Z9, Z10, Z11, Z12)
+	MATH8(64, Z13, Z14, Z15, Z17, Z18, Z20, Z21, Z22, Z23, Z24, Z25)
+	ADDQ $128, AX
+	ADDQ $2, DX
+	SUBQ $2, CX
+	JMP  mpair
 
-	// sin(b+δ), cos(b+δ), outputs
-	VMOVUPD (R9)(AX*1), Z21
-	VMOVUPD (R10)(AX*1), Z22
-	VMULPD Z20, Z21, Z0
-	VMULPD Z19, Z22, Z3
-	VADDPD Z3, Z0, Z0
-	VMULPD Z20, Z22, Z4
-	VMULPD Z19, Z21, Z5
-	VSUBPD Z5, Z4, Z4
-	VMULPD Z4, Z16, Z6
-	VMOVUPD Z6, (R11)(AX*1)
-	VMULPD Z4, Z28, Z7
-	VMULPD Z0, Z13, Z8
-	VSUBPD Z8, Z7, Z7
-	VMULPD Z7, Z16, Z7
-	VMOVUPD Z7, (R12)(AX*1)
-	VMULPD Z1, Z7, Z7
-	VMOVUPD Z7, (R13)(AX*1)
+	// One block (the last one, or the first of a pair with a bad block).
+msingle:
+	TESTQ CX, CX
+	JEQ   mdone
+	MATH1(0, Z0, Z1, Z2, K1, K2)
+	MATH2(Z2, Z3, Z4, Z5, Z6, K3)
+	MATH3(Z6, Z7, Z8, Z9, Z10)
+	MATH4(Z3, Z5, Z6, Z7, Z9, Z10, Z11)
+	MATH5(0, Z3, Z4, Z11, Z12, K1, K2)
+	KORTESTW K1, K1
+	JNE mdone
+	TESTQ $1, DI
+	JEQ   mseven
+	VSQRTPD Z2, Z5
+	JMP   mspow
+
+mseven:
+	VMOVAPD Z30, Z5
+
+mspow:
+	VMOVAPD Z2, Z6
+	MOVQ DI, BX
+	SHRQ $1, BX
+
+mspowloop:
+	TESTQ BX, BX
+	JEQ   mspowdone
+	TESTQ $1, BX
+	JEQ   mspowsq
+	VMULPD Z6, Z5, Z5
+
+mspowsq:
+	VMULPD Z6, Z6, Z6
+	SHRQ $1, BX
+	JMP  mspowloop
+
+mspowdone:
+	MATH7(Z3, Z7, Z8, Z9)
+	MATH8(0, Z0, Z1, Z2, Z4, Z5, Z7, Z8, Z9, Z10, Z11, Z12)
 	ADDQ $64, AX
 	INCQ DX
 	DECQ CX
-	JNE  mloop
+	JMP  mpair
 
 mdone:
 	MOVQ DX, ret+80(FP)
