@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -228,5 +229,102 @@ func TestHyperbolicity(t *testing.T) {
 	}
 	if h.Delta != 10 || h.Diameter != 20 || h.Relative != 1 {
 		t.Fatalf("cycle C40: %+v, want δ = 10, diameter 20", h)
+	}
+}
+
+// TestCountEdgesRandom compares CountEdges with a set of pairs on random
+// graphs with one-directional entries and self loops: sorted rows (the
+// parallel binary-search path, several row blocks), unsorted rows and
+// repeated entries (the transposing path).
+func TestCountEdgesRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n = 9000
+	var ri, ci []int
+	pairs := map[[2]int]bool{}
+	for e := 0; e < 90000; e++ {
+		i, j := rng.IntN(n), rng.IntN(n)
+		if rng.IntN(50) == 0 {
+			j = i
+		}
+		ri, ci = append(ri, i), append(ci, j)
+		if rng.IntN(3) > 0 { // two thirds of the entries in both directions
+			ri, ci = append(ri, j), append(ci, i)
+		}
+		if i != j {
+			pairs[[2]int{min(i, j), max(i, j)}] = true
+		}
+	}
+	a, err := sparse.FromCOO(n, n, ri, ci, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := CountEdges(a); got != len(pairs) {
+		t.Fatalf("sorted rows: CountEdges = %d, want %d", got, len(pairs))
+	}
+	// The same entries with every row reversed and its first entry repeated.
+	u := &sparse.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
+	for i := 0; i < n; i++ {
+		idx := slices.Clone(a.Indices[a.Indptr[i]:a.Indptr[i+1]])
+		slices.Reverse(idx)
+		if len(idx) > 0 {
+			idx = append(idx, idx[0])
+		}
+		u.Indices = append(u.Indices, idx...)
+		u.Indptr[i+1] = len(u.Indices)
+	}
+	u.Data = make([]float64, len(u.Indices))
+	if got := CountEdges(u); got != len(pairs) {
+		t.Fatalf("unsorted rows: CountEdges = %d, want %d", got, len(pairs))
+	}
+}
+
+// TestStandardizeColumnsParallel: the parallel statistics and output equal
+// a one-goroutine reference bit for bit (each column summed over the rows
+// in their order), with a row subset and a constant column.
+func TestStandardizeColumnsParallel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const r, c = 3000, 401
+	x := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			x.Set(i, j, rng.NormFloat64()*float64(j+1)+float64(j))
+		}
+		x.Set(i, 7, 3.5)
+	}
+	for _, rows := range [][]int{nil, rng.Perm(r)[:2000]} {
+		sel := rows
+		if sel == nil {
+			sel = make([]int, r)
+			for i := range sel {
+				sel[i] = i
+			}
+		}
+		mean := make([]float64, c)
+		for _, i := range sel {
+			for j := 0; j < c; j++ {
+				mean[j] += x.At(i, j)
+			}
+		}
+		vr := make([]float64, c)
+		for j := range mean {
+			mean[j] /= float64(len(sel))
+			for _, i := range sel {
+				d := x.At(i, j) - mean[j]
+				vr[j] += d * d
+			}
+		}
+		got := StandardizeColumns(x, rows)
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				scale := 1.0
+				if sd := math.Sqrt(vr[j] / float64(len(sel))); sd != 0 {
+					scale = 1 / sd
+				}
+				want := (x.At(i, j) - mean[j]) * scale
+				if g := got.At(i, j); math.Float64bits(g) != math.Float64bits(want) {
+					t.Fatalf("rows %d: (%d,%d) = %v, want %v", len(sel), i, j, g, want)
+				}
+			}
+		}
 	}
 }

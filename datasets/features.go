@@ -2,13 +2,19 @@ package datasets
 
 import (
 	"math"
+	"runtime"
+	"sync"
 
+	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
 // StandardizeColumns returns (X − μ)/σ per column, with μ and σ (population
 // standard deviation, as scikit-learn's StandardScaler) computed over the
 // given rows (all rows if rows is nil). Columns with σ = 0 are only centred.
+// The work runs on up to GOMAXPROCS goroutines, column ranges for the
+// statistics (each column summed over the rows in order) and row ranges for
+// the output, so the result does not depend on their number.
 func StandardizeColumns(x *mat.Dense, rows []int) *mat.Dense {
 	r, c := x.Dims()
 	if rows == nil {
@@ -18,22 +24,33 @@ func StandardizeColumns(x *mat.Dense, rows []int) *mat.Dense {
 		}
 	}
 	mean := make([]float64, c)
-	for _, i := range rows {
-		for j, v := range x.RawRowView(i) {
-			mean[j] += v
-		}
-	}
-	m := float64(len(rows))
-	for j := range mean {
-		mean[j] /= m
-	}
 	vr := make([]float64, c)
-	for _, i := range rows {
-		for j, v := range x.RawRowView(i) {
-			d := v - mean[j]
-			vr[j] += d * d
-		}
+	m := float64(len(rows))
+	xr := x.RawMatrix()
+	workers := runtime.GOMAXPROCS(0)
+	if float64(len(rows))*float64(c) < 1<<20 {
+		workers = 1
 	}
+	// Column ranges of at least 8 columns (a cache line) per goroutine.
+	parts := max(1, min(workers, c/8))
+	standardizeRun(parts, func(w int) {
+		c0, c1 := c*w/parts, c*(w+1)/parts
+		mu, v := mean[c0:c1], vr[c0:c1]
+		for _, i := range rows {
+			for j, x := range xr.Data[i*xr.Stride+c0 : i*xr.Stride+c1] {
+				mu[j] += x
+			}
+		}
+		for j := range mu {
+			mu[j] /= m
+		}
+		for _, i := range rows {
+			for j, x := range xr.Data[i*xr.Stride+c0 : i*xr.Stride+c1] {
+				d := x - mu[j]
+				v[j] += d * d
+			}
+		}
+	})
 	scale := make([]float64, c)
 	for j := range scale {
 		sd := math.Sqrt(vr[j] / m)
@@ -46,14 +63,34 @@ func StandardizeColumns(x *mat.Dense, rows []int) *mat.Dense {
 			mean[j] = 0
 		}
 	}
-	out := mat.NewDense(r, c, nil)
-	for i := 0; i < r; i++ {
-		dst := out.RawRowView(i)
-		for j, v := range x.RawRowView(i) {
-			dst[j] = (v - mean[j]) * scale[j]
+	out := sparse.NewDense(r, c)
+	parts = max(1, min(workers, r/64))
+	standardizeRun(parts, func(w int) {
+		for i := r * w / parts; i < r*(w+1)/parts; i++ {
+			dst := out.RawRowView(i)
+			for j, v := range x.RawRowView(i) {
+				dst[j] = (v - mean[j]) * scale[j]
+			}
 		}
-	}
+	})
 	return out
+}
+
+// standardizeRun calls f(0..parts-1), each on its own goroutine.
+func standardizeRun(parts int, f func(w int)) {
+	if parts == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(w)
+		}()
+	}
+	wg.Wait()
 }
 
 // RowNormalizeDense divides every row by its sum (rows summing to 0 are kept).

@@ -269,3 +269,84 @@ func TestPowerDenseLargeScratch(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerDenseGatherMatchesPowerDense: m^k·x[rows] gathered block by block
+// equals PowerDense of the copied rows bit for bit, whole and segmented, for
+// any workers; bad rows are errors.
+func TestPowerDenseGatherMatchesPowerDense(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(71, 72))
+	const n = 600
+	sub := rng.Perm(n)[:400]
+	slices.Sort(sub[:300]) // partly sorted, partly shuffled
+	s, err := SymNormalize(randGraph(rng, len(sub), 0.02))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seg := range []int{spmmSegmentBytes, 40 * 32 * 8} {
+		defer func(b int) { spmmSegmentBytes = b }(spmmSegmentBytes)
+		spmmSegmentBytes = seg
+		for _, cols := range []int{1, 9, 32, 70} {
+			x := randDense(rng, n, cols)
+			xs := mat.NewDense(len(sub), cols, nil)
+			for a, i := range sub {
+				xs.SetRow(a, x.RawRowView(i))
+			}
+			for k := 0; k <= 3; k++ {
+				want, err := PowerDense(ctx, s, xs, k, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, workers := range []int{1, 2, 3} {
+					got, err := PowerDenseGather(ctx, s, x, sub, k, workers)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i := range sub {
+						for j := 0; j < cols; j++ {
+							if g, w := got.At(i, j), want.At(i, j); math.Float64bits(g) != math.Float64bits(w) {
+								t.Fatalf("seg %d cols %d k %d workers %d: (%d,%d) = %v, want %v", seg, cols, k, workers, i, j, g, w)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	x := randDense(rng, n, 3)
+	if _, err := PowerDenseGather(ctx, s, x, sub[:10], 2, 1); err == nil {
+		t.Error("rows shorter than the matrix: no error")
+	}
+	bad := slices.Clone(sub)
+	bad[5] = n
+	if _, err := PowerDenseGather(ctx, s, x, bad, 2, 1); err == nil {
+		t.Error("row out of range: no error")
+	}
+}
+
+// TestMakeFloats: large and small slices are zeroed, fully writable, and
+// on Linux with transparent huge pages a large one's mapping carries the
+// huge-page advice (VmFlags "hg" in /proc/self/smaps).
+func TestMakeFloats(t *testing.T) {
+	for _, n := range []int{0, 1, 1000, hugeMin/8 + 12345} {
+		s := MakeFloats(n)
+		if len(s) != n {
+			t.Fatalf("len %d, want %d", len(s), n)
+		}
+		for i := range s {
+			if s[i] != 0 {
+				t.Fatalf("n=%d: not zeroed at %d", n, i)
+			}
+			s[i] = float64(i)
+		}
+		if n > 0 && s[n-1] != float64(n-1) {
+			t.Fatalf("n=%d: lost a write", n)
+		}
+		if n*8 >= hugeMin {
+			checkHugeAdvice(t, s)
+		}
+	}
+	if r, c := NewDense(3, 4).Dims(); r != 3 || c != 4 {
+		t.Errorf("NewDense(3, 4) is %dx%d", r, c)
+	}
+}

@@ -191,7 +191,7 @@ func PowerDense(ctx context.Context, m *CSR, x *mat.Dense, k, workers int) (*mat
 	if k == 0 {
 		return mat.DenseCopyOf(x), nil
 	}
-	out := mat.NewDense(xr, xc, nil)
+	out := NewDense(xr, xc)
 	if k == 1 {
 		if err := mulDenseInto(ctx, m, x, out, workers); err != nil {
 			return nil, err
@@ -202,6 +202,51 @@ func PowerDense(ctx context.Context, m *CSR, x *mat.Dense, k, workers int) (*mat
 	err := powerBlocks(ctx, m, xc, k, workers, out, func(block []float64, c0, w, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			copy(block[i*w:(i+1)*w], xraw.Data[i*xraw.Stride+c0:i*xraw.Stride+c0+w])
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PowerDenseGather returns m^k·x[rows], where x[rows] is the matrix of the
+// given rows of x in the given order (len(rows) = m.Rows = m.Cols), without
+// forming x[rows]: each 32-column block is gathered from x's rows straight
+// into the block buffer. The result equals PowerDense of the gathered
+// matrix bit for bit, for any workers (k = 0 returns the gathered copy).
+// The inductive precompute uses it for S_train^K·X[train].
+func PowerDenseGather(ctx context.Context, m *CSR, x *mat.Dense, rows []int, k, workers int) (*mat.Dense, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("sparse: PowerDenseGather: negative power %d", k)
+	}
+	if m.Rows != m.Cols {
+		return nil, fmt.Errorf("sparse: PowerDenseGather: matrix is %dx%d, not square", m.Rows, m.Cols)
+	}
+	xr, xc := x.Dims()
+	if len(rows) != m.Cols {
+		return nil, fmt.Errorf("sparse: PowerDenseGather: %d rows for a %dx%d matrix", len(rows), m.Rows, m.Cols)
+	}
+	for a, r := range rows {
+		if r < 0 || r >= xr {
+			return nil, fmt.Errorf("sparse: PowerDenseGather: row %d (position %d) out of range [0,%d)", r, a, xr)
+		}
+	}
+	if len(rows) == 0 || xc == 0 {
+		return &mat.Dense{}, nil
+	}
+	out := NewDense(len(rows), xc)
+	xraw := x.RawMatrix()
+	if k == 0 {
+		for a, r := range rows {
+			copy(out.RawRowView(a), xraw.Data[r*xraw.Stride:r*xraw.Stride+xc])
+		}
+		return out, nil
+	}
+	err := powerBlocks(ctx, m, xc, k, workers, out, func(block []float64, c0, w, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := rows[i]*xraw.Stride + c0
+			copy(block[i*w:(i+1)*w], xraw.Data[o:o+w])
 		}
 	})
 	if err != nil {
@@ -232,7 +277,7 @@ func PowerSparse(ctx context.Context, m *CSR, x *CSR, k, workers int) (*mat.Dens
 	}
 	xs := x.Canonical() // sorted rows: each block takes a run of each row
 	cur := slices.Clone(xs.Indptr[:xs.Rows])
-	out := mat.NewDense(x.Rows, x.Cols, nil)
+	out := NewDense(x.Rows, x.Cols)
 	err := powerBlocks(ctx, m, x.Cols, k, workers, out, func(block []float64, c0, w, lo, hi int) {
 		c1 := int32(c0 + w)
 		for i := lo; i < hi; i++ {

@@ -28,3 +28,24 @@ func scratch(n int) ([]float64, func()) {
 	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE) // advice only; errors change nothing
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(b))), n), func() { _ = syscall.Munmap(b) }
 }
+
+// hugePage is the size of a transparent huge page on amd64 and arm64 (4 KiB
+// base pages).
+const hugePage = 2 << 20
+
+// adviseHuge asks for transparent huge pages on the whole 2 MiB pages inside
+// s (advice only: errors, e.g. THP disabled, change nothing). The range lies
+// entirely within s's own allocation, so no other object is affected.
+func adviseHuge(s []float64) {
+	if len(s) == 0 {
+		return
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	lo := (p + hugePage - 1) &^ (hugePage - 1)
+	hi := (p + uintptr(len(s))*8) &^ (hugePage - 1)
+	if hi <= lo {
+		return
+	}
+	part := s[(lo-p)/8 : (hi-p)/8] // p is 8-byte aligned, so are lo and hi
+	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(part))), len(part)*8), syscall.MADV_HUGEPAGE)
+}

@@ -208,7 +208,11 @@ func dataRunDataset(ctx context.Context, job *registry.Job) (map[string]*artifac
 	if err != nil {
 		return nil, err
 	}
-	job.Logf("%s: %d nodes, %d edges, %d features, %d classes", g.Name, g.Nodes(), g.Edges(), g.FeatureDim(), g.Classes)
+	var info artifact.GraphInfo // the edge count, counted once
+	if err := a.JSON(artifact.MemberInfo, &info); err != nil {
+		return nil, err
+	}
+	job.Logf("%s: %d nodes, %d edges, %d features, %d classes", g.Name, g.Nodes(), info.Edges, g.FeatureDim(), g.Classes)
 	return map[string]*artifact.Artifact{dataOutGraph: a}, nil
 }
 
@@ -714,13 +718,11 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 			if err != nil {
 				return nil, err
 			}
-			_, d := x.Dims()
-			xt := mat.NewDense(max(len(train), 1), max(d, 1), nil)
-			if len(train) > 0 && d > 0 {
-				for a, i := range train {
-					copy(xt.RawRowView(a), x.RawRowView(i))
-				}
-				if xt, err = sparse.PowerDense(ctx, strain, xt, k, workers); err != nil {
+			if _, d := x.Dims(); len(train) > 0 && d > 0 {
+				// S_train^K·X[train], the training rows gathered block by
+				// block (no copy of X[train]).
+				xt, err := sparse.PowerDenseGather(ctx, strain, x, train, k, workers)
+				if err != nil {
 					return nil, err
 				}
 				out.SetDense(artifact.MemberXTrain, xt)

@@ -369,7 +369,7 @@ func GenerateSBM(ctx context.Context, opts SBMOptions) (*datasets.Graph, error) 
 			means.Set(c, j, opts.Signal*rng.NormFloat64())
 		}
 	}
-	x := mat.NewDense(n, d, nil)
+	x := sparse.NewDense(n, d)
 	rowChunks := (n + 4095) / 4096
 	err = parallel(ctx, rowChunks, opts.Workers, func(c int) {
 		r := rand.New(rand.NewPCG(opts.Seed^0x66656174, uint64(c)+1)) // "feat"
