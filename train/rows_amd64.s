@@ -67,3 +67,40 @@ done1:
 	VMOVUPD Z0, (DX)
 	VZEROUPPER
 	RET
+
+// func axpyRowsAVX512(out *float64, strideBytes int, gv *float64, nc int, x *float64, nb int)
+//
+// For each block b < nb and class k < nc (rows of out strideBytes apart):
+// out[k][b] = gv[k]·x[b] + out[k][b] (fused). nc ≥ 1.
+TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), SI
+	MOVQ strideBytes+8(FP), R8
+	MOVQ gv+16(FP), R9
+	MOVQ nc+24(FP), R10
+	MOVQ x+32(FP), R11
+	MOVQ nb+40(FP), CX
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ   axdone
+
+axblk:
+	VMOVUPD (R11)(AX*1), Z8
+	LEAQ (SI)(AX*1), DI
+	XORQ BX, BX
+
+axcls:
+	VBROADCASTSD (R9)(BX*8), Z3
+	VMOVUPD (DI), Z4
+	VFMADD231PD Z8, Z3, Z4
+	VMOVUPD Z4, (DI)
+	ADDQ R8, DI
+	INCQ BX
+	CMPQ BX, R10
+	JLT  axcls
+	ADDQ $64, AX
+	DECQ CX
+	JNE  axblk
+
+axdone:
+	VZEROUPPER
+	RET

@@ -8,3 +8,7 @@ const rowDotsVecOK = false
 func rowDotsAVX512(x, y []float64, stride int, out []float64) {
 	panic("train: AVX-512 kernel in a build without it")
 }
+
+func gtxRangeAVX512(g, x, out []float64, gStride, xStride, outStride, n, c, j0, j1 int) {
+	panic("train: AVX-512 kernel in a build without it")
+}

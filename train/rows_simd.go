@@ -2,7 +2,10 @@
 
 package train
 
-import "simd/archsimd"
+import (
+	"math"
+	"simd/archsimd"
+)
 
 // rowDotsVecOK reports whether rowDots runs its AVX-512 kernel.
 var rowDotsVecOK = archsimd.X86.AVX512()
@@ -50,6 +53,35 @@ func rowDotsAVX512(x, y []float64, stride int, out []float64) {
 // lanes8 returns the sum of eight lanes in a fixed order.
 func lanes8(t *[8]float64) float64 {
 	return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
+}
+
+//go:noescape
+func axpyRowsAVX512(out *float64, strideBytes int, gv *float64, nc int, x *float64, nb int)
+
+// gtxRangeAVX512 sets columns [j0, j1) of out (C×d) to Gᵀ·X for G (n×C)
+// and X (n×d): every entry is one sum over the rows in order, a fused
+// multiply-add per row, so the result does not depend on how the columns
+// are split.
+func gtxRangeAVX512(g, x, out []float64, gStride, xStride, outStride, n, c, j0, j1 int) {
+	for k := 0; k < c; k++ {
+		clear(out[k*outStride+j0 : k*outStride+j1])
+	}
+	nb := (j1 - j0) / 8
+	tail := j0 + 8*nb
+	_ = out[(c-1)*outStride+j1-1]
+	for r := 0; r < n; r++ {
+		gr := g[r*gStride : r*gStride+c]
+		xr := x[r*xStride+j0 : r*xStride+j1]
+		if nb > 0 {
+			axpyRowsAVX512(&out[j0], outStride*8, &gr[0], c, &xr[0], nb)
+		}
+		for j := tail; j < j1; j++ {
+			xv := xr[j-j0]
+			for k, gv := range gr {
+				out[k*outStride+j] = math.FMA(gv, xv, out[k*outStride+j])
+			}
+		}
+	}
 }
 
 //go:noescape

@@ -42,3 +42,44 @@ func TestRowDotsAVX512(t *testing.T) {
 		}
 	}
 }
+
+// TestGtxAVX512 compares Gᵀ·X from the assembly with plain sums, whole and
+// split into column ranges (the same bits either way).
+func TestGtxAVX512(t *testing.T) {
+	if !rowDotsVecOK {
+		t.Skip("CPU without AVX-512")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct{ n, c, d int }{{1, 1, 3}, {7, 6, 37}, {120, 6, 3703}, {13, 41, 64}} {
+		g := make([]float64, tc.n*tc.c)
+		x := make([]float64, tc.n*tc.d)
+		for i := range g {
+			g[i] = rng.NormFloat64()
+		}
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		whole := make([]float64, tc.c*tc.d)
+		gtxRangeAVX512(g, x, whole, tc.c, tc.d, tc.d, tc.n, tc.c, 0, tc.d)
+		split := make([]float64, tc.c*tc.d)
+		for j0 := 0; j0 < tc.d; j0 += 16 {
+			gtxRangeAVX512(g, x, split, tc.c, tc.d, tc.d, tc.n, tc.c, j0, min(j0+16, tc.d))
+		}
+		for k := 0; k < tc.c; k++ {
+			for j := 0; j < tc.d; j++ {
+				var want, scale float64
+				for r := 0; r < tc.n; r++ {
+					want += g[r*tc.c+k] * x[r*tc.d+j]
+					scale += math.Abs(g[r*tc.c+k] * x[r*tc.d+j])
+				}
+				got := whole[k*tc.d+j]
+				if math.Abs(got-want) > 1e-14*scale {
+					t.Fatalf("n=%d C=%d d=%d: entry (%d,%d) = %v, want %v", tc.n, tc.c, tc.d, k, j, got, want)
+				}
+				if math.Float64bits(got) != math.Float64bits(split[k*tc.d+j]) {
+					t.Fatalf("n=%d C=%d d=%d: entry (%d,%d) differs when the columns are split", tc.n, tc.c, tc.d, k, j)
+				}
+			}
+		}
+	}
+}

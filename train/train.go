@@ -591,7 +591,9 @@ func (t *trainer) lossGrad(ctx context.Context) error {
 		}
 		transposeInto(t.gyT, t.gy)
 	} else {
-		gemm(true, false, t.g, t.xTrain, t.gyT, t.workers) // (∂L/∂Y)ᵀ = Gᵀ·X_train
+		if err := t.gtx(ctx); err != nil { // (∂L/∂Y)ᵀ = Gᵀ·X_train
+			return err
+		}
 	}
 	if t.fmap == nil {
 		return nil // SGC: gyT is gwT
@@ -753,6 +755,25 @@ func (t *trainer) rowsProduct(ctx context.Context, rows []int, yT, out *mat.Dens
 		return nil
 	}
 	return t.parallel(ctx, len(rows), func(lo, hi int) { rowsProductRange(t.data.X, rows, yT, out, lo, hi) })
+}
+
+// gtx sets gyT = Gᵀ·X_train: with the AVX-512 kernel, column blocks of
+// X_train on the workers (each entry one sum over the training rows in
+// order); otherwise gonum's gemm.
+func (t *trainer) gtx(ctx context.Context) error {
+	if !rowDotsVecOK {
+		gemm(true, false, t.g, t.xTrain, t.gyT, t.workers)
+		return nil
+	}
+	n, d := t.xTrain.Dims()
+	gm, xm, om := t.g.RawMatrix(), t.xTrain.RawMatrix(), t.gyT.RawMatrix()
+	if t.serial(d) {
+		gtxRangeAVX512(gm.Data, xm.Data, om.Data, gm.Stride, xm.Stride, om.Stride, n, t.classes, 0, d)
+		return nil
+	}
+	return t.parallel(ctx, d, func(lo, hi int) {
+		gtxRangeAVX512(gm.Data, xm.Data, om.Data, gm.Stride, xm.Stride, om.Stride, n, t.classes, lo, hi)
+	})
 }
 
 // rowsProductRange computes rows [lo, hi) of rowsProduct: out[r] = Yᵀ·x
