@@ -324,7 +324,7 @@ axdone:
 	VZEROUPPER
 	RET
 
-// Constants of hylaMathAVX512 (bit patterns, as the Go constants of
+// Constants of hylaMathAAVX512 and hylaMathBAVX512 (bit patterns, as the Go constants of
 // features_simd.go round them).
 DATA hylaK<>+0(SB)/8, $0x3ff0000000000000 // one
 DATA hylaK<>+8(SB)/8, $0x3fe0000000000000 // half
@@ -364,17 +364,19 @@ DATA hylaK<>+272(SB)/8, $0xbfe0000000000000 // c1
 DATA hylaK<>+280(SB)/8, $0x3ff0000000000000 // c0
 GLOBL hylaK<>(SB), RODATA|NOPTR, $288
 
-// func hylaMathAVX512(q, lam, sinB, cosB, phi, e1, e2 *float64, nb int, a float64, twoRho int) int
+// func hylaMathAAVX512(q, lam, phi, e1, e2 *float64, nb int, a float64) int
 //
 // The second pass of hylaVecRow, block after block (b < nb), as its Go
-// code (hylaMathGo in the tests) spells it operation by operation: invq =
-// 1/q, p = a·invq, log p (vecLog), δ = λ'·log p, P^{twoRho/2}
-// (vecPowHalf), sin/cos δ (vecSinCosSmall), then φ, ∂φ/∂h and ∂φ/∂h·invq
-// into phi, e1, e2. It stops before the first block with a P outside
-// [2^−1000, 2^1000], a NaN or an |δ| > 0.5 (writing nothing for it) and
-// returns the number of blocks done (nb if none). The chain of dependent
-// operations per block is long (two divisions, the polynomials), so two
-// blocks run interleaved: the macros below are one block's stages, on
+// code (hylaMathGo in the tests) spells it operation by operation, in two
+// loops over the row so that the out-of-order core overlaps more blocks of
+// the long chains of dependent operations: this one computes invq = 1/q,
+// p = a·invq, log p (vecLog), δ = λ'·log p and leaves p in phi, δ in e1
+// and invq in e2; hylaMathBAVX512 then computes P^{twoRho/2}
+// (vecPowHalf), sin/cos δ (vecSinCosSmall) and φ, ∂φ/∂h and ∂φ/∂h·invq
+// into phi, e1, e2. This one stops before the first block with a P
+// outside [2^−1000, 2^1000], a NaN or an |δ| > 0.5 (writing nothing for
+// it) and returns the number of blocks done (nb if none). Each loop runs
+// two blocks side by side: the macros below are one block's stages, on
 // registers x0…x12 and masks kb (bad lanes), kt, kg; block A uses Z0–Z12
 // and K1–K3, block B Z13–Z25 and K4–K6. Z28 = ρ, Z29 = 0.5, Z30 = 1,
 // Z31 = a. SI, R8–R13: q, λ', sin b, cos b, φ, e1, e2; AX: byte offset.
@@ -486,28 +488,22 @@ GLOBL hylaK<>(SB), RODATA|NOPTR, $288
 	VMULPD x1, x7, x7; \
 	VMOVUPD x7, off(R13)(AX*1)
 
-TEXT ·hylaMathAVX512(SB), NOSPLIT, $0-88
+TEXT ·hylaMathAAVX512(SB), NOSPLIT, $0-64
 	MOVQ q+0(FP), SI
 	MOVQ lam+8(FP), R8
-	MOVQ sinB+16(FP), R9
-	MOVQ cosB+24(FP), R10
-	MOVQ phi+32(FP), R11
-	MOVQ e1+40(FP), R12
-	MOVQ e2+48(FP), R13
-	MOVQ nb+56(FP), CX
-	VBROADCASTSD a+64(FP), Z31
-	MOVQ twoRho+72(FP), DI
+	MOVQ phi+16(FP), R11
+	MOVQ e1+24(FP), R12
+	MOVQ e2+32(FP), R13
+	MOVQ nb+40(FP), CX
+	VBROADCASTSD a+48(FP), Z31
 	VBROADCASTSD hylaK<>+0(SB), Z30
 	VBROADCASTSD hylaK<>+8(SB), Z29
-	CVTSQ2SD DI, X0
-	MULSD hylaK<>+8(SB), X0
-	VBROADCASTSD X0, Z28
 	XORQ DX, DX
 	XORQ AX, AX
 
-mpair:
+mapair:
 	CMPQ CX, $2
-	JLT  msingle
+	JLT  masingle
 	MATH1(0, Z0, Z1, Z2, K1, K2)
 	MATH1(64, Z13, Z14, Z15, K4, K5)
 	MATH2(Z2, Z3, Z4, Z5, Z6, K3)
@@ -520,94 +516,153 @@ mpair:
 	MATH5(64, Z16, Z17, Z24, Z25, K4, K5)
 	KORW K4, K1, K2
 	KORTESTW K2, K2
-	JNE msingle
-
-	// mag = p^(twoRho/2) into Z5 and Z18 (base in Z6, Z19)
-	TESTQ $1, DI
-	JEQ   mpeven
-	VSQRTPD Z2, Z5
-	VSQRTPD Z15, Z18
-	JMP   mppow
-
-mpeven:
-	VMOVAPD Z30, Z5
-	VMOVAPD Z30, Z18
-
-mppow:
-	VMOVAPD Z2, Z6
-	VMOVAPD Z15, Z19
-	MOVQ DI, BX
-	SHRQ $1, BX
-
-mppowloop:
-	TESTQ BX, BX
-	JEQ   mppowdone
-	TESTQ $1, BX
-	JEQ   mppowsq
-	VMULPD Z6, Z5, Z5
-	VMULPD Z19, Z18, Z18
-
-mppowsq:
-	VMULPD Z6, Z6, Z6
-	VMULPD Z19, Z19, Z19
-	SHRQ $1, BX
-	JMP  mppowloop
-
-mppowdone:
-	MATH7(Z3, Z7, Z8, Z9)
-	MATH7(Z16, Z20, Z21, Z22)
-	MATH8(0, Z0, Z1, Z2, Z4, Z5, Z7, Z8, Z9, Z10, Z11, Z12)
-	MATH8(64, Z13, Z14, Z15, Z17, Z18, Z20, Z21, Z22, Z23, Z24, Z25)
+	JNE masingle
+	VMOVUPD Z2, (R11)(AX*1)
+	VMOVUPD Z3, (R12)(AX*1)
+	VMOVUPD Z1, (R13)(AX*1)
+	VMOVUPD Z15, 64(R11)(AX*1)
+	VMOVUPD Z16, 64(R12)(AX*1)
+	VMOVUPD Z14, 64(R13)(AX*1)
 	ADDQ $128, AX
 	ADDQ $2, DX
 	SUBQ $2, CX
-	JMP  mpair
+	JMP  mapair
 
 	// One block (the last one, or the first of a pair with a bad block).
-msingle:
+masingle:
 	TESTQ CX, CX
-	JEQ   mdone
+	JEQ   madone
 	MATH1(0, Z0, Z1, Z2, K1, K2)
 	MATH2(Z2, Z3, Z4, Z5, Z6, K3)
 	MATH3(Z6, Z7, Z8, Z9, Z10)
 	MATH4(Z3, Z5, Z6, Z7, Z9, Z10, Z11)
 	MATH5(0, Z3, Z4, Z11, Z12, K1, K2)
 	KORTESTW K1, K1
-	JNE mdone
-	TESTQ $1, DI
-	JEQ   mseven
-	VSQRTPD Z2, Z5
-	JMP   mspow
+	JNE madone
+	VMOVUPD Z2, (R11)(AX*1)
+	VMOVUPD Z3, (R12)(AX*1)
+	VMOVUPD Z1, (R13)(AX*1)
+	ADDQ $64, AX
+	INCQ DX
+	DECQ CX
+	JMP  mapair
 
-mseven:
+madone:
+	MOVQ DX, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func hylaMathBAVX512(lam, sinB, cosB, phi, e1, e2 *float64, nb int, twoRho int)
+//
+// The second part of the pass for nb blocks that hylaMathAAVX512 left with
+// p in phi, δ in e1 and 1/q in e2: P^{twoRho/2}, sin/cos δ and the
+// outputs φ, ∂φ/∂h, ∂φ/∂h/q over them. Two blocks at a time, as there.
+TEXT ·hylaMathBAVX512(SB), NOSPLIT, $0-64
+	MOVQ lam+0(FP), R8
+	MOVQ sinB+8(FP), R9
+	MOVQ cosB+16(FP), R10
+	MOVQ phi+24(FP), R11
+	MOVQ e1+32(FP), R12
+	MOVQ e2+40(FP), R13
+	MOVQ nb+48(FP), CX
+	MOVQ twoRho+56(FP), DI
+	VBROADCASTSD hylaK<>+0(SB), Z30
+	CVTSQ2SD DI, X0
+	MULSD hylaK<>+8(SB), X0
+	VBROADCASTSD X0, Z28
+	XORQ AX, AX
+
+mbpair:
+	CMPQ CX, $2
+	JLT  mbsingle
+	VMOVUPD (R11)(AX*1), Z2
+	VMOVUPD (R12)(AX*1), Z3
+	VMOVUPD (R13)(AX*1), Z1
+	VMOVUPD (R8)(AX*1), Z12
+	VMOVUPD 64(R11)(AX*1), Z15
+	VMOVUPD 64(R12)(AX*1), Z16
+	VMOVUPD 64(R13)(AX*1), Z14
+	VMOVUPD 64(R8)(AX*1), Z25
+
+	// mag = p^(twoRho/2) into Z5 and Z18 (base in Z6, Z19)
+	TESTQ $1, DI
+	JEQ   mbpeven
+	VSQRTPD Z2, Z5
+	VSQRTPD Z15, Z18
+	JMP   mbppow
+
+mbpeven:
+	VMOVAPD Z30, Z5
+	VMOVAPD Z30, Z18
+
+mbppow:
+	VMOVAPD Z2, Z6
+	VMOVAPD Z15, Z19
+	MOVQ DI, BX
+	SHRQ $1, BX
+
+mbppowloop:
+	TESTQ BX, BX
+	JEQ   mbppowdone
+	TESTQ $1, BX
+	JEQ   mbppowsq
+	VMULPD Z6, Z5, Z5
+	VMULPD Z19, Z18, Z18
+
+mbppowsq:
+	VMULPD Z6, Z6, Z6
+	VMULPD Z19, Z19, Z19
+	SHRQ $1, BX
+	JMP  mbppowloop
+
+mbppowdone:
+	MATH7(Z3, Z7, Z8, Z9)
+	MATH7(Z16, Z20, Z21, Z22)
+	MATH8(0, Z0, Z1, Z2, Z4, Z5, Z7, Z8, Z9, Z10, Z11, Z12)
+	MATH8(64, Z13, Z14, Z15, Z17, Z18, Z20, Z21, Z22, Z23, Z24, Z25)
+	ADDQ $128, AX
+	SUBQ $2, CX
+	JMP  mbpair
+
+mbsingle:
+	TESTQ CX, CX
+	JEQ   mbdone
+	VMOVUPD (R11)(AX*1), Z2
+	VMOVUPD (R12)(AX*1), Z3
+	VMOVUPD (R13)(AX*1), Z1
+	VMOVUPD (R8)(AX*1), Z12
+	TESTQ $1, DI
+	JEQ   mbseven
+	VSQRTPD Z2, Z5
+	JMP   mbspow
+
+mbseven:
 	VMOVAPD Z30, Z5
 
-mspow:
+mbspow:
 	VMOVAPD Z2, Z6
 	MOVQ DI, BX
 	SHRQ $1, BX
 
-mspowloop:
+mbspowloop:
 	TESTQ BX, BX
-	JEQ   mspowdone
+	JEQ   mbspowdone
 	TESTQ $1, BX
-	JEQ   mspowsq
+	JEQ   mbspowsq
 	VMULPD Z6, Z5, Z5
 
-mspowsq:
+mbspowsq:
 	VMULPD Z6, Z6, Z6
 	SHRQ $1, BX
-	JMP  mspowloop
+	JMP  mbspowloop
 
-mspowdone:
+mbspowdone:
 	MATH7(Z3, Z7, Z8, Z9)
 	MATH8(0, Z0, Z1, Z2, Z4, Z5, Z7, Z8, Z9, Z10, Z11, Z12)
 	ADDQ $64, AX
-	INCQ DX
 	DECQ CX
-	JMP  mpair
+	JMP  mbsingle
 
-mdone:
-	MOVQ DX, ret+80(FP)
+mbdone:
 	VZEROUPPER
 	RET

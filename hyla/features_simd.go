@@ -66,7 +66,11 @@ func hylaVecRow(h *HyLaMap, q, phi, e1, e2 []float64, zi []float64, a float64) {
 	phi, e1, e2 = phi[:dp], e1[:dp], e2[:dp]
 	nb := dp / 8
 	for b := 0; b < nb; {
-		b += hylaMathAVX512(&q[8*b], &lam[8*b], &sinB[8*b], &cosB[8*b], &phi[8*b], &e1[8*b], &e2[8*b], nb-b, a, h.twoRho)
+		n := hylaMathAAVX512(&q[8*b], &lam[8*b], &phi[8*b], &e1[8*b], &e2[8*b], nb-b, a)
+		if n > 0 {
+			hylaMathBAVX512(&lam[8*b], &sinB[8*b], &cosB[8*b], &phi[8*b], &e1[8*b], &e2[8*b], n, h.twoRho)
+		}
+		b += n
 		if b < nb {
 			hylaVecScalarBlock(h, phi, e1, e2, zi, a, 8*b)
 			b++
@@ -138,7 +142,10 @@ func hylaDot1AVX512(x, y *float64, nb int, out *[8]float64)
 func hylaDot4AVX512(x, y *float64, strideBytes, nb int, out *[32]float64)
 
 //go:noescape
-func hylaMathAVX512(q, lam, sinB, cosB, phi, e1, e2 *float64, nb int, a float64, twoRho int) int
+func hylaMathAAVX512(q, lam, phi, e1, e2 *float64, nb int, a float64) int
+
+//go:noescape
+func hylaMathBAVX512(lam, sinB, cosB, phi, e1, e2 *float64, nb int, twoRho int)
 
 //go:noescape
 func hylaAxpyAVX512(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int)

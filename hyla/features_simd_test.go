@@ -188,7 +188,7 @@ func TestHyLaLinearWorkersDeterministic(t *testing.T) {
 	}
 }
 
-// The Go reference of hylaMathAVX512 (the assembly spells out these
+// The Go reference of hylaMathAAVX512 and hylaMathBAVX512 (the assembly spells out these
 // operations one by one): the constants and the log and power of the
 // kernels, then the pass itself.
 
