@@ -10,8 +10,9 @@
 // func hylaDistAVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
 //
 // For each block b < nb: q[8b:8b+8] = Σ_k (z_k − Ωᵀ[k][8b:8b+8])², one
-// t = z_k − ω then acc = t·t + acc (fused) per k in order, from zero. Four
-// blocks at a time share each broadcast of z_k.
+// t = z_k − ω then acc = t·t + acc (fused) per k in order, from zero. Eight
+// blocks at a time share each broadcast of z_k (eight independent chains),
+// then four, then one.
 TEXT ·hylaDistAVX512(SB), NOSPLIT, $0-48
 	MOVQ z+0(FP), SI
 	MOVQ d0+8(FP), R8
@@ -19,6 +20,56 @@ TEXT ·hylaDistAVX512(SB), NOSPLIT, $0-48
 	MOVQ strideBytes+24(FP), R9
 	MOVQ q+32(FP), DX
 	MOVQ nb+40(FP), CX
+
+dist8:
+	CMPQ CX, $8
+	JLT  dist4
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, R12
+
+dist8k:
+	VBROADCASTSD (R11), Z4
+	VSUBPD (R10), Z4, Z5
+	VSUBPD 64(R10), Z4, Z6
+	VSUBPD 128(R10), Z4, Z7
+	VSUBPD 192(R10), Z4, Z8
+	VSUBPD 256(R10), Z4, Z14
+	VSUBPD 320(R10), Z4, Z15
+	VSUBPD 384(R10), Z4, Z16
+	VSUBPD 448(R10), Z4, Z17
+	VFMADD231PD Z5, Z5, Z0
+	VFMADD231PD Z6, Z6, Z1
+	VFMADD231PD Z7, Z7, Z2
+	VFMADD231PD Z8, Z8, Z3
+	VFMADD231PD Z14, Z14, Z10
+	VFMADD231PD Z15, Z15, Z11
+	VFMADD231PD Z16, Z16, Z12
+	VFMADD231PD Z17, Z17, Z13
+	ADDQ $8, R11
+	ADDQ R9, R10
+	DECQ R12
+	JNE  dist8k
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VMOVUPD Z10, 256(DX)
+	VMOVUPD Z11, 320(DX)
+	VMOVUPD Z12, 384(DX)
+	VMOVUPD Z13, 448(DX)
+	ADDQ $512, DI
+	ADDQ $512, DX
+	SUBQ $8, CX
+	JMP  dist8
 
 dist4:
 	CMPQ CX, $4
@@ -289,7 +340,7 @@ d4done:
 
 // func hylaAxpyAVX512(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int)
 //
-// For each block b < nb and class k < nc (rows of part strideBytes apart):
+// For each class k < nc and block b < nb (rows of part strideBytes apart):
 // part[k][b] = gy[k]·phi[b] + part[k][b] (fused). nc ≥ 1.
 TEXT ·hylaAxpyAVX512(SB), NOSPLIT, $0-48
 	MOVQ part+0(FP), SI
@@ -297,28 +348,42 @@ TEXT ·hylaAxpyAVX512(SB), NOSPLIT, $0-48
 	MOVQ gy+16(FP), R9
 	MOVQ nc+24(FP), R10
 	MOVQ phi+32(FP), R11
-	MOVQ nb+40(FP), CX
-	XORQ AX, AX
-	TESTQ CX, CX
+	MOVQ nb+40(FP), R12
+	TESTQ R12, R12
 	JEQ   axdone
 
-axblk:
-	VMOVUPD (R11)(AX*1), Z8
-	LEAQ (SI)(AX*1), DI
-	XORQ BX, BX
-
 axcls:
-	VBROADCASTSD (R9)(BX*8), Z3
+	VBROADCASTSD (R9), Z3
+	MOVQ SI, DI
+	MOVQ R11, DX
+	MOVQ R12, CX
+
+axblk2:
+	CMPQ CX, $2
+	JLT  axblk1
 	VMOVUPD (DI), Z4
-	VFMADD231PD Z8, Z3, Z4
+	VMOVUPD 64(DI), Z5
+	VFMADD231PD (DX), Z3, Z4
+	VFMADD231PD 64(DX), Z3, Z5
 	VMOVUPD Z4, (DI)
-	ADDQ R8, DI
-	INCQ BX
-	CMPQ BX, R10
-	JLT  axcls
-	ADDQ $64, AX
-	DECQ CX
-	JNE  axblk
+	VMOVUPD Z5, 64(DI)
+	ADDQ $128, DI
+	ADDQ $128, DX
+	SUBQ $2, CX
+	JMP  axblk2
+
+axblk1:
+	TESTQ CX, CX
+	JEQ   axnext
+	VMOVUPD (DI), Z4
+	VFMADD231PD (DX), Z3, Z4
+	VMOVUPD Z4, (DI)
+
+axnext:
+	ADDQ $8, R9
+	ADDQ R8, SI
+	DECQ R10
+	JNE  axcls
 
 axdone:
 	VZEROUPPER
