@@ -71,3 +71,48 @@ func benchCPU() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkRedditProducts measures the two products of a Reddit-scale
+// inductive epoch on 20,000 of its 153,431 training rows (602 features,
+// 41 classes): the logits X·Y (rowsProductRange) and (∂L/∂Y)ᵀ = Gᵀ·X
+// (gtx), one worker; "gemm" is gonum's (or, with -tags openblas, OpenBLAS's)
+// tiled product for comparison.
+func BenchmarkRedditProducts(b *testing.B) {
+	const n, d, c = 20000, 602, 41
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := mat.NewDense(n, d, nil)
+	for i, raw := 0, x.RawMatrix().Data; i < len(raw); i++ {
+		raw[i] = rng.NormFloat64()
+	}
+	yT, g := mat.NewDense(c, d, nil), mat.NewDense(n, c, nil)
+	for _, m := range []*mat.Dense{yT, g} {
+		for i, raw := 0, m.RawMatrix().Data; i < len(raw); i++ {
+			raw[i] = rng.NormFloat64()
+		}
+	}
+	logits, gyT := mat.NewDense(n, c, nil), mat.NewDense(c, d, nil)
+	tr := &trainer{workers: 1, classes: c, xTrain: x, g: g, gyT: gyT}
+	ctx := context.Background()
+	gflop := 2 * float64(n) * d * c / 1e9
+	for _, tc := range []struct {
+		name string
+		f    func()
+	}{
+		{"logits/rows", func() { rowsProductRange(x, nil, yT, logits, 0, n) }},
+		{"logits/gemm", func() { gemm(false, true, x, yT, logits, 1) }},
+		{"gtx/kernel", func() {
+			if err := tr.gtx(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"gtx/gemm", func() { gemm(true, false, g, x, gyT, 1) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			cpu0 := benchCPU()
+			for i := 0; i < b.N; i++ {
+				tc.f()
+			}
+			b.ReportMetric(gflop*float64(b.N)/(float64(benchCPU()-cpu0)/1e9), "GFLOP/cpu-s")
+		})
+	}
+}

@@ -104,3 +104,53 @@ axcls:
 axdone:
 	VZEROUPPER
 	RET
+
+// func axpy4RowsAVX512(out *float64, outStrideBytes int, gp *float64, nc int, x *float64, xStrideBytes int, nb int)
+//
+// Four rows at a time: for each class k < nc and block b < nb (rows of out
+// outStrideBytes apart, of x xStrideBytes apart): out[k][b] = gp[4k+3]·x3[b]
+// + (gp[4k+2]·x2[b] + (gp[4k+1]·x1[b] + (gp[4k]·x0[b] + out[k][b]))), each
+// step fused: the same sums as four calls of axpyRowsAVX512 in row order,
+// with a quarter of the loads and stores of out. nc ≥ 1.
+TEXT ·axpy4RowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ out+0(FP), SI
+	MOVQ outStrideBytes+8(FP), R8
+	MOVQ gp+16(FP), R9
+	MOVQ nc+24(FP), R11
+	MOVQ x+32(FP), R12
+	MOVQ xStrideBytes+40(FP), R13
+	MOVQ nb+48(FP), BX
+	TESTQ BX, BX
+	JEQ   ax4done
+	LEAQ (R12)(R13*1), R10
+	LEAQ (R12)(R13*2), DX
+	LEAQ (R10)(R13*2), R13
+
+ax4cls:
+	VBROADCASTSD (R9), Z0
+	VBROADCASTSD 8(R9), Z1
+	VBROADCASTSD 16(R9), Z2
+	VBROADCASTSD 24(R9), Z3
+	MOVQ SI, DI
+	XORQ AX, AX
+	MOVQ BX, CX
+
+ax4blk:
+	VMOVUPD (DI), Z4
+	VFMADD231PD (R12)(AX*1), Z0, Z4
+	VFMADD231PD (R10)(AX*1), Z1, Z4
+	VFMADD231PD (DX)(AX*1), Z2, Z4
+	VFMADD231PD (R13)(AX*1), Z3, Z4
+	VMOVUPD Z4, (DI)
+	ADDQ $64, DI
+	ADDQ $64, AX
+	DECQ CX
+	JNE  ax4blk
+	ADDQ $32, R9
+	ADDQ R8, SI
+	DECQ R11
+	JNE  ax4cls
+
+ax4done:
+	VZEROUPPER
+	RET

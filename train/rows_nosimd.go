@@ -9,6 +9,6 @@ func rowDotsAVX512(x, y []float64, stride int, out []float64) {
 	panic("train: AVX-512 kernel in a build without it")
 }
 
-func gtxRangeAVX512(g, x, out []float64, gStride, xStride, outStride, n, c, j0, j1 int) {
+func gtxRangeAVX512(g, x, out, gp []float64, gStride, xStride, outStride, n, c, j0, j1 int) {
 	panic("train: AVX-512 kernel in a build without it")
 }

@@ -58,25 +58,42 @@ func lanes8(t *[8]float64) float64 {
 //go:noescape
 func axpyRowsAVX512(out *float64, strideBytes int, gv *float64, nc int, x *float64, nb int)
 
+//go:noescape
+func axpy4RowsAVX512(out *float64, outStrideBytes int, gp *float64, nc int, x *float64, xStrideBytes int, nb int)
+
 // gtxRangeAVX512 sets columns [j0, j1) of out (C×d) to Gᵀ·X for G (n×C)
 // and X (n×d): every entry is one sum over the rows in order, a fused
 // multiply-add per row, so the result does not depend on how the columns
-// are split.
-func gtxRangeAVX512(g, x, out []float64, gStride, xStride, outStride, n, c, j0, j1 int) {
+// are split. Rows go four at a time through the vector kernel (gp packs
+// their gradients class by class; len(gp) ≥ 4C).
+func gtxRangeAVX512(g, x, out, gp []float64, gStride, xStride, outStride, n, c, j0, j1 int) {
 	for k := 0; k < c; k++ {
 		clear(out[k*outStride+j0 : k*outStride+j1])
 	}
 	nb := (j1 - j0) / 8
 	tail := j0 + 8*nb
 	_ = out[(c-1)*outStride+j1-1]
+	_ = x[(n-1)*xStride+j1-1]
+	r := 0
+	if nb > 0 {
+		gp = gp[:4*c]
+		for ; r+4 <= n; r += 4 {
+			for k := 0; k < c; k++ {
+				for t := 0; t < 4; t++ {
+					gp[4*k+t] = g[(r+t)*gStride+k]
+				}
+			}
+			axpy4RowsAVX512(&out[j0], outStride*8, &gp[0], c, &x[r*xStride+j0], xStride*8, nb)
+		}
+		for ; r < n; r++ {
+			axpyRowsAVX512(&out[j0], outStride*8, &g[r*gStride], c, &x[r*xStride+j0], nb)
+		}
+	}
 	for r := 0; r < n; r++ {
 		gr := g[r*gStride : r*gStride+c]
-		xr := x[r*xStride+j0 : r*xStride+j1]
-		if nb > 0 {
-			axpyRowsAVX512(&out[j0], outStride*8, &gr[0], c, &xr[0], nb)
-		}
+		xr := x[r*xStride : r*xStride+j1]
 		for j := tail; j < j1; j++ {
-			xv := xr[j-j0]
+			xv := xr[j]
 			for k, gv := range gr {
 				out[k*outStride+j] = math.FMA(gv, xv, out[k*outStride+j])
 			}

@@ -50,7 +50,7 @@ func TestGtxAVX512(t *testing.T) {
 		t.Skip("CPU without AVX-512")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, tc := range []struct{ n, c, d int }{{1, 1, 3}, {7, 6, 37}, {120, 6, 3703}, {13, 41, 64}} {
+	for _, tc := range []struct{ n, c, d int }{{1, 1, 3}, {7, 6, 37}, {120, 6, 3703}, {13, 41, 64}, {9, 3, 8}} {
 		g := make([]float64, tc.n*tc.c)
 		x := make([]float64, tc.n*tc.d)
 		for i := range g {
@@ -60,10 +60,10 @@ func TestGtxAVX512(t *testing.T) {
 			x[i] = rng.NormFloat64()
 		}
 		whole := make([]float64, tc.c*tc.d)
-		gtxRangeAVX512(g, x, whole, tc.c, tc.d, tc.d, tc.n, tc.c, 0, tc.d)
+		gtxRangeAVX512(g, x, whole, make([]float64, 4*tc.c), tc.c, tc.d, tc.d, tc.n, tc.c, 0, tc.d)
 		split := make([]float64, tc.c*tc.d)
 		for j0 := 0; j0 < tc.d; j0 += 16 {
-			gtxRangeAVX512(g, x, split, tc.c, tc.d, tc.d, tc.n, tc.c, j0, min(j0+16, tc.d))
+			gtxRangeAVX512(g, x, split, make([]float64, 4*tc.c), tc.c, tc.d, tc.d, tc.n, tc.c, j0, min(j0+16, tc.d))
 		}
 		for k := 0; k < tc.c; k++ {
 			for j := 0; j < tc.d; j++ {

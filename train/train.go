@@ -181,6 +181,8 @@ type trainer struct {
 	// fused: the last forward pass ran the map's kernel fused with the
 	// classifier (linearMap), so φ was not stored.
 	fused bool
+	// gtxPack: per worker, four rows of ∂L/∂logits packed for gtx.
+	gtxPack []float64
 
 	// Node level: Y and ∂L/∂Y in row-major n×C for the sparse products,
 	// propagation buffers (n×C) and Sᵀ.
@@ -767,12 +769,19 @@ func (t *trainer) gtx(ctx context.Context) error {
 	}
 	n, d := t.xTrain.Dims()
 	gm, xm, om := t.g.RawMatrix(), t.xTrain.RawMatrix(), t.gyT.RawMatrix()
+	c := t.classes
+	if len(t.gtxPack) < 4*c*t.workers {
+		t.gtxPack = make([]float64, 4*c*t.workers)
+	}
 	if t.serial(d) {
-		gtxRangeAVX512(gm.Data, xm.Data, om.Data, gm.Stride, xm.Stride, om.Stride, n, t.classes, 0, d)
+		gtxRangeAVX512(gm.Data, xm.Data, om.Data, t.gtxPack, gm.Stride, xm.Stride, om.Stride, n, c, 0, d)
 		return nil
 	}
 	return t.parallel(ctx, d, func(lo, hi int) {
-		gtxRangeAVX512(gm.Data, xm.Data, om.Data, gm.Stride, xm.Stride, om.Stride, n, t.classes, lo, hi)
+		// Column blocks of parallelBlock: block lo/parallelBlock runs on
+		// worker (lo/parallelBlock) mod workers, which owns that pack.
+		w := (lo / parallelBlock) % t.workers
+		gtxRangeAVX512(gm.Data, xm.Data, om.Data, t.gtxPack[4*c*w:4*c*(w+1)], gm.Stride, xm.Stride, om.Stride, n, c, lo, hi)
 	})
 }
 
