@@ -88,18 +88,44 @@ func ColSums(m *mat.Dense, dst []float64) {
 // SoftmaxCrossEntropy returns the mean over the n rows of logits (n×C) of
 // −log softmax(logits_i)[labels_i], as PyTorch's F.cross_entropy, and sets
 // grad (n×C, may be nil) to its gradient (softmax − onehot)/n. It returns an
-// error for a label outside [0, C).
+// error for a label outside [0, C). The loss is summed in blocks of
+// CrossEntropyBlock rows, as a caller of SoftmaxCrossEntropyRows sums them.
 func SoftmaxCrossEntropy(logits *mat.Dense, labels []int, grad *mat.Dense) (float64, error) {
-	n, c := logits.Dims()
+	n, _ := logits.Dims()
 	if len(labels) != n {
 		return 0, fmt.Errorf("nn: cross-entropy: %d labels for %d rows", len(labels), n)
 	}
 	if n == 0 {
 		return 0, fmt.Errorf("nn: cross-entropy of zero rows")
 	}
+	var total float64
+	for lo := 0; lo < n; lo += CrossEntropyBlock {
+		s, err := SoftmaxCrossEntropyRows(logits, labels, grad, lo, min(lo+CrossEntropyBlock, n))
+		if err != nil {
+			return 0, err
+		}
+		total += s
+	}
+	return total / float64(n), nil
+}
+
+// CrossEntropyBlock is the number of rows whose losses SoftmaxCrossEntropy
+// adds up before adding the block's sum to the total.
+const CrossEntropyBlock = 512
+
+// SoftmaxCrossEntropyRows is one block of SoftmaxCrossEntropy: for rows
+// [lo, hi) of the n rows it returns the sum (not the mean) of their losses
+// and sets their rows of grad (may be nil) to the gradient of the mean over
+// all n rows. Blocks may run concurrently. One exponential per logit:
+// softmax_j = e^{x_j − max}/Σ_k e^{x_k − max}.
+func SoftmaxCrossEntropyRows(logits *mat.Dense, labels []int, grad *mat.Dense, lo, hi int) (float64, error) {
+	n, c := logits.Dims()
+	if len(labels) != n {
+		return 0, fmt.Errorf("nn: cross-entropy: %d labels for %d rows", len(labels), n)
+	}
 	inv := 1 / float64(n)
 	var total float64
-	for i := 0; i < n; i++ {
+	for i := lo; i < hi; i++ {
 		y := labels[i]
 		if y < 0 || y >= c {
 			return 0, fmt.Errorf("nn: cross-entropy: row %d has label %d, want 0..%d", i, y, c-1)
@@ -110,20 +136,26 @@ func SoftmaxCrossEntropy(logits *mat.Dense, labels []int, grad *mat.Dense) (floa
 			mx = math.Max(mx, v)
 		}
 		var s float64
-		for _, v := range row {
-			s += math.Exp(v - mx)
-		}
-		lse := mx + math.Log(s)
-		total += lse - row[y]
 		if grad != nil {
-			g := grad.RawRowView(i)
+			g := grad.RawRowView(i)[:c]
 			for j, v := range row {
-				g[j] = math.Exp(v-lse) * inv
+				e := math.Exp(v - mx)
+				g[j] = e
+				s += e
+			}
+			f := inv / s
+			for j := range g {
+				g[j] *= f
 			}
 			g[y] -= inv
+		} else {
+			for _, v := range row {
+				s += math.Exp(v - mx)
+			}
 		}
+		total += mx + math.Log(s) - row[y]
 	}
-	return total * inv, nil
+	return total, nil
 }
 
 // SigmoidBCE returns the mean binary cross-entropy of the logits (n×1)

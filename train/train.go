@@ -183,6 +183,9 @@ type trainer struct {
 	fused bool
 	// gtxPack: per worker, four rows of ∂L/∂logits packed for gtx.
 	gtxPack []float64
+	// ceParts, ceErrs: per block of training rows, the cross-entropy sum.
+	ceParts []float64
+	ceErrs  []error
 
 	// Node level: Y and ∂L/∂Y in row-major n×C for the sparse products,
 	// propagation buffers (n×C) and Sᵀ.
@@ -573,7 +576,7 @@ func (t *trainer) lossGrad(ctx context.Context) error {
 	if t.data.Binary {
 		t.loss, err = nn.SigmoidBCE(t.logTr, t.yTr, t.g)
 	} else {
-		t.loss, err = nn.SoftmaxCrossEntropy(t.logTr, t.yTr, t.g)
+		t.loss, err = t.crossEntropy(ctx)
 	}
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
@@ -612,6 +615,43 @@ func (t *trainer) lossGrad(ctx context.Context) error {
 	gemm(true, false, t.gyT, t.wT, t.gphi, t.workers)  // ∂L/∂φ = ∂L/∂Y·Wᵀ
 	t.fmap.Backward(t.gphi, t.gz)
 	return nil
+}
+
+// crossEntropy is nn.SoftmaxCrossEntropy on the training logits, its blocks
+// of nn.CrossEntropyBlock rows on the workers; the loss adds the blocks'
+// sums in block order, as nn.SoftmaxCrossEntropy does, so it does not
+// depend on the number of workers.
+func (t *trainer) crossEntropy(ctx context.Context) (float64, error) {
+	n := len(t.yTr)
+	if t.workers <= 1 || n <= nn.CrossEntropyBlock {
+		return nn.SoftmaxCrossEntropy(t.logTr, t.yTr, t.g)
+	}
+	blocks := (n + nn.CrossEntropyBlock - 1) / nn.CrossEntropyBlock
+	if len(t.ceParts) < blocks {
+		t.ceParts = make([]float64, blocks)
+		t.ceErrs = make([]error, blocks)
+	}
+	var wg sync.WaitGroup
+	w := min(t.workers, blocks)
+	for k := 0; k < w; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			for b := k; b < blocks; b += w {
+				lo := b * nn.CrossEntropyBlock
+				t.ceParts[b], t.ceErrs[b] = nn.SoftmaxCrossEntropyRows(t.logTr, t.yTr, t.g, lo, min(lo+nn.CrossEntropyBlock, n))
+			}
+		}(k)
+	}
+	wg.Wait()
+	var total float64
+	for b := 0; b < blocks; b++ {
+		if t.ceErrs[b] != nil {
+			return 0, t.ceErrs[b]
+		}
+		total += t.ceParts[b]
+	}
+	return total / float64(n), ctx.Err()
 }
 
 // linearMap is a feature map with kernels fused with the linear classifier
