@@ -50,6 +50,60 @@ func rowDotsAVX512(x, y []float64, stride int, out []float64) {
 	}
 }
 
+// rowDots4AVX512 is rowDotsAVX512 for four rows x[0…3] (each of length d)
+// into out[0…3]: same sums, same bits, with four rows sharing each load of
+// y in groups of four classes.
+func rowDots4AVX512(x *[4][]float64, y []float64, stride int, out *[4][]float64) {
+	d := len(x[0])
+	nb := d / 8
+	c := len(out[0])
+	if c == 0 {
+		return
+	}
+	if d == 0 || nb == 0 {
+		for t := range x {
+			rowDotsAVX512(x[t], y, stride, out[t])
+		}
+		return
+	}
+	_ = y[(c-1)*stride+d-1]
+	for t := range x {
+		_ = x[t][d-1]
+		_ = out[t][c-1]
+	}
+	var acc [128]float64
+	k := 0
+	for ; k+4 <= c; k += 4 {
+		dots4x4AVX512(&x[0][0], &x[1][0], &x[2][0], &x[3][0], &y[k*stride], stride*8, nb, &acc)
+		for t := 0; t < 4; t++ {
+			xt := x[t]
+			for kk := 0; kk < 4; kk++ {
+				s := lanes8((*[8]float64)(acc[8*(4*t+kk) : 8*(4*t+kk)+8]))
+				yc := y[(k+kk)*stride : (k+kk)*stride+d]
+				for j := nb * 8; j < d; j++ {
+					s += xt[j] * yc[j]
+				}
+				out[t][k+kk] = s
+			}
+		}
+	}
+	for ; k < c; k++ {
+		yc := y[k*stride : k*stride+d]
+		for t := 0; t < 4; t++ {
+			xt := x[t]
+			dots1AVX512(&xt[0], &yc[0], nb, (*[8]float64)(acc[:8]))
+			s := lanes8((*[8]float64)(acc[:8]))
+			for j := nb * 8; j < d; j++ {
+				s += xt[j] * yc[j]
+			}
+			out[t][k] = s
+		}
+	}
+}
+
+//go:noescape
+func dots4x4AVX512(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64)
+
 // lanes8 returns the sum of eight lanes in a fixed order.
 func lanes8(t *[8]float64) float64 {
 	return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))

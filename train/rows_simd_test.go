@@ -29,6 +29,24 @@ func TestRowDotsAVX512(t *testing.T) {
 			}
 			out := make([]float64, c)
 			rowDotsAVX512(x, y, stride, out)
+			// Four rows at once give the bits of the one-row kernel.
+			var xs, os [4][]float64
+			for r := range xs {
+				xs[r], os[r] = make([]float64, d), make([]float64, c)
+				for j := range xs[r] {
+					xs[r][j] = rng.NormFloat64()
+				}
+			}
+			rowDots4AVX512(&xs, y, stride, &os)
+			for r := range os {
+				one := make([]float64, c)
+				rowDotsAVX512(xs[r], y, stride, one)
+				for k := range one {
+					if math.Float64bits(os[r][k]) != math.Float64bits(one[k]) {
+						t.Fatalf("d=%d, C=%d: four-row kernel, row %d class %d: %v, one-row %v", d, c, r, k, os[r][k], one[k])
+					}
+				}
+			}
 			for k := 0; k < c; k++ {
 				var want, scale float64
 				for j := 0; j < d; j++ {

@@ -833,6 +833,21 @@ func rowsProductRange(xd *mat.Dense, rows []int, yT, out *mat.Dense, lo, hi int)
 	x := xd.RawMatrix()
 	ym := yT.RawMatrix()
 	om := out.RawMatrix()
+	if rowDotsVecOK {
+		// Four rows at a time share the loads of Y.
+		var xs, os [4][]float64
+		for ; lo+4 <= hi; lo += 4 {
+			for t := 0; t < 4; t++ {
+				i := lo + t
+				if rows != nil {
+					i = rows[lo+t]
+				}
+				xs[t] = x.Data[i*x.Stride : i*x.Stride+x.Cols]
+				os[t] = om.Data[(lo+t)*om.Stride : (lo+t)*om.Stride+om.Cols]
+			}
+			rowDots4AVX512(&xs, ym.Data, ym.Stride, &os)
+		}
+	}
 	for r := lo; r < hi; r++ {
 		i := r
 		if rows != nil {
