@@ -1,6 +1,10 @@
 package sparse
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"unsafe"
+
+	"gonum.org/v1/gonum/mat"
+)
 
 // hugeMin is the size from which MakeFloats asks for transparent huge pages.
 const hugeMin = 32 << 20
@@ -16,7 +20,16 @@ const hugeMin = 32 << 20
 func MakeFloats(n int) []float64 {
 	s := make([]float64, n)
 	if n*8 >= hugeMin {
-		adviseHuge(s)
+		adviseHuge(unsafe.Pointer(unsafe.SliceData(s)), n*8)
+	}
+	return s
+}
+
+// MakeInt32s is MakeFloats for int32 (the column indices of large CSRs).
+func MakeInt32s(n int) []int32 {
+	s := make([]int32, n)
+	if n*4 >= hugeMin {
+		adviseHuge(unsafe.Pointer(unsafe.SliceData(s)), n*4)
 	}
 	return s
 }

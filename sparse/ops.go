@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -85,50 +86,75 @@ func (m *CSR) transpose(workers int) *CSR {
 	return t
 }
 
-// RowSums returns the sum of each row.
+// RowSums returns the sum of each row (in stored order; rows in parallel
+// blocks).
 func (m *CSR) RowSums() []float64 {
 	s := make([]float64, m.Rows)
-	for i := range s {
-		var acc float64
-		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
-			acc += m.Data[p]
+	_ = parallelRows(context.Background(), m.Rows, 0, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var acc float64
+			for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+				acc += m.Data[p]
+			}
+			s[i] = acc
 		}
-		s[i] = acc
-	}
+	})
 	return s
 }
 
-// AddIdentity returns m + I for a square m (canonical output).
+// AddIdentity returns m + I for a square m (canonical output). Rows are
+// processed in parallel blocks (each row's entries do not depend on the
+// others, so neither does the result on the number of goroutines).
 func (m *CSR) AddIdentity() (*CSR, error) {
 	if m.Rows != m.Cols {
 		return nil, fmt.Errorf("sparse: AddIdentity of a non-square %dx%d matrix", m.Rows, m.Cols)
 	}
 	c := m.Canonical()
-	out := &CSR{Rows: c.Rows, Cols: c.Cols, Indptr: make([]int, c.Rows+1),
-		Indices: make([]int32, 0, c.NNZ()+c.Rows), Data: make([]float64, 0, c.NNZ()+c.Rows)}
-	for i := 0; i < c.Rows; i++ {
-		done := false
-		for p := c.Indptr[i]; p < c.Indptr[i+1]; p++ {
-			j := int(c.Indices[p])
-			v := c.Data[p]
-			if !done && j >= i {
-				if j == i {
-					v++
-				} else {
-					out.Indices = append(out.Indices, int32(i))
-					out.Data = append(out.Data, 1)
-				}
-				done = true
-			}
-			out.Indices = append(out.Indices, int32(j))
-			out.Data = append(out.Data, v)
-		}
-		if !done {
-			out.Indices = append(out.Indices, int32(i))
-			out.Data = append(out.Data, 1)
-		}
-		out.Indptr[i+1] = len(out.Data)
+	n := c.Rows
+	out := &CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
+	hasDiag := func(i int) bool {
+		_, found := slices.BinarySearch(c.Indices[c.Indptr[i]:c.Indptr[i+1]], int32(i))
+		return found
 	}
+	ctx := context.Background()
+	_ = parallelRows(ctx, n, 0, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			k := c.Indptr[i+1] - c.Indptr[i]
+			if !hasDiag(i) {
+				k++
+			}
+			out.Indptr[i+1] = k
+		}
+	})
+	for i := 0; i < n; i++ {
+		out.Indptr[i+1] += out.Indptr[i]
+	}
+	out.Indices = MakeInt32s(out.Indptr[n])
+	out.Data = MakeFloats(out.Indptr[n])
+	_ = parallelRows(ctx, n, 0, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			w := out.Indptr[i]
+			done := false
+			for p := c.Indptr[i]; p < c.Indptr[i+1]; p++ {
+				j := int(c.Indices[p])
+				v := c.Data[p]
+				if !done && j >= i {
+					if j == i {
+						v++
+					} else {
+						out.Indices[w], out.Data[w] = int32(i), 1
+						w++
+					}
+					done = true
+				}
+				out.Indices[w], out.Data[w] = int32(j), v
+				w++
+			}
+			if !done {
+				out.Indices[w], out.Data[w] = int32(i), 1
+			}
+		}
+	})
 	return out, nil
 }
 
@@ -160,11 +186,13 @@ func symScale(s *CSR) *CSR {
 			inv[i] = 1 / math.Sqrt(d)
 		}
 	}
-	for i := 0; i < s.Rows; i++ {
-		for p := s.Indptr[i]; p < s.Indptr[i+1]; p++ {
-			s.Data[p] *= inv[i] * inv[s.Indices[p]]
+	_ = parallelRows(context.Background(), s.Rows, 0, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for p := s.Indptr[i]; p < s.Indptr[i+1]; p++ {
+				s.Data[p] *= inv[i] * inv[s.Indices[p]]
+			}
 		}
-	}
+	})
 	return s
 }
 
@@ -213,29 +241,51 @@ func (m *CSR) Submatrix(rows, cols []int) (*CSR, error) {
 			pos[c] = int32(b)
 		}
 	}
-	out := &CSR{Rows: len(rows), Cols: len(cols), Indptr: make([]int, len(rows)+1)}
 	for a, r := range rows {
 		if r < 0 || r >= m.Rows {
 			return nil, fmt.Errorf("sparse: Submatrix: row %d (position %d) out of range [0,%d)", r, a, m.Rows)
 		}
-		start := len(out.Data)
-		for p := m.Indptr[r]; p < m.Indptr[r+1]; p++ {
-			var b int32
-			var ok bool
-			if dense {
-				b = lut[m.Indices[p]]
-				ok = b >= 0
-			} else {
-				b, ok = pos[int(m.Indices[p])]
-			}
-			if ok {
-				out.Indices = append(out.Indices, b)
-				out.Data = append(out.Data, m.Data[p])
-			}
-		}
-		sortRow(out.Indices[start:], out.Data[start:])
-		out.Indptr[a+1] = len(out.Data)
 	}
+	col := func(p int) (int32, bool) {
+		if dense {
+			b := lut[m.Indices[p]]
+			return b, b >= 0
+		}
+		b, ok := pos[int(m.Indices[p])] // concurrent reads of a map are safe
+		return b, ok
+	}
+	// Count each output row's entries, then fill the rows in parallel
+	// blocks (each row is built by one goroutine exactly as in one pass).
+	out := &CSR{Rows: len(rows), Cols: len(cols), Indptr: make([]int, len(rows)+1)}
+	ctx := context.Background()
+	_ = parallelRows(ctx, len(rows), 0, func(lo, hi int) {
+		for a := lo; a < hi; a++ {
+			k := 0
+			for p := m.Indptr[rows[a]]; p < m.Indptr[rows[a]+1]; p++ {
+				if _, ok := col(p); ok {
+					k++
+				}
+			}
+			out.Indptr[a+1] = k
+		}
+	})
+	for a := range rows {
+		out.Indptr[a+1] += out.Indptr[a]
+	}
+	out.Indices = MakeInt32s(out.Indptr[len(rows)])
+	out.Data = MakeFloats(out.Indptr[len(rows)])
+	_ = parallelRows(ctx, len(rows), 0, func(lo, hi int) {
+		for a := lo; a < hi; a++ {
+			w := out.Indptr[a]
+			for p := m.Indptr[rows[a]]; p < m.Indptr[rows[a]+1]; p++ {
+				if b, ok := col(p); ok {
+					out.Indices[w], out.Data[w] = b, m.Data[p]
+					w++
+				}
+			}
+			sortRow(out.Indices[out.Indptr[a]:w], out.Data[out.Indptr[a]:w])
+		}
+	})
 	return out, nil
 }
 

@@ -34,18 +34,15 @@ func scratch(n int) ([]float64, func()) {
 const hugePage = 2 << 20
 
 // adviseHuge asks for transparent huge pages on the whole 2 MiB pages inside
-// s (advice only: errors, e.g. THP disabled, change nothing). The range lies
-// entirely within s's own allocation, so no other object is affected.
-func adviseHuge(s []float64) {
-	if len(s) == 0 {
+// the n bytes at p, one allocation of the caller's (advice only: errors,
+// e.g. THP disabled, change nothing). The range lies entirely within that
+// allocation, so no other object is affected.
+func adviseHuge(p unsafe.Pointer, n int) {
+	lo := (uintptr(p) + hugePage - 1) &^ (hugePage - 1)
+	hi := (uintptr(p) + uintptr(n)) &^ (hugePage - 1)
+	if n <= 0 || hi <= lo {
 		return
 	}
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
-	lo := (p + hugePage - 1) &^ (hugePage - 1)
-	hi := (p + uintptr(len(s))*8) &^ (hugePage - 1)
-	if hi <= lo {
-		return
-	}
-	part := s[(lo-p)/8 : (hi-p)/8] // p is 8-byte aligned, so are lo and hi
-	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(part))), len(part)*8), syscall.MADV_HUGEPAGE)
+	b := unsafe.Slice((*byte)(p), n)[lo-uintptr(p) : hi-uintptr(p)]
+	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE)
 }

@@ -198,24 +198,30 @@ func (o *SBMOptions) defaults() error {
 }
 
 // sampler draws nodes with probability proportional to θ among a node list
-// in O(1) with Walker's alias method (Vose's construction).
+// in O(1) with Walker's alias method (Vose's construction). Each slot holds
+// its threshold, its node and its alias's node together, so a draw reads
+// one cache line.
 type sampler struct {
-	nodes []int32
-	prob  []float64
-	alias []int32
+	slots []aliasSlot
+}
+
+type aliasSlot struct {
+	prob        float64
+	node, alias int32 // the slot's node and its alias's node
 }
 
 func (s *sampler) draw(rng *rand.Rand) int32 {
-	k := rng.IntN(len(s.nodes))
-	if rng.Float64() < s.prob[k] {
-		return s.nodes[k]
+	sl := &s.slots[rng.IntN(len(s.slots))]
+	if rng.Float64() < sl.prob {
+		return sl.node
 	}
-	return s.nodes[s.alias[k]]
+	return sl.alias
 }
 
 func newSampler(nodes []int32, theta []float64) *sampler {
 	m := len(nodes)
-	s := &sampler{nodes: nodes, prob: make([]float64, m), alias: make([]int32, m)}
+	prob := make([]float64, m)
+	alias := make([]int32, m)
 	total := 0.0
 	for _, v := range nodes {
 		total += theta[v]
@@ -234,8 +240,8 @@ func newSampler(nodes []int32, theta []float64) *sampler {
 		l := small[len(small)-1]
 		small = small[:len(small)-1]
 		g := large[len(large)-1]
-		s.prob[l] = scaled[l]
-		s.alias[l] = g
+		prob[l] = scaled[l]
+		alias[l] = g
 		scaled[g] = scaled[g] + scaled[l] - 1
 		if scaled[g] < 1 {
 			large = large[:len(large)-1]
@@ -243,12 +249,16 @@ func newSampler(nodes []int32, theta []float64) *sampler {
 		}
 	}
 	for _, i := range large {
-		s.prob[i] = 1
-		s.alias[i] = i
+		prob[i] = 1
+		alias[i] = i
 	}
 	for _, i := range small { // numerical leftovers
-		s.prob[i] = 1
-		s.alias[i] = i
+		prob[i] = 1
+		alias[i] = i
+	}
+	s := &sampler{slots: make([]aliasSlot, m)}
+	for i := range s.slots {
+		s.slots[i] = aliasSlot{prob: prob[i], node: nodes[i], alias: nodes[alias[i]]}
 	}
 	return s
 }
@@ -400,35 +410,59 @@ func GenerateSBM(ctx context.Context, opts SBMOptions) (*datasets.Graph, error) 
 
 // symmetricFromInt32 builds the 0/1 symmetric adjacency of an edge list
 // without self loops or duplicates, directly in CSR form (less memory than
-// going through COO int slices).
+// going through COO int slices). The edge list is counted and scattered in
+// parallel parts; the order in which a row receives its entries does not
+// matter, since every row is sorted and deduplicated afterwards.
 func symmetricFromInt32(ctx context.Context, n int, us, vs []int32, workers int) (*sparse.CSR, error) {
+	parts := max(1, min(workers, len(us)>>16))
+	cnt := make([][]int, parts)
+	err := parallel(ctx, parts, parts, func(w int) {
+		c := make([]int, n)
+		for e := len(us) * w / parts; e < len(us)*(w+1)/parts; e++ {
+			if u, v := us[e], vs[e]; u != v {
+				c[u]++
+				c[v]++
+			}
+		}
+		cnt[w] = c
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Row i's entries start at deg[i]; part w writes after parts < w.
 	deg := make([]int, n+1)
-	for e := range us {
-		if us[e] != vs[e] {
-			deg[us[e]+1]++
-			deg[vs[e]+1]++
-		}
-	}
 	for i := 0; i < n; i++ {
-		deg[i+1] += deg[i]
-	}
-	idx := make([]int32, deg[n])
-	next := slices.Clone(deg[:n])
-	for e := range us {
-		u, v := us[e], vs[e]
-		if u == v {
-			continue
+		at := deg[i]
+		for w := range cnt {
+			k := cnt[w][i]
+			cnt[w][i] = at
+			at += k
 		}
-		idx[next[u]] = v
-		next[u]++
-		idx[next[v]] = u
-		next[v]++
+		deg[i+1] = at
 	}
+	idx := sparse.MakeInt32s(deg[n])
+	err = parallel(ctx, parts, parts, func(w int) {
+		next := cnt[w]
+		for e := len(us) * w / parts; e < len(us)*(w+1)/parts; e++ {
+			u, v := us[e], vs[e]
+			if u == v {
+				continue
+			}
+			idx[next[u]] = v
+			next[u]++
+			idx[next[v]] = u
+			next[v]++
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	cnt = nil
 	// Sort and deduplicate each row in place (rows in parallel blocks; a
 	// row's result does not depend on who sorts it), then close the gaps.
 	kept := make([]int, n)
 	const rowBlock = 4096
-	err := parallel(ctx, (n+rowBlock-1)/rowBlock, workers, func(b int) {
+	err = parallel(ctx, (n+rowBlock-1)/rowBlock, workers, func(b int) {
 		for i := b * rowBlock; i < min((b+1)*rowBlock, n); i++ {
 			row := idx[deg[i]:deg[i+1]]
 			slices.Sort(row)
@@ -445,9 +479,16 @@ func symmetricFromInt32(ctx context.Context, n int, us, vs []int32, workers int)
 		out.Indptr[i+1] = w
 	}
 	out.Indices = slices.Clip(idx[:w])
-	out.Data = make([]float64, w)
-	for k := range out.Data {
-		out.Data[k] = 1
+	out.Data = sparse.MakeFloats(w)
+	const fill = 1 << 20
+	err = parallel(ctx, (w+fill-1)/fill, workers, func(b int) {
+		d := out.Data[b*fill : min((b+1)*fill, w)]
+		for k := range d {
+			d[k] = 1
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, out.Validate()
 }
