@@ -189,8 +189,8 @@ func (h *HyLaMap) Forward(z, out *mat.Dense) {
 		h.vecRun(m)
 		return
 	}
-	h.e1 = grow(h.e1, m*D)
-	h.e2 = grow(h.e2, m*D)
+	h.e1 = growPooled(h.e1, m*D)
+	h.e2 = growPooled(h.e2, m*D)
 	if rowSerial(m, D, h.workers) {
 		h.forwardRows(out, 0, m)
 		return
@@ -198,13 +198,30 @@ func (h *HyLaMap) Forward(z, out *mat.Dense) {
 	rowParallel(m, D, h.workers, func(lo, hi int) { h.forwardRows(out, lo, hi) })
 }
 
+// Release hands the map's large arrays (those Forward keeps for Backward)
+// to a pool that the next map's Forward takes them from, which spares it
+// the page faults of fresh memory. The map stays usable: its next Forward
+// takes new arrays; Backward needs a Forward after Release.
+func (h *HyLaMap) Release() {
+	if v := h.vec; v != nil {
+		putBuf(v.phi)
+		putBuf(v.e1)
+		putBuf(v.e2)
+		v.phi, v.e1, v.e2 = nil, nil, nil
+	}
+	putBuf(h.e1)
+	putBuf(h.e2)
+	h.e1, h.e2 = nil, nil
+	h.rows = 0
+}
+
 // keepZ copies Z and 1−‖z_i‖² for Backward.
 func (h *HyLaMap) keepZ(z *mat.Dense) {
 	m, d0 := z.Dims()
 	if v := h.vec; v != nil {
-		v.phi = grow(v.phi, m*v.dp)
-		v.e1 = grow(v.e1, m*v.dp)
-		v.e2 = grow(v.e2, m*v.dp)
+		v.phi = growPooled(v.phi, m*v.dp)
+		v.e1 = growPooled(v.e1, m*v.dp)
+		v.e2 = growPooled(v.e2, m*v.dp)
 	}
 	h.rows = m
 	h.z = grow(h.z, m*d0)
@@ -691,6 +708,14 @@ func (r *RFFMap) Features() int { return r.s.Features() }
 // The results do not depend on it.
 func (r *RFFMap) SetWorkers(n int) { r.workers = max(n, 1) }
 
+// Release hands the array Forward keeps for Backward to the pool the next
+// map's Forward takes it from (see HyLaMap.Release).
+func (r *RFFMap) Release() {
+	putBuf(r.e)
+	r.e = nil
+	r.rows = 0
+}
+
 // Forward sets out (m×D) to φ(Z) for Z (m×d0).
 func (r *RFFMap) Forward(z, out *mat.Dense) {
 	m, _ := z.Dims()
@@ -698,7 +723,7 @@ func (r *RFFMap) Forward(z, out *mat.Dense) {
 	checkDims("RFF Forward: Z", z, m, r.Dim())
 	checkDims("RFF Forward: output", out, m, D)
 	r.rows = m
-	r.e = grow(r.e, m*D)
+	r.e = growPooled(r.e, m*D)
 	if rowSerial(m, D, r.workers) {
 		r.forwardRows(z, out, 0, m)
 		return

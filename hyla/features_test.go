@@ -369,3 +369,52 @@ func cpuTime() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// TestReleaseReusesArrays: after Release, the next map's Forward takes the
+// released arrays from the pool (no fresh memory), and a map reused after
+// Release gives the same results as a fresh one.
+func TestReleaseReusesArrays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	s := SampleHyLa(rng, 120, 16, 0.5)
+	z := randomBallPoints(rng, 90, 16, 0.9)
+	g := randomDense(rng, 90, 120)
+	big := func(h *HyLaMap) *float64 {
+		if h.vec != nil {
+			return &h.vec.e2[:1][0]
+		}
+		return &h.e2[:1][0]
+	}
+	run := func(h *HyLaMap) (*mat.Dense, *mat.Dense) {
+		out, grad := mat.NewDense(90, 120, nil), mat.NewDense(90, 16, nil)
+		h.Forward(z, out)
+		h.Backward(g, grad)
+		return out, grad
+	}
+	a, _ := NewHyLa(s, ConventionCode)
+	refOut, refGrad := run(a)
+	p := big(a)
+	a.Release()
+	b, _ := NewHyLa(s, ConventionCode)
+	out, grad := run(b)
+	if !mat.Equal(out, refOut) || !mat.Equal(grad, refGrad) {
+		t.Error("a map on released arrays gives other results")
+	}
+	reused := false
+	for _, h := range []*HyLaMap{b} {
+		reused = reused || big(h) == p
+		if h.vec != nil {
+			reused = reused || &h.vec.phi[:1][0] == p || &h.vec.e1[:1][0] == p
+		} else {
+			reused = reused || &h.e1[:1][0] == p
+		}
+	}
+	if !reused {
+		t.Error("the second map did not take the released array")
+	}
+	b.Release()
+	out, grad = run(b)
+	if !mat.Equal(out, refOut) || !mat.Equal(grad, refGrad) {
+		t.Error("a map used again after Release gives other results")
+	}
+	b.Release()
+}

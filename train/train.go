@@ -209,7 +209,8 @@ type trainer struct {
 	trainMet, valMet float64
 }
 
-// Run trains a model. fmap is the random feature map (nil for SGC); z0, if
+// Run trains a model. fmap is the random feature map (nil for SGC; Run
+// calls its Release method, if it has one, when it returns); z0, if
 // not nil, is the initial embedding (copied; rows projected into the ball for
 // HyLa); otherwise Z is drawn from rng, which also initialises the
 // classifier like PyTorch's nn.Linear. Run honours ctx between epochs.
@@ -218,8 +219,16 @@ func Run(ctx context.Context, data *Data, fmap hyla.FeatureMap, z0 *mat.Dense, c
 	if err != nil {
 		return nil, err
 	}
+	if r, ok := fmap.(releaser); ok {
+		defer r.Release()
+	}
 	return t.run(ctx)
 }
+
+// releaser is a feature map that can hand its large arrays to the next map
+// (hyla.HyLaMap, hyla.RFFMap): a run's map is done with them when Run
+// returns.
+type releaser interface{ Release() }
 
 func newTrainer(data *Data, fmap hyla.FeatureMap, z0 *mat.Dense, cfg Config, rng *rand.Rand) (*trainer, error) {
 	if cfg.Epochs < 1 {
