@@ -184,9 +184,11 @@ func (h *HyLaMap) Forward(z, out *mat.Dense) {
 	checkDims("HyLa Forward: Z", z, m, h.Dim())
 	checkDims("HyLa Forward: output", out, m, D)
 	h.keepZ(z)
-	if h.vec != nil {
-		h.vec.call = hylaCall{op: hylaOpForward, out: out}
+	if v := h.vec; v != nil {
+		v.e1 = growPooled(v.e1, m*v.dp)
+		v.call = hylaCall{op: hylaOpForward, out: out}
 		h.vecRun(m)
+		v.e1OK = true
 		return
 	}
 	h.e1 = growPooled(h.e1, m*D)
@@ -208,6 +210,7 @@ func (h *HyLaMap) Release() {
 		putBuf(v.e1)
 		putBuf(v.e2)
 		v.phi, v.e1, v.e2 = nil, nil, nil
+		v.uOK, v.e1OK = false, false
 	}
 	putBuf(h.e1)
 	putBuf(h.e2)
@@ -220,8 +223,8 @@ func (h *HyLaMap) keepZ(z *mat.Dense) {
 	m, d0 := z.Dims()
 	if v := h.vec; v != nil {
 		v.phi = growPooled(v.phi, m*v.dp)
-		v.e1 = growPooled(v.e1, m*v.dp)
 		v.e2 = growPooled(v.e2, m*v.dp)
+		v.uOK, v.e1OK = false, false
 	}
 	h.rows = m
 	h.z = grow(h.z, m*d0)
@@ -235,7 +238,8 @@ func (h *HyLaMap) keepZ(z *mat.Dense) {
 
 // ForwardLinear sets yT (C×m) to Yᵀ = Wᵀ·φ(Z)ᵀ for Z (m×d0) and the
 // transposed weights wT (C×D) of a linear layer fed by the map, without
-// storing φ(Z), and keeps Z for BackwardLinear. It reports false, doing
+// forming φ(Z) for the caller, and keeps what BackwardLinear needs for the
+// same wT. It reports false, doing
 // nothing, where it has no fused kernel (builds without the AVX-512
 // kernels); the caller then calls Forward and forms the product itself.
 // Each entry of Yᵀ is one fixed-order sum over the D features, so the
@@ -250,9 +254,12 @@ func (h *HyLaMap) ForwardLinear(z, wT, yT *mat.Dense) bool {
 	checkDims("HyLa ForwardLinear: layer weights", wT, c, h.Features())
 	checkDims("HyLa ForwardLinear: output", yT, c, m)
 	h.keepZ(z)
-	h.vec.padWeights(wT)
-	h.vec.call = hylaCall{op: hylaOpForwardLinear, yT: yT}
+	v := h.vec
+	v.padWeights(wT)
+	v.u = grow(v.u, m*c)
+	v.call = hylaCall{op: hylaOpForwardLinear, yT: yT}
 	h.vecRun(m)
+	v.uOK = true
 	return true
 }
 
@@ -327,17 +334,24 @@ type hylaVec struct {
 	lam, sinB, cosB []float64 // λ', sin b, cos b, dp each
 	scratch         []*hylaScratch
 	wpad            []float64 // Wᵀ with zero columns up to dp (C×dp)
-	part            []float64 // BackwardLinear: ∂L/∂Wᵀ of each row block (blocks×C×dp)
-	classes         int
-	call            hylaCall
-	// φ, ∂φ/∂h and ∂φ/∂h/‖z−ω‖² of the last forward pass, m×dp each.
+	// u holds, after ForwardLinear, U_ic = Σ_j W_jc·∂φ_ij/∂h (m×C) for the
+	// weights in wpad: with it BackwardLinear needs no m×D array of ∂φ/∂h
+	// (Σ_j g_ij·∂φ_ij/∂h = Σ_c (∂L/∂Y)_ic·U_ic), a third less memory to
+	// write and read per epoch. Forward keeps ∂φ/∂h itself (e1) instead.
+	u         []float64
+	uOK, e1OK bool
+	part      []float64 // BackwardLinear: ∂L/∂Wᵀ of each row block (blocks×C×dp)
+	classes   int
+	call      hylaCall
+	// φ, ∂φ/∂h (Forward only) and ∂φ/∂h/‖z−ω‖² of the last forward
+	// pass, m×dp each.
 	phi, e1, e2 []float64
 }
 
 // hylaScratch holds one worker's row buffers.
 type hylaScratch struct {
-	q, c, g []float64 // dp each
-	y       []float64 // C
+	q, c, g, e1 []float64 // dp each
+	y           []float64 // C
 }
 
 type hylaOp int
@@ -378,6 +392,22 @@ func (v *hylaVec) padWeights(wT *mat.Dense) {
 	}
 }
 
+// sameWeights reports whether wT (C×D) holds the weights in wpad.
+func (v *hylaVec) sameWeights(wT *mat.Dense) bool {
+	c, D := wT.Dims()
+	if c != v.classes {
+		return false
+	}
+	for k := 0; k < c; k++ {
+		for j, x := range wT.RawRowView(k)[:D] {
+			if x != v.wpad[k*v.dp+j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // setClasses sizes the buffers that depend on C.
 func (v *hylaVec) setClasses(c int) {
 	if v.classes == c && len(v.wpad) == c*v.dp {
@@ -394,8 +424,8 @@ func (v *hylaVec) setClasses(c int) {
 func (v *hylaVec) ensureScratch(w int) {
 	for len(v.scratch) < w {
 		sc := &hylaScratch{y: make([]float64, v.classes)}
-		buf := make([]float64, 3*v.dp)
-		sc.q, sc.c, sc.g = buf[:v.dp], buf[v.dp:2*v.dp], buf[2*v.dp:]
+		buf := make([]float64, 4*v.dp)
+		sc.q, sc.c, sc.g, sc.e1 = buf[:v.dp], buf[v.dp:2*v.dp], buf[2*v.dp:3*v.dp], buf[3*v.dp:]
 		v.scratch = append(v.scratch, sc)
 	}
 }
@@ -455,7 +485,11 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		zi := h.z[i*d0 : (i+1)*d0]
 		a := h.a[i]
-		phi, e1, e2 := v.phi[i*dp:(i+1)*dp], v.e1[i*dp:(i+1)*dp], v.e2[i*dp:(i+1)*dp]
+		phi, e2 := v.phi[i*dp:(i+1)*dp], v.e2[i*dp:(i+1)*dp]
+		e1 := sc.e1
+		if v.e1OK || c.op == hylaOpForward {
+			e1 = v.e1[i*dp : (i+1)*dp]
+		}
 		switch c.op {
 		case hylaOpForward:
 			hylaVecRow(h, sc.q, phi, e1, e2, zi, a)
@@ -467,16 +501,21 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 			for k, y := range sc.y {
 				ym.Data[k*ym.Stride+i] = y
 			}
+			hylaVecDots(e1, v.wpad, dp, v.u[i*v.classes:(i+1)*v.classes])
 		case hylaOpBackward:
 			copy(sc.g[:D], c.gradOut.RawRowView(i)[:D])
 			clear(sc.g[D:])
-			hylaVecGrad(h, sc.c, sc.g, nil, e1, e2, zi, a, c.gradZ.RawRowView(i)[:d0])
+			hylaVecGrad(h, sc.c, sc.g, nil, e1, e2, nil, zi, a, c.gradZ.RawRowView(i)[:d0])
 		case hylaOpBackwardLinear:
 			gm := c.gyT.RawMatrix()
 			for k := range sc.y {
 				sc.y[k] = gm.Data[k*gm.Stride+i]
 			}
-			hylaVecGrad(h, sc.c, nil, sc.y, e1, e2, zi, a, c.gradZ.RawRowView(i)[:d0])
+			if v.e1OK {
+				hylaVecGrad(h, sc.c, nil, sc.y, e1, e2, nil, zi, a, c.gradZ.RawRowView(i)[:d0])
+			} else {
+				hylaVecGrad(h, sc.c, nil, sc.y, nil, e2, v.u[i*v.classes:(i+1)*v.classes], zi, a, c.gradZ.RawRowView(i)[:d0])
+			}
 			if part != nil {
 				hylaVecAxpy(part, dp, sc.y, phi)
 			}
@@ -540,8 +579,8 @@ func (h *HyLaMap) Backward(gradOut, gradZ *mat.Dense) {
 	checkDims("HyLa Backward: gradient of the output", gradOut, m, D)
 	checkDims("HyLa Backward: gradient of Z", gradZ, m, d0)
 	if h.vec != nil {
-		if len(h.vec.e1) < m*h.vec.dp {
-			panic("hyla: HyLa Backward without a Forward")
+		if !h.vec.e1OK || len(h.vec.e1) < m*h.vec.dp {
+			panic("hyla: HyLa Backward without a Forward (ForwardLinear keeps only what BackwardLinear needs)")
 		}
 		h.vec.call = hylaCall{op: hylaOpBackward, gradOut: gradOut, gradZ: gradZ}
 		h.vecRun(m)
@@ -605,7 +644,8 @@ func (h *HyLaMap) backwardRows(gradOut, gradZ *mat.Dense, lo, hi int) {
 // BackwardLinear sets gradZ to ∂L/∂Z for the Z of the most recent Forward
 // or ForwardLinear when the map feeds a linear layer: gradOut = ∂L/∂φ(Z) =
 // gyTᵀ·wT with gyT (C×m) the transposed gradient of the layer's output and
-// wT (C×D) its transposed weights. If gradWT is not nil it also sets it
+// wT (C×D) its transposed weights (after ForwardLinear, the same weights as
+// there; it panics otherwise). If gradWT is not nil it also sets it
 // (C×D) to the gradient of the weights, gyT·φ(Z). It never forms an m×D
 // matrix and reports false, doing nothing, where it has no fused kernel
 // (builds without the AVX-512 kernels); the caller then forms gradOut and
@@ -624,8 +664,11 @@ func (h *HyLaMap) BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool {
 		checkDims("HyLa BackwardLinear: gradient of the layer weights", gradWT, c, D)
 	}
 	v := h.vec
-	if len(v.e1) < m*v.dp {
-		panic("hyla: HyLa BackwardLinear without a Forward")
+	if len(v.e2) < m*v.dp || !(v.e1OK || v.uOK) {
+		panic("hyla: HyLa BackwardLinear without a Forward or ForwardLinear")
+	}
+	if !v.e1OK && !v.sameWeights(wT) {
+		panic("hyla: HyLa BackwardLinear with other weights than the ForwardLinear before it")
 	}
 	v.padWeights(wT)
 	per := hylaRowBlock(m)

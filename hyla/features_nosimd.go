@@ -17,7 +17,7 @@ func hylaVecAxpy(part []float64, dp int, gy, phi []float64) {
 	panic("hyla: AVX-512 kernel in a build without it")
 }
 
-func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, zi []float64, a float64, gz []float64) {
+func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, u, zi []float64, a float64, gz []float64) {
 	panic("hyla: AVX-512 kernel in a build without it")
 }
 

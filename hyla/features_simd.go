@@ -98,7 +98,10 @@ func hylaVecDots(phi, w []float64, dp int, y []float64) {
 	_ = w[len(y)*dp-1]
 	var acc [32]float64
 	c := 0
-	for ; c+4 <= len(y); c += 4 {
+	for ; c < len(y) && len(y) >= 4; c += 4 {
+		// The last group of four ends at the last class (overlapping the
+		// one before it, whose sums it recomputes to the same bits).
+		c = min(c, len(y)-4)
 		hylaDot4AVX512(&phi[0], &w[c*dp], dp*8, nb, &acc)
 		y[c] = lanes8((*[8]float64)(acc[0:8]))
 		y[c+1] = lanes8((*[8]float64)(acc[8:16]))
@@ -158,16 +161,20 @@ func vecSum(v archsimd.Float64x8) float64 {
 }
 
 // hylaVecGrad computes one row of the backward pass into gz (length d0)
-// from e1, e2 (of hylaVecRow) and the row's gradient: g (length dp,
+// from e1 (or, if e1 is nil, u: U_c = Σ_j wpad[c·dp+j]·∂φ_j/∂h), e2 (of
+// hylaVecRow) and the row's gradient: g (length dp,
 // zero beyond D) if not nil, else g_j = Σ_c gy[c]·wpad[c·dp + j] (the
 // gradient through a linear layer, so the m×D gradient is never stored).
 // It first stores c_j = g_j·e2_j, then forms gz_k = Σ_j c_j·ω_jk as d0 dot
 // products along Ωᵀ's rows, with the accumulators in registers.
-func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, zi []float64, a float64, gz []float64) {
+func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, u, zi []float64, a float64, gz []float64) {
 	v := h.vec
 	dp := v.dp
 	nb := dp / 8
 	d0 := len(gz)
+	if e1 == nil {
+		e1 = e2 // s1 comes from u; the pass's s1 is not used
+	}
 	e1, e2, cbuf = e1[:dp], e2[:dp], cbuf[:dp]
 	var s [16]float64
 	if g != nil {
@@ -192,7 +199,15 @@ func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, zi []float64, a float64, gz []
 		hylaDot1AVX512(&cbuf[0], &omegaT[k*dp], nb, (*[8]float64)(acc[0:8]))
 		gz[k] = lanes8((*[8]float64)(acc[0:8]))
 	}
-	f := lanes8((*[8]float64)(s[0:8]))/a + lanes8((*[8]float64)(s[8:16]))
+	s1 := lanes8((*[8]float64)(s[0:8]))
+	if u != nil {
+		// Σ_j g_j·∂φ_j/∂h = Σ_c gy_c·U_c.
+		s1 = 0
+		for c, y := range gy {
+			s1 += y * u[c]
+		}
+	}
+	f := s1/a + lanes8((*[8]float64)(s[8:16]))
 	for k := range gz {
 		gz[k] = 2*gz[k] - 2*f*zi[k]
 	}

@@ -28,7 +28,8 @@ func rowDotsAVX512(x, y []float64, stride int, out []float64) {
 	_ = y[(len(out)-1)*stride+d-1]
 	var acc [32]float64
 	c := 0
-	for ; c+4 <= len(out); c += 4 {
+	for ; c < len(out) && len(out) >= 4; c += 4 {
+		c = min(c, len(out)-4) // the last group overlaps the one before
 		dots4AVX512(&x[0], &y[c*stride], stride, nb, &acc)
 		for k := 0; k < 4; k++ {
 			s := lanes8((*[8]float64)(acc[8*k : 8*k+8]))
@@ -73,7 +74,10 @@ func rowDots4AVX512(x *[4][]float64, y []float64, stride int, out *[4][]float64)
 	}
 	var acc [128]float64
 	k := 0
-	for ; k+4 <= c; k += 4 {
+	for ; k < c && c >= 4; k += 4 {
+		// The last group of four ends at the last class (overlapping the
+		// one before it, whose sums it recomputes to the same bits).
+		k = min(k, c-4)
 		dots4x4AVX512(&x[0][0], &x[1][0], &x[2][0], &x[3][0], &y[k*stride], stride*8, nb, &acc)
 		for t := 0; t < 4; t++ {
 			xt := x[t]
