@@ -241,3 +241,130 @@ d44done:
 	VMOVUPD Z15, 960(DX)
 	VZEROUPPER
 	RET
+
+// func gtxTilesAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int)
+//
+// For each tile t < ntiles of 32 columns (x and out advance 256 bytes per
+// tile) and classes k < 4: acc[k] = Σ_{r<rows} gp[4r+k]·x[r][tile] (fused,
+// in row order, from zero; rows of x xStrideBytes apart), then
+// out[k][tile] += acc[k] for k < nc (rows of out outStrideBytes apart).
+// Sixteen accumulators: each row costs four broadcasts and four loads of x
+// for sixteen FMAs.
+TEXT ·gtxTilesAVX512(SB), NOSPLIT, $0-64
+	MOVQ gp+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ xStrideBytes+16(FP), R8
+	MOVQ rows+24(FP), R9
+	MOVQ out+32(FP), R10
+	MOVQ outStrideBytes+40(FP), R11
+	MOVQ ntiles+48(FP), R12
+	MOVQ nc+56(FP), R13
+	TESTQ R12, R12
+	JEQ   gtdone
+	TESTQ R9, R9
+	JEQ   gtdone
+
+gttile:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	VXORPD Z8, Z8, Z8
+	VXORPD Z9, Z9, Z9
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	VXORPD Z14, Z14, Z14
+	VXORPD Z15, Z15, Z15
+	MOVQ DI, DX
+	MOVQ SI, BX
+	MOVQ R9, CX
+
+gtrow:
+	VMOVUPD (DX), Z16
+	VMOVUPD 64(DX), Z17
+	VMOVUPD 128(DX), Z18
+	VMOVUPD 192(DX), Z19
+	VBROADCASTSD (BX), Z20
+	VBROADCASTSD 8(BX), Z21
+	VBROADCASTSD 16(BX), Z22
+	VBROADCASTSD 24(BX), Z23
+	VFMADD231PD Z16, Z20, Z0
+	VFMADD231PD Z17, Z20, Z1
+	VFMADD231PD Z18, Z20, Z2
+	VFMADD231PD Z19, Z20, Z3
+	VFMADD231PD Z16, Z21, Z4
+	VFMADD231PD Z17, Z21, Z5
+	VFMADD231PD Z18, Z21, Z6
+	VFMADD231PD Z19, Z21, Z7
+	VFMADD231PD Z16, Z22, Z8
+	VFMADD231PD Z17, Z22, Z9
+	VFMADD231PD Z18, Z22, Z10
+	VFMADD231PD Z19, Z22, Z11
+	VFMADD231PD Z16, Z23, Z12
+	VFMADD231PD Z17, Z23, Z13
+	VFMADD231PD Z18, Z23, Z14
+	VFMADD231PD Z19, Z23, Z15
+	ADDQ R8, DX
+	ADDQ $32, BX
+	DECQ CX
+	JNE  gtrow
+
+	// out[k] += acc[k] for k < nc
+	MOVQ R10, AX
+	VADDPD (AX), Z0, Z0
+	VADDPD 64(AX), Z1, Z1
+	VADDPD 128(AX), Z2, Z2
+	VADDPD 192(AX), Z3, Z3
+	VMOVUPD Z0, (AX)
+	VMOVUPD Z1, 64(AX)
+	VMOVUPD Z2, 128(AX)
+	VMOVUPD Z3, 192(AX)
+	CMPQ R13, $2
+	JLT  gtnext
+	ADDQ R11, AX
+	VADDPD (AX), Z4, Z4
+	VADDPD 64(AX), Z5, Z5
+	VADDPD 128(AX), Z6, Z6
+	VADDPD 192(AX), Z7, Z7
+	VMOVUPD Z4, (AX)
+	VMOVUPD Z5, 64(AX)
+	VMOVUPD Z6, 128(AX)
+	VMOVUPD Z7, 192(AX)
+	CMPQ R13, $3
+	JLT  gtnext
+	ADDQ R11, AX
+	VADDPD (AX), Z8, Z8
+	VADDPD 64(AX), Z9, Z9
+	VADDPD 128(AX), Z10, Z10
+	VADDPD 192(AX), Z11, Z11
+	VMOVUPD Z8, (AX)
+	VMOVUPD Z9, 64(AX)
+	VMOVUPD Z10, 128(AX)
+	VMOVUPD Z11, 192(AX)
+	CMPQ R13, $4
+	JLT  gtnext
+	ADDQ R11, AX
+	VADDPD (AX), Z12, Z12
+	VADDPD 64(AX), Z13, Z13
+	VADDPD 128(AX), Z14, Z14
+	VADDPD 192(AX), Z15, Z15
+	VMOVUPD Z12, (AX)
+	VMOVUPD Z13, 64(AX)
+	VMOVUPD Z14, 128(AX)
+	VMOVUPD Z15, 192(AX)
+
+gtnext:
+	ADDQ $256, DI
+	ADDQ $256, R10
+	DECQ R12
+	JNE  gttile
+
+gtdone:
+	VZEROUPPER
+	RET

@@ -16,3 +16,5 @@ func gtxRangeAVX512(g, x, out, gp []float64, gStride, xStride, outStride, n, c, 
 func rowDots4AVX512(x *[4][]float64, y []float64, stride int, out *[4][]float64) {
 	panic("train: AVX-512 kernel in a build without it")
 }
+
+func gtxPackLen(c int) int { return 0 }

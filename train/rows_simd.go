@@ -119,19 +119,64 @@ func axpyRowsAVX512(out *float64, strideBytes int, gv *float64, nc int, x *float
 //go:noescape
 func axpy4RowsAVX512(out *float64, outStrideBytes int, gp *float64, nc int, x *float64, xStrideBytes int, nb int)
 
+//go:noescape
+func gtxTilesAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int)
+
+// gtxRowChunk is the number of rows whose contributions gtxRangeAVX512
+// sums in registers before adding them to the output; their rows of X
+// (128 × 602 doubles at Reddit's shape) stay in L2 while it runs along them.
+const gtxRowChunk = 128
+
+// gtxPackLen is the length of the pack buffer gtxRangeAVX512 needs for C
+// classes.
+func gtxPackLen(c int) int { return 4 * max(c, gtxRowChunk) }
+
 // gtxRangeAVX512 sets columns [j0, j1) of out (C×d) to Gᵀ·X for G (n×C)
-// and X (n×d): every entry is one sum over the rows in order, a fused
-// multiply-add per row, so the result does not depend on how the columns
-// are split. Rows go four at a time through the vector kernel (gp packs
-// their gradients class by class; len(gp) ≥ 4C).
+// and X (n×d). Tiles of 32 columns × 4 classes go through
+// gtxTilesAVX512: per chunk of gtxRowChunk rows a sum in row order (fused
+// multiply-adds from zero), added to the output chunk after chunk; the
+// remaining columns go row by row (gtxRowsAVX512). Either way every entry
+// is a fixed sequence of operations on its column, so the result does not
+// depend on how the columns are split at multiples of 32. gp is scratch
+// of length gtxPackLen(C).
 func gtxRangeAVX512(g, x, out, gp []float64, gStride, xStride, outStride, n, c, j0, j1 int) {
 	for k := 0; k < c; k++ {
 		clear(out[k*outStride+j0 : k*outStride+j1])
 	}
-	nb := (j1 - j0) / 8
-	tail := j0 + 8*nb
+	if n == 0 || c == 0 {
+		return
+	}
 	_ = out[(c-1)*outStride+j1-1]
 	_ = x[(n-1)*xStride+j1-1]
+	_ = g[(n-1)*gStride+c-1]
+	ntiles := (j1 - j0) / 32
+	if ntiles > 0 {
+		gp = gp[:4*gtxRowChunk]
+		for r0 := 0; r0 < n; r0 += gtxRowChunk {
+			rows := min(gtxRowChunk, n-r0)
+			for c0 := 0; c0 < c; c0 += 4 {
+				nc := min(4, c-c0)
+				for r := 0; r < rows; r++ {
+					gr := g[(r0+r)*gStride+c0 : (r0+r)*gStride+c0+nc]
+					p := (*[4]float64)(gp[4*r : 4*r+4])
+					*p = [4]float64{}
+					copy(p[:], gr)
+				}
+				gtxTilesAVX512(&gp[0], &x[r0*xStride+j0], xStride*8, rows, &out[c0*outStride+j0], outStride*8, ntiles, nc)
+			}
+		}
+	}
+	if jt := j0 + 32*ntiles; jt < j1 {
+		gtxRowsAVX512(g, x, out, gp, gStride, xStride, outStride, n, c, jt, j1)
+	}
+}
+
+// gtxRowsAVX512 adds Gᵀ·X to columns [j0, j1) of out row by row: every
+// entry gets one fused multiply-add per row, in row order (rows four at a
+// time through the vector kernel; gp packs their gradients, len ≥ 4C).
+func gtxRowsAVX512(g, x, out, gp []float64, gStride, xStride, outStride, n, c, j0, j1 int) {
+	nb := (j1 - j0) / 8
+	tail := j0 + 8*nb
 	r := 0
 	if nb > 0 {
 		gp = gp[:4*c]

@@ -62,13 +62,14 @@ func TestRowDotsAVX512(t *testing.T) {
 }
 
 // TestGtxAVX512 compares Gᵀ·X from the assembly with plain sums, whole and
-// split into column ranges (the same bits either way).
+// split into column ranges at multiples of 32 (the same bits either way),
+// with tiles, row chunks and class groups of four complete or not.
 func TestGtxAVX512(t *testing.T) {
 	if !rowDotsVecOK {
 		t.Skip("CPU without AVX-512")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, tc := range []struct{ n, c, d int }{{1, 1, 3}, {7, 6, 37}, {120, 6, 3703}, {13, 41, 64}, {9, 3, 8}} {
+	for _, tc := range []struct{ n, c, d int }{{1, 1, 3}, {7, 6, 37}, {120, 6, 3703}, {13, 41, 64}, {9, 3, 8}, {300, 41, 602}, {5, 2, 100}} {
 		g := make([]float64, tc.n*tc.c)
 		x := make([]float64, tc.n*tc.d)
 		for i := range g {
@@ -78,10 +79,10 @@ func TestGtxAVX512(t *testing.T) {
 			x[i] = rng.NormFloat64()
 		}
 		whole := make([]float64, tc.c*tc.d)
-		gtxRangeAVX512(g, x, whole, make([]float64, 4*tc.c), tc.c, tc.d, tc.d, tc.n, tc.c, 0, tc.d)
+		gtxRangeAVX512(g, x, whole, make([]float64, gtxPackLen(tc.c)), tc.c, tc.d, tc.d, tc.n, tc.c, 0, tc.d)
 		split := make([]float64, tc.c*tc.d)
-		for j0 := 0; j0 < tc.d; j0 += 16 {
-			gtxRangeAVX512(g, x, split, make([]float64, 4*tc.c), tc.c, tc.d, tc.d, tc.n, tc.c, j0, min(j0+16, tc.d))
+		for j0 := 0; j0 < tc.d; j0 += 64 {
+			gtxRangeAVX512(g, x, split, make([]float64, gtxPackLen(tc.c)), tc.c, tc.d, tc.d, tc.n, tc.c, j0, min(j0+64, tc.d))
 		}
 		for k := 0; k < tc.c; k++ {
 			for j := 0; j < tc.d; j++ {

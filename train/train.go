@@ -819,18 +819,20 @@ func (t *trainer) gtx(ctx context.Context) error {
 	n, d := t.xTrain.Dims()
 	gm, xm, om := t.g.RawMatrix(), t.xTrain.RawMatrix(), t.gyT.RawMatrix()
 	c := t.classes
-	if len(t.gtxPack) < 4*c*t.workers {
-		t.gtxPack = make([]float64, 4*c*t.workers)
+	pl := gtxPackLen(c)
+	if len(t.gtxPack) < pl*t.workers {
+		t.gtxPack = make([]float64, pl*t.workers)
 	}
 	if t.serial(d) {
-		gtxRangeAVX512(gm.Data, xm.Data, om.Data, t.gtxPack, gm.Stride, xm.Stride, om.Stride, n, c, 0, d)
+		gtxRangeAVX512(gm.Data, xm.Data, om.Data, t.gtxPack[:pl], gm.Stride, xm.Stride, om.Stride, n, c, 0, d)
 		return nil
 	}
 	return t.parallel(ctx, d, func(lo, hi int) {
-		// Column blocks of parallelBlock: block lo/parallelBlock runs on
-		// worker (lo/parallelBlock) mod workers, which owns that pack.
+		// Column blocks of parallelBlock (a multiple of 32): block
+		// lo/parallelBlock runs on worker (lo/parallelBlock) mod workers,
+		// which owns that pack.
 		w := (lo / parallelBlock) % t.workers
-		gtxRangeAVX512(gm.Data, xm.Data, om.Data, t.gtxPack[4*c*w:4*c*(w+1)], gm.Stride, xm.Stride, om.Stride, n, c, lo, hi)
+		gtxRangeAVX512(gm.Data, xm.Data, om.Data, t.gtxPack[pl*w:pl*(w+1)], gm.Stride, xm.Stride, om.Stride, n, c, lo, hi)
 	})
 }
 
