@@ -258,6 +258,69 @@ func DecodeRaw(raw []byte, dtype string, shape []int) (*Array, error) {
 	return a, nil
 }
 
+// DecodeRawInts decodes the raw buffer of a numeric integer or bool array
+// with the given descr and shape into int64 values only (DecodeRaw also
+// fills Floats): for index arrays, where the float copy would be waste.
+func DecodeRawInts(raw []byte, dtype string, shape []int) ([]int64, error) {
+	order, kind, isize, err := parseDescr(dtype)
+	if err != nil {
+		return nil, err
+	}
+	if kind != 'i' && kind != 'u' && kind != 'b' {
+		return nil, fmt.Errorf("dtype %s is not an integer type", dtype)
+	}
+	n := 1
+	for _, d := range shape {
+		if d < 0 || (d > 0 && n > MaxBytes/d) {
+			return nil, fmt.Errorf("bad shape %v", shape)
+		}
+		n *= d
+	}
+	if n*isize != len(raw) {
+		return nil, fmt.Errorf("shape %v of %s needs %d bytes, have %d", shape, dtype, n*isize, len(raw))
+	}
+	return decodeInts(raw, order, kind, isize, n)
+}
+
+// decodeInts decodes n integers (or bools) of s bytes each.
+func decodeInts(raw []byte, order binary.ByteOrder, kind byte, s, n int) ([]int64, error) {
+	ints := make([]int64, n)
+	for i := range ints {
+		b := raw[i*s : i*s+s]
+		var v int64
+		switch s {
+		case 1:
+			v = int64(b[0])
+			if kind == 'i' {
+				v = int64(int8(b[0]))
+			}
+		case 2:
+			u := order.Uint16(b)
+			v = int64(u)
+			if kind == 'i' {
+				v = int64(int16(u))
+			}
+		case 4:
+			u := order.Uint32(b)
+			v = int64(u)
+			if kind == 'i' {
+				v = int64(int32(u))
+			}
+		case 8:
+			u := order.Uint64(b)
+			if kind == 'u' && u > math.MaxInt64 {
+				return nil, fmt.Errorf("element %d: unsigned value %d overflows int64", i, u)
+			}
+			v = int64(u)
+		}
+		if kind == 'b' && v > 1 {
+			return nil, fmt.Errorf("element %d: bool byte %d", i, v)
+		}
+		ints[i] = v
+	}
+	return ints, nil
+}
+
 func (a *Array) decode(raw []byte, order binary.ByteOrder, n int) error {
 	s := a.ItemSize
 	switch a.Kind {
@@ -271,40 +334,13 @@ func (a *Array) decode(raw []byte, order binary.ByteOrder, n int) error {
 			}
 		}
 	case 'i', 'u', 'b':
-		a.Ints = make([]int64, n)
+		ints, err := decodeInts(raw, order, a.Kind, s, n)
+		if err != nil {
+			return err
+		}
+		a.Ints = ints
 		a.Floats = make([]float64, n)
-		for i := range a.Ints {
-			b := raw[i*s : i*s+s]
-			var v int64
-			switch s {
-			case 1:
-				v = int64(b[0])
-				if a.Kind == 'i' {
-					v = int64(int8(b[0]))
-				}
-			case 2:
-				u := order.Uint16(b)
-				v = int64(u)
-				if a.Kind == 'i' {
-					v = int64(int16(u))
-				}
-			case 4:
-				u := order.Uint32(b)
-				v = int64(u)
-				if a.Kind == 'i' {
-					v = int64(int32(u))
-				}
-			case 8:
-				u := order.Uint64(b)
-				if a.Kind == 'u' && u > math.MaxInt64 {
-					return fmt.Errorf("element %d: unsigned value %d overflows int64", i, u)
-				}
-				v = int64(u)
-			}
-			if a.Kind == 'b' && v > 1 {
-				return fmt.Errorf("element %d: bool byte %d", i, v)
-			}
-			a.Ints[i] = v
+		for i, v := range ints {
 			a.Floats[i] = float64(v)
 		}
 	case 'U':

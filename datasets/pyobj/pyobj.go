@@ -15,7 +15,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"slices"
+	"unsafe"
 
 	"github.com/hylaflow/hylaflow/datasets/npy"
 	"github.com/hylaflow/hylaflow/sparse"
@@ -189,7 +189,7 @@ type NDArray struct {
 	Shape   []int
 	Dtype   *Dtype
 	Fortran bool
-	Raw     []byte
+	Raw     []byte // the array's bytes; read-only (may share memory with an immutable string)
 }
 
 // PySetState receives (version, shape, dtype, is_fortran, rawdata).
@@ -221,7 +221,9 @@ func (a *NDArray) PySetState(state any) error {
 	a.Fortran = f
 	switch raw := t.Get(4).(type) {
 	case string:
-		a.Raw = []byte(raw)
+		// A read-only view of the pickle's string, not a copy (the
+		// arrays' payload is most of a dataset file).
+		a.Raw = unsafe.Slice(unsafe.StringData(raw), len(raw))
 	case []byte:
 		a.Raw = raw
 	case *types.ByteArray:
@@ -309,52 +311,72 @@ func (m *CSRMatrix) CSR() (*sparse.CSR, error) {
 	if !ok1 || !ok2 || rows < 0 || cols < 0 || rows > 1<<31-1 || cols > 1<<31-1 {
 		return nil, fmt.Errorf("csr_matrix: bad shape %v", *shape)
 	}
-	get := func(name string) (*npy.Array, error) {
+	array := func(name string) (*NDArray, error) {
 		v, ok := m.attrs[name].(*NDArray)
 		if !ok {
 			return nil, fmt.Errorf("csr_matrix: %s is %T, want a numpy array", name, m.attrs[name])
 		}
-		arr, err := v.Array()
+		if len(v.Shape) != 1 {
+			return nil, fmt.Errorf("csr_matrix: %s has shape %v, want 1-D", name, v.Shape)
+		}
+		if v.Dtype == nil {
+			return nil, fmt.Errorf("csr_matrix: %s: numpy array without a dtype", name)
+		}
+		return v, nil
+	}
+	// Index arrays are decoded as integers only (no float copy).
+	ints := func(name string) ([]int64, error) {
+		v, err := array(name)
 		if err != nil {
-			return nil, fmt.Errorf("csr_matrix: %s: %w", name, err)
+			return nil, err
 		}
-		if len(arr.Shape) != 1 {
-			return nil, fmt.Errorf("csr_matrix: %s has shape %v, want 1-D", name, arr.Shape)
+		d := v.Dtype.Descr()
+		if len(d) < 2 || (d[1] != 'i' && d[1] != 'u' && d[1] != 'b') {
+			return nil, fmt.Errorf("csr_matrix: indices/indptr must be integers and data numeric (%s is %s)", name, d)
 		}
-		return arr, nil
+		out, err := npy.DecodeRawInts(v.Raw, d, v.Shape)
+		if err != nil {
+			return nil, fmt.Errorf("csr_matrix: %s: numpy array %v %s: %w", name, v.Shape, d, err)
+		}
+		return out, nil
 	}
-	data, err := get("data")
+	dv, err := array("data")
 	if err != nil {
 		return nil, err
 	}
-	indices, err := get("indices")
+	data, err := dv.Array()
+	if err != nil {
+		return nil, fmt.Errorf("csr_matrix: data: %w", err)
+	}
+	indices, err := ints("indices")
 	if err != nil {
 		return nil, err
 	}
-	indptr, err := get("indptr")
+	indptr, err := ints("indptr")
 	if err != nil {
 		return nil, err
 	}
-	if indices.Ints == nil || indptr.Ints == nil || (data.Floats == nil && data.Len() > 0) {
+	if data.Floats == nil && data.Len() > 0 {
 		return nil, fmt.Errorf("csr_matrix: indices/indptr must be integers and data numeric")
 	}
 	nnz := len(data.Floats)
-	if len(indices.Ints) != nnz || len(indptr.Ints) != rows+1 {
-		return nil, fmt.Errorf("csr_matrix: %d values, %d indices, %d indptr entries for %d rows", nnz, len(indices.Ints), len(indptr.Ints), rows)
+	if len(indices) != nnz || len(indptr) != rows+1 {
+		return nil, fmt.Errorf("csr_matrix: %d values, %d indices, %d indptr entries for %d rows", nnz, len(indices), len(indptr), rows)
 	}
-	if indptr.Ints[0] != 0 || indptr.Ints[rows] != int64(nnz) {
-		return nil, fmt.Errorf("csr_matrix: indptr runs from %d to %d, want 0 to %d", indptr.Ints[0], indptr.Ints[rows], nnz)
+	if indptr[0] != 0 || indptr[rows] != int64(nnz) {
+		return nil, fmt.Errorf("csr_matrix: indptr runs from %d to %d, want 0 to %d", indptr[0], indptr[rows], nnz)
 	}
+	// data.Floats was decoded for this call alone: the CSR takes it over.
 	out := &sparse.CSR{Rows: rows, Cols: cols, Indptr: make([]int, rows+1),
-		Indices: make([]int32, nnz), Data: slices.Clone(data.Floats)}
+		Indices: make([]int32, nnz), Data: data.Floats}
 	for i := 0; i < rows; i++ {
-		lo, hi := indptr.Ints[i], indptr.Ints[i+1]
+		lo, hi := indptr[i], indptr[i+1]
 		if hi < lo || hi > int64(nnz) {
 			return nil, fmt.Errorf("csr_matrix: indptr[%d] = %d is not in [indptr[%d] = %d, nnz = %d]", i+1, hi, i, lo, nnz)
 		}
 		out.Indptr[i+1] = int(hi)
 	}
-	for p, c := range indices.Ints {
+	for p, c := range indices {
 		if c < 0 || c >= int64(cols) {
 			return nil, fmt.Errorf("csr_matrix: column index %d at position %d out of range [0,%d)", c, p, cols)
 		}

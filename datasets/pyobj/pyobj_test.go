@@ -335,3 +335,55 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestCSRIndexDtypes: index arrays are decoded as integers of any width
+// (i8 indptr, i4 indices) and a float index array is refused; an array's
+// Raw bytes view the pickle's string without changing it.
+func TestCSRIndexDtypes(t *testing.T) {
+	le64 := func(vals ...int64) []byte {
+		var b bytes.Buffer
+		binary.Write(&b, binary.LittleEndian, vals)
+		return b.Bytes()
+	}
+	build := func(indptrType string, indptr []byte, indicesType string) []byte {
+		p := &pk{}
+		p.op(0x80, 2)
+		p.global("scipy.sparse.csr", "csr_matrix").op(')', 0x81)
+		p.op('}', '(')
+		p.str("_shape").int1(2).int1(3).op(0x86)
+		p.str("indptr").ndarray(indptrType, []byte{3}, false, indptr)
+		p.str("indices").ndarray(indicesType, []byte{3}, false, le32(1, 0, 2))
+		p.str("data").ndarray("f4", []byte{3}, false, lef32(1.5, 2, -3))
+		p.op('u', 'b', '.')
+		return p.Bytes()
+	}
+	v, err := Load(build("i8", le64(0, 1, 3), "i4"), "fixture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := v.(*CSRMatrix).CSR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NNZ() != 3 || c.At(0, 1) != 1.5 || c.At(1, 0) != 2 || c.At(1, 2) != -3 || c.Indptr[1] != 1 {
+		t.Fatalf("i8 indptr: got %v", c.ToDense())
+	}
+	v, err = Load(build("i4", le32(0, 1, 3), "f4"), "fixture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.(*CSRMatrix).CSR(); err == nil || !strings.Contains(err.Error(), "must be integers") {
+		t.Fatalf("float indices: error %v", err)
+	}
+	// The raw bytes of a decoded array equal the payload in the file.
+	p := &pk{}
+	payload := lef32(1, 2, 3, 4)
+	p.op(0x80, 2).ndarray("f4", []byte{4}, false, payload).op('.')
+	a, err := Load(p.Bytes(), "raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.(*NDArray).Raw, payload) {
+		t.Fatalf("Raw = %v, want %v", a.(*NDArray).Raw, payload)
+	}
+}
