@@ -130,10 +130,14 @@ func SoftmaxCrossEntropyRows(logits *mat.Dense, labels []int, grad *mat.Dense, l
 		if y < 0 || y >= c {
 			return 0, fmt.Errorf("nn: cross-entropy: row %d has label %d, want 0..%d", i, y, c-1)
 		}
-		row := logits.RawRowView(i)
-		mx := math.Inf(-1)
-		for _, v := range row {
-			mx = math.Max(mx, v)
+		row := logits.RawRowView(i)[:c]
+		// The largest logit (a NaN anywhere makes the loss NaN either way:
+		// as mx, or through its exponential).
+		mx := row[0]
+		for _, v := range row[1:] {
+			if v > mx {
+				mx = v
+			}
 		}
 		var s float64
 		if grad != nil {

@@ -271,3 +271,19 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestSoftmaxCrossEntropyNaN: a NaN logit, first in its row or not, makes
+// the loss NaN (train stops on it).
+func TestSoftmaxCrossEntropyNaN(t *testing.T) {
+	for _, pos := range []int{0, 2} {
+		logits := mat.NewDense(2, 3, []float64{0.5, -1, 2, 0.1, 0.2, 0.3})
+		logits.Set(1, pos, math.NaN())
+		l, err := SoftmaxCrossEntropy(logits, []int{0, 1}, mat.NewDense(2, 3, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsNaN(l) {
+			t.Errorf("NaN logit at column %d: loss %v, want NaN", pos, l)
+		}
+	}
+}

@@ -68,93 +68,6 @@ done1:
 	VZEROUPPER
 	RET
 
-// func axpyRowsAVX512(out *float64, strideBytes int, gv *float64, nc int, x *float64, nb int)
-//
-// For each block b < nb and class k < nc (rows of out strideBytes apart):
-// out[k][b] = gv[k]·x[b] + out[k][b] (fused). nc ≥ 1.
-TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-48
-	MOVQ out+0(FP), SI
-	MOVQ strideBytes+8(FP), R8
-	MOVQ gv+16(FP), R9
-	MOVQ nc+24(FP), R10
-	MOVQ x+32(FP), R11
-	MOVQ nb+40(FP), CX
-	XORQ AX, AX
-	TESTQ CX, CX
-	JEQ   axdone
-
-axblk:
-	VMOVUPD (R11)(AX*1), Z8
-	LEAQ (SI)(AX*1), DI
-	XORQ BX, BX
-
-axcls:
-	VBROADCASTSD (R9)(BX*8), Z3
-	VMOVUPD (DI), Z4
-	VFMADD231PD Z8, Z3, Z4
-	VMOVUPD Z4, (DI)
-	ADDQ R8, DI
-	INCQ BX
-	CMPQ BX, R10
-	JLT  axcls
-	ADDQ $64, AX
-	DECQ CX
-	JNE  axblk
-
-axdone:
-	VZEROUPPER
-	RET
-
-// func axpy4RowsAVX512(out *float64, outStrideBytes int, gp *float64, nc int, x *float64, xStrideBytes int, nb int)
-//
-// Four rows at a time: for each class k < nc and block b < nb (rows of out
-// outStrideBytes apart, of x xStrideBytes apart): out[k][b] = gp[4k+3]·x3[b]
-// + (gp[4k+2]·x2[b] + (gp[4k+1]·x1[b] + (gp[4k]·x0[b] + out[k][b]))), each
-// step fused: the same sums as four calls of axpyRowsAVX512 in row order,
-// with a quarter of the loads and stores of out. nc ≥ 1.
-TEXT ·axpy4RowsAVX512(SB), NOSPLIT, $0-56
-	MOVQ out+0(FP), SI
-	MOVQ outStrideBytes+8(FP), R8
-	MOVQ gp+16(FP), R9
-	MOVQ nc+24(FP), R11
-	MOVQ x+32(FP), R12
-	MOVQ xStrideBytes+40(FP), R13
-	MOVQ nb+48(FP), BX
-	TESTQ BX, BX
-	JEQ   ax4done
-	LEAQ (R12)(R13*1), R10
-	LEAQ (R12)(R13*2), DX
-	LEAQ (R10)(R13*2), R13
-
-ax4cls:
-	VBROADCASTSD (R9), Z0
-	VBROADCASTSD 8(R9), Z1
-	VBROADCASTSD 16(R9), Z2
-	VBROADCASTSD 24(R9), Z3
-	MOVQ SI, DI
-	XORQ AX, AX
-	MOVQ BX, CX
-
-ax4blk:
-	VMOVUPD (DI), Z4
-	VFMADD231PD (R12)(AX*1), Z0, Z4
-	VFMADD231PD (R10)(AX*1), Z1, Z4
-	VFMADD231PD (DX)(AX*1), Z2, Z4
-	VFMADD231PD (R13)(AX*1), Z3, Z4
-	VMOVUPD Z4, (DI)
-	ADDQ $64, DI
-	ADDQ $64, AX
-	DECQ CX
-	JNE  ax4blk
-	ADDQ $32, R9
-	ADDQ R8, SI
-	DECQ R11
-	JNE  ax4cls
-
-ax4done:
-	VZEROUPPER
-	RET
-
 // func dots4x4AVX512(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64)
 //
 // For rows r < 4 (x0…x3) and classes k < 4 (rows of y strideBytes apart):
@@ -366,5 +279,141 @@ gtnext:
 	JNE  gttile
 
 gtdone:
+	VZEROUPPER
+	RET
+
+// func gtxTileMaskedAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, nc int, masks uint64)
+//
+// gtxTilesAVX512 for one tile of fewer than 32 columns: block i < 4 of the
+// tile loads and stores only the lanes set in byte i of masks (zero for a
+// block past the end), so nothing outside the columns is read or written.
+TEXT ·gtxTileMaskedAVX512(SB), NOSPLIT, $0-64
+	MOVQ gp+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ xStrideBytes+16(FP), R8
+	MOVQ rows+24(FP), R9
+	MOVQ out+32(FP), R10
+	MOVQ outStrideBytes+40(FP), R11
+	MOVQ nc+48(FP), R13
+	MOVQ masks+56(FP), AX
+	KMOVW AX, K1
+	SHRQ $8, AX
+	KMOVW AX, K2
+	SHRQ $8, AX
+	KMOVW AX, K3
+	SHRQ $8, AX
+	KMOVW AX, K4
+	TESTQ R9, R9
+	JEQ   gmdone
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	VXORPD Z8, Z8, Z8
+	VXORPD Z9, Z9, Z9
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	VXORPD Z14, Z14, Z14
+	VXORPD Z15, Z15, Z15
+	MOVQ DI, DX
+	MOVQ SI, BX
+	MOVQ R9, CX
+
+gmrow:
+	VMOVUPD.Z (DX), K1, Z16
+	VMOVUPD.Z 64(DX), K2, Z17
+	VMOVUPD.Z 128(DX), K3, Z18
+	VMOVUPD.Z 192(DX), K4, Z19
+	VBROADCASTSD (BX), Z20
+	VBROADCASTSD 8(BX), Z21
+	VBROADCASTSD 16(BX), Z22
+	VBROADCASTSD 24(BX), Z23
+	VFMADD231PD Z16, Z20, Z0
+	VFMADD231PD Z17, Z20, Z1
+	VFMADD231PD Z18, Z20, Z2
+	VFMADD231PD Z19, Z20, Z3
+	VFMADD231PD Z16, Z21, Z4
+	VFMADD231PD Z17, Z21, Z5
+	VFMADD231PD Z18, Z21, Z6
+	VFMADD231PD Z19, Z21, Z7
+	VFMADD231PD Z16, Z22, Z8
+	VFMADD231PD Z17, Z22, Z9
+	VFMADD231PD Z18, Z22, Z10
+	VFMADD231PD Z19, Z22, Z11
+	VFMADD231PD Z16, Z23, Z12
+	VFMADD231PD Z17, Z23, Z13
+	VFMADD231PD Z18, Z23, Z14
+	VFMADD231PD Z19, Z23, Z15
+	ADDQ R8, DX
+	ADDQ $32, BX
+	DECQ CX
+	JNE  gmrow
+
+	MOVQ R10, AX
+	VMOVUPD.Z (AX), K1, Z24
+	VMOVUPD.Z 64(AX), K2, Z25
+	VMOVUPD.Z 128(AX), K3, Z26
+	VMOVUPD.Z 192(AX), K4, Z27
+	VADDPD Z24, Z0, Z0
+	VADDPD Z25, Z1, Z1
+	VADDPD Z26, Z2, Z2
+	VADDPD Z27, Z3, Z3
+	VMOVUPD Z0, K1, (AX)
+	VMOVUPD Z1, K2, 64(AX)
+	VMOVUPD Z2, K3, 128(AX)
+	VMOVUPD Z3, K4, 192(AX)
+	CMPQ R13, $2
+	JLT  gmdone
+	ADDQ R11, AX
+	VMOVUPD.Z (AX), K1, Z24
+	VMOVUPD.Z 64(AX), K2, Z25
+	VMOVUPD.Z 128(AX), K3, Z26
+	VMOVUPD.Z 192(AX), K4, Z27
+	VADDPD Z24, Z4, Z4
+	VADDPD Z25, Z5, Z5
+	VADDPD Z26, Z6, Z6
+	VADDPD Z27, Z7, Z7
+	VMOVUPD Z4, K1, (AX)
+	VMOVUPD Z5, K2, 64(AX)
+	VMOVUPD Z6, K3, 128(AX)
+	VMOVUPD Z7, K4, 192(AX)
+	CMPQ R13, $3
+	JLT  gmdone
+	ADDQ R11, AX
+	VMOVUPD.Z (AX), K1, Z24
+	VMOVUPD.Z 64(AX), K2, Z25
+	VMOVUPD.Z 128(AX), K3, Z26
+	VMOVUPD.Z 192(AX), K4, Z27
+	VADDPD Z24, Z8, Z8
+	VADDPD Z25, Z9, Z9
+	VADDPD Z26, Z10, Z10
+	VADDPD Z27, Z11, Z11
+	VMOVUPD Z8, K1, (AX)
+	VMOVUPD Z9, K2, 64(AX)
+	VMOVUPD Z10, K3, 128(AX)
+	VMOVUPD Z11, K4, 192(AX)
+	CMPQ R13, $4
+	JLT  gmdone
+	ADDQ R11, AX
+	VMOVUPD.Z (AX), K1, Z24
+	VMOVUPD.Z 64(AX), K2, Z25
+	VMOVUPD.Z 128(AX), K3, Z26
+	VMOVUPD.Z 192(AX), K4, Z27
+	VADDPD Z24, Z12, Z12
+	VADDPD Z25, Z13, Z13
+	VADDPD Z26, Z14, Z14
+	VADDPD Z27, Z15, Z15
+	VMOVUPD Z12, K1, (AX)
+	VMOVUPD Z13, K2, 64(AX)
+	VMOVUPD Z14, K3, 128(AX)
+	VMOVUPD Z15, K4, 192(AX)
+
+gmdone:
 	VZEROUPPER
 	RET

@@ -2,10 +2,7 @@
 
 package train
 
-import (
-	"math"
-	"simd/archsimd"
-)
+import "simd/archsimd"
 
 // rowDotsVecOK reports whether rowDots runs its AVX-512 kernel.
 var rowDotsVecOK = archsimd.X86.AVX512()
@@ -114,10 +111,7 @@ func lanes8(t *[8]float64) float64 {
 }
 
 //go:noescape
-func axpyRowsAVX512(out *float64, strideBytes int, gv *float64, nc int, x *float64, nb int)
-
-//go:noescape
-func axpy4RowsAVX512(out *float64, outStrideBytes int, gp *float64, nc int, x *float64, xStrideBytes int, nb int)
+func gtxTileMaskedAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, nc int, masks uint64)
 
 //go:noescape
 func gtxTilesAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int)
@@ -133,12 +127,12 @@ func gtxPackLen(c int) int { return 4 * max(c, gtxRowChunk) }
 
 // gtxRangeAVX512 sets columns [j0, j1) of out (C×d) to Gᵀ·X for G (n×C)
 // and X (n×d). Tiles of 32 columns × 4 classes go through
-// gtxTilesAVX512: per chunk of gtxRowChunk rows a sum in row order (fused
-// multiply-adds from zero), added to the output chunk after chunk; the
-// remaining columns go row by row (gtxRowsAVX512). Either way every entry
-// is a fixed sequence of operations on its column, so the result does not
-// depend on how the columns are split at multiples of 32. gp is scratch
-// of length gtxPackLen(C).
+// gtxTilesAVX512 (the last, narrower one through gtxTileMaskedAVX512): per
+// chunk of gtxRowChunk rows a sum in row order (fused multiply-adds from
+// zero), added to the output chunk after chunk. Every entry is a fixed
+// sequence of operations on its column, so the result does not depend on
+// how the columns are split at multiples of 32. gp is scratch of length
+// gtxPackLen(C).
 func gtxRangeAVX512(g, x, out, gp []float64, gStride, xStride, outStride, n, c, j0, j1 int) {
 	for k := 0; k < c; k++ {
 		clear(out[k*outStride+j0 : k*outStride+j1])
@@ -167,38 +161,24 @@ func gtxRangeAVX512(g, x, out, gp []float64, gStride, xStride, outStride, n, c, 
 		}
 	}
 	if jt := j0 + 32*ntiles; jt < j1 {
-		gtxRowsAVX512(g, x, out, gp, gStride, xStride, outStride, n, c, jt, j1)
-	}
-}
-
-// gtxRowsAVX512 adds Gᵀ·X to columns [j0, j1) of out row by row: every
-// entry gets one fused multiply-add per row, in row order (rows four at a
-// time through the vector kernel; gp packs their gradients, len ≥ 4C).
-func gtxRowsAVX512(g, x, out, gp []float64, gStride, xStride, outStride, n, c, j0, j1 int) {
-	nb := (j1 - j0) / 8
-	tail := j0 + 8*nb
-	r := 0
-	if nb > 0 {
-		gp = gp[:4*c]
-		for ; r+4 <= n; r += 4 {
-			for k := 0; k < c; k++ {
-				for t := 0; t < 4; t++ {
-					gp[4*k+t] = g[(r+t)*gStride+k]
+		// The last columns: one masked tile.
+		var masks uint64
+		for i := 0; i < 4; i++ {
+			lanes := min(max(j1-jt-8*i, 0), 8)
+			masks |= uint64(1<<lanes-1) << (8 * i)
+		}
+		gp = gp[:4*gtxRowChunk]
+		for r0 := 0; r0 < n; r0 += gtxRowChunk {
+			rows := min(gtxRowChunk, n-r0)
+			for c0 := 0; c0 < c; c0 += 4 {
+				nc := min(4, c-c0)
+				for r := 0; r < rows; r++ {
+					gr := g[(r0+r)*gStride+c0 : (r0+r)*gStride+c0+nc]
+					p := (*[4]float64)(gp[4*r : 4*r+4])
+					*p = [4]float64{}
+					copy(p[:], gr)
 				}
-			}
-			axpy4RowsAVX512(&out[j0], outStride*8, &gp[0], c, &x[r*xStride+j0], xStride*8, nb)
-		}
-		for ; r < n; r++ {
-			axpyRowsAVX512(&out[j0], outStride*8, &g[r*gStride], c, &x[r*xStride+j0], nb)
-		}
-	}
-	for r := 0; r < n; r++ {
-		gr := g[r*gStride : r*gStride+c]
-		xr := x[r*xStride : r*xStride+j1]
-		for j := tail; j < j1; j++ {
-			xv := xr[j]
-			for k, gv := range gr {
-				out[k*outStride+j] = math.FMA(gv, xv, out[k*outStride+j])
+				gtxTileMaskedAVX512(&gp[0], &x[r0*xStride+jt], xStride*8, rows, &out[c0*outStride+jt], outStride*8, nc, masks)
 			}
 		}
 	}
