@@ -5,8 +5,11 @@ package hyla
 import "simd/archsimd"
 
 // The AVX-512 kernels of the HyLa map, built with GOEXPERIMENT=simd and used
-// when the CPU has AVX-512 (see docs/performance.md). They evaluate eight
-// samples j at a time for one row z:
+// when the CPU has AVX-512 (see docs/performance.md). Their loops are Go
+// assembly (features_amd64.s; the Go compiler kept loop counters on the
+// stack and re-checked bounds per load in archsimd loops), driven row by
+// row from here. They evaluate eight samples j at a time for one row z, on
+// samples padded to a multiple of eight:
 //
 //   - q_j = ‖z − ω_j‖² from Ωᵀ (d0×D, so eight consecutive ω_j·k are one load);
 //   - log P with the algorithm of the math package's Log (FreeBSD's e_log.c:
@@ -20,6 +23,8 @@ import "simd/archsimd"
 // The results agree with the scalar path to a few units in the last place
 // (fused multiply-adds, the angle-addition formula; TestHyLaSIMDMatchesScalar)
 // and, like it, depend only on the inputs, never on the number of workers.
+// The transcendental pass's assembly is checked bit for bit against its Go
+// reference (TestHyLaMathAssemblyMatchesGo).
 
 // hylaVecOK reports whether the AVX-512 kernels run on this CPU.
 var hylaVecOK = archsimd.X86.AVX512()

@@ -32,8 +32,14 @@
 // Y = φ(Z)·W (Yᵀ = Wᵀ·φ(Z)ᵀ is C×d): with C a handful of classes, every
 // product then runs along the long dimension (dot products of length d or
 // D, or axpys of that length) instead of C-long inner loops, which made
-// gonum's kernels 5–30× slower per flop. Each product runs as gonum's serial
-// Dgemm on output tiles spread over Workers (see gemm).
+// gonum's kernels 5–30× slower per flop. Built with GOEXPERIMENT=simd on a
+// CPU with AVX-512, the feature-level products run on assembly kernels
+// (rows_amd64.s: logits four rows × four classes at a time, Gᵀ·X in
+// register tiles) and the HyLa map computes Yᵀ and (∂L/∂W)ᵀ inside its own
+// passes (hyla.HyLaMap.ForwardLinear, BackwardLinear); otherwise each
+// product runs as gonum's serial Dgemm on output tiles spread over Workers
+// (see gemm). Every entry is a fixed sequence of operations either way, so
+// results do not depend on Workers.
 package train
 
 import (
