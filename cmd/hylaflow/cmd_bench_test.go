@@ -56,6 +56,13 @@ func TestBenchSynthetic(t *testing.T) {
 	if r.Data.Load <= 0 || r.Data.Precompute <= 0 || r.Train <= 0 || r.Total < r.Train {
 		t.Errorf("phase times %+v train %v total %v", r.Data, r.Train, r.Total)
 	}
+	// The data path's CPU times are part of the row's (the first row
+	// includes its data path).
+	d := r.Data
+	if d.LoadCPU < 0 || d.NormalizeCPU < 0 || d.SplitCPU < 0 || d.PrecomputeCPU < 0 ||
+		d.LoadCPU+d.NormalizeCPU+d.SplitCPU+d.PrecomputeCPU > r.CPU+1e-6 {
+		t.Errorf("phase CPU times %+v, row CPU %v", d, r.CPU)
+	}
 	if _, err := os.Stat("/proc/self/status"); err == nil && (r.PeakRSS < 1<<20 || out.PeakRSS < r.PeakRSS) {
 		t.Errorf("peak RSS row %d, process %d", r.PeakRSS, out.PeakRSS)
 	}
