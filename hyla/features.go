@@ -366,6 +366,7 @@ const (
 // hylaCall is what vecRun computes for each row.
 type hylaCall struct {
 	op                  hylaOp
+	z                   *mat.Dense // ForwardLinear of the RFF map
 	out, yT             *mat.Dense // Forward, ForwardLinear
 	gradOut, gyT, gradZ *mat.Dense // Backward, BackwardLinear
 	gradW               bool       // BackwardLinear: accumulate ∂L/∂Wᵀ into part
@@ -679,19 +680,25 @@ func (h *HyLaMap) BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool {
 	v.call = hylaCall{op: hylaOpBackwardLinear, gyT: gyT, gradZ: gradZ, gradW: gradWT != nil}
 	h.vecRun(m)
 	if gradWT != nil {
-		// Block sums in block order.
-		for k := 0; k < c; k++ {
-			dst := gradWT.RawRowView(k)[:D]
-			copy(dst, v.part[k*v.dp:k*v.dp+D])
-			for b := 1; b < nb; b++ {
-				src := v.part[(b*c+k)*v.dp : (b*c+k)*v.dp+D]
-				for j, x := range src {
-					dst[j] += x
-				}
+		v.sumParts(gradWT, nb)
+	}
+	return true
+}
+
+// sumParts sets gradWT (C×D) to the sum of the nb row blocks' partial sums
+// in part, in block order.
+func (v *hylaVec) sumParts(gradWT *mat.Dense, nb int) {
+	c, D := gradWT.Dims()
+	for k := 0; k < c; k++ {
+		dst := gradWT.RawRowView(k)[:D]
+		copy(dst, v.part[k*v.dp:k*v.dp+D])
+		for b := 1; b < nb; b++ {
+			src := v.part[(b*c+k)*v.dp : (b*c+k)*v.dp+D]
+			for j, x := range src {
+				dst[j] += x
 			}
 		}
 	}
-	return true
 }
 
 // RFFMap is the random Fourier feature map of the official code's baseline,
@@ -699,6 +706,11 @@ func (h *HyLaMap) BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool {
 // (note √(2/d0), not √(2/D), as in the code).
 type RFFMap struct {
 	s *Samples
+	// lin holds the padded tables and the arrays of the fused kernels
+	// (rff_linear.go); nil where they do not run.
+	lin *hylaVec
+	// plain: the last forward pass was Forward (not ForwardLinear).
+	plain bool
 	// For the AVX-512 forward kernel (features_simd.go) only: Λ as d0×D, sin b_j, cos b_j.
 	omegaT, sinB, cosB []float64
 	scale              float64
@@ -737,6 +749,9 @@ func NewRFF(s *Samples) (*RFFMap, error) {
 	r := &RFFMap{s: s, scale: math.Sqrt(2 / float64(s.Dim())), workers: runtime.GOMAXPROCS(0)}
 	if hylaVecOK && s.Dim() <= hylaVecMaxDim {
 		r.omegaT, r.sinB, r.cosB = transposedSamples(s, s.Features())
+		dp := (s.Features() + 7) / 8 * 8
+		r.lin = &hylaVec{dp: dp}
+		r.lin.omegaT, r.lin.sinB, r.lin.cosB = transposedSamples(s, dp)
 	}
 	return r, nil
 }
@@ -756,7 +771,12 @@ func (r *RFFMap) SetWorkers(n int) { r.workers = max(n, 1) }
 func (r *RFFMap) Release() {
 	putBuf(r.e)
 	r.e = nil
-	r.rows = 0
+	if v := r.lin; v != nil {
+		putBuf(v.phi)
+		putBuf(v.e2)
+		v.phi, v.e2, v.uOK = nil, nil, false
+	}
+	r.rows, r.plain = 0, false
 }
 
 // Forward sets out (m×D) to φ(Z) for Z (m×d0).
@@ -765,7 +785,7 @@ func (r *RFFMap) Forward(z, out *mat.Dense) {
 	D := r.Features()
 	checkDims("RFF Forward: Z", z, m, r.Dim())
 	checkDims("RFF Forward: output", out, m, D)
-	r.rows = m
+	r.rows, r.plain = m, true
 	r.e = growPooled(r.e, m*D)
 	if rowSerial(m, D, r.workers) {
 		r.forwardRows(z, out, 0, m)
@@ -850,6 +870,9 @@ func (r *RFFMap) Backward(gradOut, gradZ *mat.Dense) {
 	m, d0, D := r.rows, r.Dim(), r.Features()
 	checkDims("RFF Backward: gradient of the output", gradOut, m, D)
 	checkDims("RFF Backward: gradient of Z", gradZ, m, d0)
+	if !r.plain || len(r.e) < m*D {
+		panic("hyla: RFF Backward without a Forward (ForwardLinear keeps only what BackwardLinear needs)")
+	}
 	if rowSerial(m, D, r.workers) {
 		r.backwardRows(gradOut, gradZ, 0, m)
 		return

@@ -731,3 +731,83 @@ mbspowdone:
 mbdone:
 	VZEROUPPER
 	RET
+
+// func rffArgsAVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+//
+// For each block b < nb: q[8b:8b+8] = Σ_k z_k·Λᵀ[k][8b:8b+8], one fused
+// multiply-add per k in order, from zero (the RFF map's arguments). Eight
+// blocks at a time share each broadcast of z_k, then one.
+TEXT ·rffArgsAVX512(SB), NOSPLIT, $0-48
+	MOVQ z+0(FP), SI
+	MOVQ d0+8(FP), R8
+	MOVQ omegaT+16(FP), DI
+	MOVQ strideBytes+24(FP), R9
+	MOVQ q+32(FP), DX
+	MOVQ nb+40(FP), CX
+
+rarg8:
+	CMPQ CX, $8
+	JLT  rarg1
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, R12
+
+rarg8k:
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD (R10), Z4, Z0
+	VFMADD231PD 64(R10), Z4, Z1
+	VFMADD231PD 128(R10), Z4, Z2
+	VFMADD231PD 192(R10), Z4, Z3
+	VFMADD231PD 256(R10), Z4, Z10
+	VFMADD231PD 320(R10), Z4, Z11
+	VFMADD231PD 384(R10), Z4, Z12
+	VFMADD231PD 448(R10), Z4, Z13
+	ADDQ $8, R11
+	ADDQ R9, R10
+	DECQ R12
+	JNE  rarg8k
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VMOVUPD Z10, 256(DX)
+	VMOVUPD Z11, 320(DX)
+	VMOVUPD Z12, 384(DX)
+	VMOVUPD Z13, 448(DX)
+	ADDQ $512, DI
+	ADDQ $512, DX
+	SUBQ $8, CX
+	JMP  rarg8
+
+rarg1:
+	TESTQ CX, CX
+	JEQ   rargdone
+	VXORPD Z0, Z0, Z0
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, R12
+
+rarg1k:
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD (R10), Z4, Z0
+	ADDQ $8, R11
+	ADDQ R9, R10
+	DECQ R12
+	JNE  rarg1k
+	VMOVUPD Z0, (DX)
+	ADDQ $64, DI
+	ADDQ $64, DX
+	DECQ CX
+	JMP  rarg1
+
+rargdone:
+	VZEROUPPER
+	RET

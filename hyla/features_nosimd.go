@@ -24,3 +24,11 @@ func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, u, zi []float64, a float64, gz
 func rffForwardRowAVX512(r *RFFMap, zi, o, e []float64) {
 	panic("hyla: AVX-512 kernel in a build without it")
 }
+
+func rffVecRow(r *RFFMap, v *hylaVec, q, phi, e, zi []float64) {
+	panic("hyla: AVX-512 kernel in a build without it")
+}
+
+func rffVecGrad(v *hylaVec, cbuf, gy, e []float64, gz []float64) {
+	panic("hyla: AVX-512 kernel in a build without it")
+}

@@ -256,3 +256,66 @@ func rffForwardRowAVX512(r *RFFMap, zi, o, e []float64) {
 		r.forwardScalar(zi, o, e, j, D)
 	}
 }
+
+//go:noescape
+func rffArgsAVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+
+// rffVecRow computes one row of the RFF map on the padded samples of v:
+// φ_j = √(2/d0)·cos(⟨Λ_j, z⟩ + b_j) into phi and −√(2/d0)·sin(⟨Λ_j, z⟩ + b_j)
+// into e (length dp), the arguments first (into q), then eight samples at a
+// time with the angle-addition formula (scalar code for a block with an
+// |argument| > 0.5; padded samples zero there).
+func rffVecRow(r *RFFMap, v *hylaVec, q, phi, e, zi []float64) {
+	dp := v.dp
+	d0 := len(zi)
+	omegaT := v.omegaT[:d0*dp]
+	q, phi, e = q[:dp], phi[:dp], e[:dp]
+	rffArgsAVX512(&zi[0], d0, &omegaT[0], dp*8, &q[0], dp/8)
+	lim := archsimd.BroadcastFloat64x8(0.5)
+	scale := archsimd.BroadcastFloat64x8(r.scale)
+	zero := archsimd.BroadcastFloat64x8(0)
+	sinB, cosB := v.sinB[:dp], v.cosB[:dp]
+	D := r.Features()
+	for j := 0; j < dp; j += 8 {
+		arg := archsimd.LoadFloat64x8((*[8]float64)(q[j : j+8]))
+		if arg.Max(zero.Sub(arg)).Greater(lim).Or(arg.IsNaN()).ToBits() != 0 {
+			end := min(j+8, D)
+			r.forwardScalar(zi, phi, e, j, end)
+			clear(phi[end : j+8])
+			clear(e[end : j+8])
+			continue
+		}
+		sd, cd := vecSinCosSmall(arg)
+		sb := archsimd.LoadFloat64x8((*[8]float64)(sinB[j : j+8]))
+		cb := archsimd.LoadFloat64x8((*[8]float64)(cosB[j : j+8]))
+		sn := sb.Mul(cd).Add(cb.Mul(sd))
+		cs := cb.Mul(cd).Sub(sb.Mul(sd))
+		scale.Mul(cs).Store((*[8]float64)(phi[j : j+8]))
+		zero.Sub(scale.Mul(sn)).Store((*[8]float64)(e[j : j+8]))
+	}
+}
+
+// rffVecGrad sets gz (length d0) to the row's ∂L/∂z = Σ_j g_j·e_j·Λ_j with
+// g_j = Σ_c gy[c]·wpad[c·dp+j] (through the linear layer).
+func rffVecGrad(v *hylaVec, cbuf, gy, e []float64, gz []float64) {
+	dp := v.dp
+	nb := dp / 8
+	d0 := len(gz)
+	e, cbuf = e[:dp], cbuf[:dp]
+	_ = v.wpad[len(gy)*dp-1]
+	var s [16]float64
+	hylaGradPassAVX512(&v.wpad[0], dp*8, &gy[0], len(gy), &e[0], &e[0], &cbuf[0], nb, &s)
+	omegaT := v.omegaT[:d0*dp]
+	var acc [64]float64
+	k := 0
+	for ; k+8 <= d0; k += 8 {
+		hylaGz8AVX512(&cbuf[0], &omegaT[k*dp], dp*8, nb, &acc)
+		for t := 0; t < 8; t++ {
+			gz[k+t] = lanes8((*[8]float64)(acc[8*t : 8*t+8]))
+		}
+	}
+	for ; k < d0; k++ {
+		hylaDot1AVX512(&cbuf[0], &omegaT[k*dp], nb, (*[8]float64)(acc[0:8]))
+		gz[k] = lanes8((*[8]float64)(acc[0:8]))
+	}
+}

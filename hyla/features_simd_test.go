@@ -346,3 +346,73 @@ func TestHyLaMathAssemblyMatchesGo(t *testing.T) {
 		t.Logf("d0=%d D=%d scale %g: %d entries through the scalar fallback", tc.d0, tc.D, tc.scale, fallbacks)
 	}
 }
+
+// TestRFFLinearMatchesScalar: the RFF map's fused kernels against the
+// scalar map and explicit products (Y = Wᵀ·φᵀ, ∂L/∂W = gyT·φ, ∂L/∂Z through
+// ∂L/∂φ = gyTᵀ·W), for small arguments and for large ones (scalar
+// fallback), and the same bits for 1…4 workers.
+func TestRFFLinearMatchesScalar(t *testing.T) {
+	if !hylaVecOK {
+		t.Skip("CPU without AVX-512")
+	}
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, scale := range []float64{0.01, 3} {
+		const m, D, d0, c = 300, 203, 16, 6
+		s := SampleRFF(rng, D, d0, scale)
+		z := mat.NewDense(m, d0, nil)
+		for i, raw := 0, z.RawMatrix().Data; i < len(raw); i++ {
+			raw[i] = 0.2 * rng.NormFloat64()
+		}
+		wT, gyT := randomDense(rng, c, D), randomDense(rng, c, m)
+		sc, _ := NewRFF(s)
+		sc.omegaT, sc.lin = nil, nil
+		phi := mat.NewDense(m, D, nil)
+		sc.Forward(z, phi)
+		var yRef, gwRef, gOut mat.Dense
+		yRef.Mul(wT, phi.T())
+		gwRef.Mul(gyT, phi)
+		gOut.Mul(gyT.T(), wT)
+		gzRef := mat.NewDense(m, d0, nil)
+		sc.Backward(&gOut, gzRef)
+		if sc.ForwardLinear(z, wT, mat.NewDense(c, m, nil)) {
+			t.Fatal("ForwardLinear ran without the AVX-512 tables")
+		}
+		var refY, refGZ, refGW *mat.Dense
+		for w := 1; w <= 4; w++ {
+			fm, _ := NewRFF(s)
+			fm.SetWorkers(w)
+			y, gz, gw := mat.NewDense(c, m, nil), mat.NewDense(m, d0, nil), mat.NewDense(c, D, nil)
+			if !fm.ForwardLinear(z, wT, y) || !fm.BackwardLinear(gyT, wT, gz, gw) {
+				t.Fatal("fused kernels not available")
+			}
+			if refY == nil {
+				refY, refGZ, refGW = y, gz, gw
+				for _, p := range []struct {
+					name     string
+					got, ref *mat.Dense
+				}{{"Y", y, &yRef}, {"∂L/∂W", gw, &gwRef}, {"∂L/∂Z", gz, gzRef}} {
+					var worst, scaleRef float64
+					for _, v := range p.ref.RawMatrix().Data {
+						scaleRef = math.Max(scaleRef, math.Abs(v))
+					}
+					for i, v := range p.got.RawMatrix().Data {
+						worst = math.Max(worst, math.Abs(v-p.ref.RawMatrix().Data[i])/scaleRef)
+					}
+					t.Logf("scale %v: %s differs from the scalar map by %.2g (relative to its largest entry)", scale, p.name, worst)
+					if worst > 1e-12 {
+						t.Errorf("scale %v: %s differs from the scalar map by %.3g", scale, p.name, worst)
+					}
+				}
+				// After a plain Forward the fused backward declines.
+				fm.Forward(z, mat.NewDense(m, D, nil))
+				if fm.BackwardLinear(gyT, wT, gz, gw) {
+					t.Error("BackwardLinear ran after a plain Forward")
+				}
+				continue
+			}
+			if !mat.Equal(y, refY) || !mat.Equal(gz, refGZ) || !mat.Equal(gw, refGW) {
+				t.Errorf("scale %v: %d workers give different bits than 1 worker", scale, w)
+			}
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package hyla
+
+import (
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The RFF map's kernels fused with a linear layer (the AVX-512 build only;
+// elsewhere ForwardLinear and BackwardLinear report false): the same
+// structure as HyLaMap's, on the same padded tables (hylaVec), with the RFF
+// row kernel (rffVecRow) and gradient (rffVecGrad).
+
+// ForwardLinear sets yT (C×m) to Yᵀ = Wᵀ·φ(Z)ᵀ for Z (m×d0) and the
+// transposed weights wT (C×D) of a linear layer fed by the map, without
+// forming φ(Z) for the caller, and keeps what BackwardLinear needs for the
+// same wT. It reports false, doing nothing, where it has no fused kernel;
+// the caller then calls Forward and forms the product itself. Each entry
+// of Yᵀ is one fixed-order sum, so the result does not depend on the
+// number of workers.
+func (r *RFFMap) ForwardLinear(z, wT, yT *mat.Dense) bool {
+	v := r.lin
+	if v == nil {
+		return false
+	}
+	m, _ := z.Dims()
+	c, _ := wT.Dims()
+	checkDims("RFF ForwardLinear: Z", z, m, r.Dim())
+	checkDims("RFF ForwardLinear: layer weights", wT, c, r.Features())
+	checkDims("RFF ForwardLinear: output", yT, c, m)
+	r.rows, r.plain = m, false
+	v.phi = growPooled(v.phi, m*v.dp)
+	v.e2 = growPooled(v.e2, m*v.dp)
+	v.padWeights(wT)
+	v.call = hylaCall{op: hylaOpForwardLinear, z: z, yT: yT}
+	r.vecRun(m)
+	v.uOK = true
+	return true
+}
+
+// BackwardLinear sets gradZ to ∂L/∂Z for the Z of the most recent
+// ForwardLinear, with gyT (C×m) the transposed gradient of the layer's
+// output and wT (C×D) its transposed weights (ForwardLinear's; it panics on
+// others), and, if gradWT is not nil, gradWT (C×D) to the gradient of the
+// weights, gyT·φ(Z), summed over fixed row blocks so that the result does
+// not depend on the number of workers. It never forms an m×D matrix, and
+// reports false, doing nothing, without a fused kernel or after a Forward
+// (the caller then forms ∂L/∂φ and calls Backward).
+func (r *RFFMap) BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool {
+	v := r.lin
+	if v == nil || !v.uOK || r.plain {
+		return false
+	}
+	m, d0, D := r.rows, r.Dim(), r.Features()
+	c, _ := gyT.Dims()
+	checkDims("RFF BackwardLinear: gradient of the layer output", gyT, c, m)
+	checkDims("RFF BackwardLinear: layer weights", wT, c, D)
+	checkDims("RFF BackwardLinear: gradient of Z", gradZ, m, d0)
+	if gradWT != nil {
+		checkDims("RFF BackwardLinear: gradient of the layer weights", gradWT, c, D)
+	}
+	if !v.sameWeights(wT) {
+		panic("hyla: RFF BackwardLinear with other weights than the ForwardLinear before it")
+	}
+	per := hylaRowBlock(m)
+	nb := (m + per - 1) / per
+	if gradWT != nil && len(v.part) < nb*c*v.dp {
+		v.part = make([]float64, nb*c*v.dp)
+	}
+	v.call = hylaCall{op: hylaOpBackwardLinear, gyT: gyT, gradZ: gradZ, gradW: gradWT != nil}
+	r.vecRun(m)
+	if gradWT != nil {
+		v.sumParts(gradWT, nb)
+	}
+	return true
+}
+
+// vecRun runs r.lin.call over the m rows in blocks, on up to r.workers
+// goroutines (as HyLaMap.vecRun).
+func (r *RFFMap) vecRun(m int) {
+	per := hylaRowBlock(m)
+	nb := (m + per - 1) / per
+	w := min(r.workers, nb)
+	if m*r.Features() < minParallelEntries {
+		w = 1
+	}
+	v := r.lin
+	v.ensureScratch(max(w, 1))
+	if w <= 1 {
+		for b := 0; b < nb; b++ {
+			r.vecBlock(v.scratch[0], b, b*per, min((b+1)*per, m))
+		}
+		return
+	}
+	r.vecRunParallel(m, per, nb, w)
+}
+
+// vecRunParallel is vecRun's parallel part.
+func (r *RFFMap) vecRunParallel(m, per, nb, w int) {
+	v := r.lin
+	var wg sync.WaitGroup
+	for k := 0; k < w; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			for b := k; b < nb; b += w {
+				r.vecBlock(v.scratch[k], b, b*per, min((b+1)*per, m))
+			}
+		}(k)
+	}
+	wg.Wait()
+}
+
+// vecBlock computes rows [lo, hi) (block b) of the current call.
+func (r *RFFMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
+	v := r.lin
+	d0, dp := r.Dim(), v.dp
+	c := &v.call
+	var part []float64
+	if c.op == hylaOpBackwardLinear && c.gradW {
+		part = v.part[b*v.classes*dp : (b+1)*v.classes*dp]
+		clear(part)
+	}
+	for i := lo; i < hi; i++ {
+		phi, e := v.phi[i*dp:(i+1)*dp], v.e2[i*dp:(i+1)*dp]
+		switch c.op {
+		case hylaOpForwardLinear:
+			rffVecRow(r, v, sc.q, phi, e, c.z.RawRowView(i)[:d0])
+			hylaVecDots(phi, v.wpad, dp, sc.y)
+			ym := c.yT.RawMatrix()
+			for k, y := range sc.y {
+				ym.Data[k*ym.Stride+i] = y
+			}
+		case hylaOpBackwardLinear:
+			gm := c.gyT.RawMatrix()
+			for k := range sc.y {
+				sc.y[k] = gm.Data[k*gm.Stride+i]
+			}
+			rffVecGrad(v, sc.c, sc.y, e, c.gradZ.RawRowView(i)[:d0])
+			if part != nil {
+				hylaVecAxpy(part, dp, sc.y, phi)
+			}
+		}
+	}
+}
