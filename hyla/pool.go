@@ -14,8 +14,10 @@ var bufPool struct {
 	total int // float64s held
 }
 
-// bufPoolMax bounds what the pool holds (in float64s: 512 MiB).
-const bufPoolMax = 64 << 20
+// bufPoolMax bounds what the pool holds (in float64s: 256 MiB, enough for
+// two concurrent seeds at Airport's node-level shape, 2 × 2 × 3188 × 1000
+// doubles; a process keeps at most this much after its runs).
+const bufPoolMax = 32 << 20
 
 // getBuf returns a slice of length n, from the pool (the smallest that
 // fits) if it can.
