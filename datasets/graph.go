@@ -33,14 +33,24 @@ type Graph struct {
 	Train, Val, Test []int
 	Inductive        bool // train on the training subgraph only (Reddit)
 	Binary           bool
-	Docs             int // text graphs: the first Docs nodes are documents
+	// EdgeCount, when positive, is the number of distinct undirected edges
+	// of Adj as its builder knows it (a generator that makes Adj symmetric
+	// without self loops: NNZ/2); Edges returns it instead of counting.
+	EdgeCount int
+	Docs      int // text graphs: the first Docs nodes are documents
 }
 
 // Nodes returns the number of nodes.
 func (g *Graph) Nodes() int { return g.Adj.Rows }
 
-// Edges returns the number of distinct undirected edges (self loops excluded).
-func (g *Graph) Edges() int { return CountEdges(g.Adj) }
+// Edges returns the number of distinct undirected edges (self loops
+// excluded): EdgeCount if set, else CountEdges(Adj).
+func (g *Graph) Edges() int {
+	if g.EdgeCount > 0 {
+		return g.EdgeCount
+	}
+	return CountEdges(g.Adj)
+}
 
 // FeatureDim returns the number of feature columns (0 if featureless).
 func (g *Graph) FeatureDim() int {

@@ -403,8 +403,9 @@ func GenerateSBM(ctx context.Context, opts SBMOptions) (*datasets.Graph, error) 
 	slices.Sort(train)
 	slices.Sort(val)
 	slices.Sort(test)
+	// adj is symmetric without self loops or repeats: NNZ/2 edges.
 	g := &datasets.Graph{Name: "synthetic_sbm", Source: "synthetic", Adj: adj, DenseFeatures: x,
-		Labels: labels, Classes: C, Train: train, Val: val, Test: test, Inductive: true}
+		Labels: labels, Classes: C, Train: train, Val: val, Test: test, Inductive: true, EdgeCount: adj.NNZ() / 2}
 	return g, g.Validate()
 }
 

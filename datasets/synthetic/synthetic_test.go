@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -86,6 +87,9 @@ func TestSBMDeterministicAcrossWorkers(t *testing.T) {
 			// distinct edges within 0.5% of the target (top-up rounds)
 			if e := g.Edges(); e < 199000 || e > 200000*11/10 {
 				t.Fatalf("%d distinct edges for a target of 200000", e)
+			}
+			if e, c := g.Edges(), datasets.CountEdges(g.Adj); e != c || !g.Adj.IsSymmetric() {
+				t.Fatalf("EdgeCount %d, counted %d, symmetric %v", e, c, g.Adj.IsSymmetric())
 			}
 			// homophily: most edges inside a class (p_in = 0.8 plus chance hits)
 			in := 0
