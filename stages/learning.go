@@ -278,7 +278,7 @@ func learnRawAdjacency(g *artifact.Artifact) (*sparse.CSR, error) {
 func learnTrainType() *registry.Type {
 	return &registry.Type{
 		Name:    "train",
-		Version: "1",
+		Version: "2", // 2: fused AVX-512 classifier kernels and blocked cross-entropy round differently
 		Doc: "Trains HyLa-SGC, RFF-SGC or SGC. level features: Z has one row per input feature and " +
 			"logits = (S^K X)·(φ(Z)·W) + b on the rows each step needs (inductive when the features input has " +
 			"X_train: train on S_train^K X_train, evaluate on S^K X); level nodes: Z has one row per node and " +
