@@ -438,35 +438,44 @@ func hylaRowBlock(m int) int { return max(64, (m+15)/16) }
 
 // vecRun runs h.vec.call over the m rows in blocks, on up to h.workers
 // goroutines (block b on worker b mod workers).
-func (h *HyLaMap) vecRun(m int) {
+func (h *HyLaMap) vecRun(m int) { runRowBlocks(h, h.vec, m, h.Features(), h.workers) }
+
+// rowBlocker computes rows [lo, hi) (block b) of a map's current call with
+// the scratch space sc: HyLaMap and RFFMap.
+type rowBlocker interface {
+	vecBlock(sc *hylaScratch, b, lo, hi int)
+}
+
+// runRowBlocks runs f over the m rows in hylaRowBlock-sized blocks, on up
+// to workers goroutines (block b on worker b mod workers), with v's
+// scratch; features is the map's D (small calls run serially).
+func runRowBlocks(f rowBlocker, v *hylaVec, m, features, workers int) {
 	per := hylaRowBlock(m)
 	nb := (m + per - 1) / per
-	w := min(h.workers, nb)
-	if m*h.Features() < minParallelEntries {
+	w := min(workers, nb)
+	if m*features < minParallelEntries {
 		w = 1
 	}
-	v := h.vec
 	v.ensureScratch(max(w, 1))
 	if w <= 1 {
 		for b := 0; b < nb; b++ {
-			h.vecBlock(v.scratch[0], b, b*per, min((b+1)*per, m))
+			f.vecBlock(v.scratch[0], b, b*per, min((b+1)*per, m))
 		}
 		return
 	}
-	h.vecRunParallel(m, per, nb, w)
+	runRowBlocksParallel(f, v, m, per, nb, w)
 }
 
-// vecRunParallel is vecRun's parallel part (a function of its own, so the
-// serial path allocates nothing).
-func (h *HyLaMap) vecRunParallel(m, per, nb, w int) {
-	v := h.vec
+// runRowBlocksParallel is runRowBlocks' parallel part (a function of its
+// own, so the serial path allocates nothing).
+func runRowBlocksParallel(f rowBlocker, v *hylaVec, m, per, nb, w int) {
 	var wg sync.WaitGroup
 	for k := 0; k < w; k++ {
 		wg.Add(1)
 		go func(k int) {
 			defer wg.Done()
 			for b := k; b < nb; b += w {
-				h.vecBlock(v.scratch[k], b, b*per, min((b+1)*per, m))
+				f.vecBlock(v.scratch[k], b, b*per, min((b+1)*per, m))
 			}
 		}(k)
 	}

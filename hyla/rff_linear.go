@@ -1,8 +1,6 @@
 package hyla
 
 import (
-	"sync"
-
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -77,39 +75,7 @@ func (r *RFFMap) BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool {
 
 // vecRun runs r.lin.call over the m rows in blocks, on up to r.workers
 // goroutines (as HyLaMap.vecRun).
-func (r *RFFMap) vecRun(m int) {
-	per := hylaRowBlock(m)
-	nb := (m + per - 1) / per
-	w := min(r.workers, nb)
-	if m*r.Features() < minParallelEntries {
-		w = 1
-	}
-	v := r.lin
-	v.ensureScratch(max(w, 1))
-	if w <= 1 {
-		for b := 0; b < nb; b++ {
-			r.vecBlock(v.scratch[0], b, b*per, min((b+1)*per, m))
-		}
-		return
-	}
-	r.vecRunParallel(m, per, nb, w)
-}
-
-// vecRunParallel is vecRun's parallel part.
-func (r *RFFMap) vecRunParallel(m, per, nb, w int) {
-	v := r.lin
-	var wg sync.WaitGroup
-	for k := 0; k < w; k++ {
-		wg.Add(1)
-		go func(k int) {
-			defer wg.Done()
-			for b := k; b < nb; b += w {
-				r.vecBlock(v.scratch[k], b, b*per, min((b+1)*per, m))
-			}
-		}(k)
-	}
-	wg.Wait()
-}
+func (r *RFFMap) vecRun(m int) { runRowBlocks(r, r.lin, m, r.Features(), r.workers) }
 
 // vecBlock computes rows [lo, hi) (block b) of the current call.
 func (r *RFFMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
