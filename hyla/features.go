@@ -665,14 +665,8 @@ func (h *HyLaMap) BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool {
 	if h.vec == nil {
 		return false
 	}
-	m, d0, D := h.rows, h.Dim(), h.Features()
-	c, _ := gyT.Dims()
-	checkDims("HyLa BackwardLinear: gradient of the layer output", gyT, c, m)
-	checkDims("HyLa BackwardLinear: layer weights", wT, c, D)
-	checkDims("HyLa BackwardLinear: gradient of Z", gradZ, m, d0)
-	if gradWT != nil {
-		checkDims("HyLa BackwardLinear: gradient of the layer weights", gradWT, c, D)
-	}
+	m := h.rows
+	checkLinearDims("HyLa", gyT, wT, gradZ, gradWT, m, h.Dim(), h.Features())
 	v := h.vec
 	if len(v.e2) < m*v.dp || !(v.e1OK || v.uOK) {
 		panic("hyla: HyLa BackwardLinear without a Forward or ForwardLinear")
@@ -681,17 +675,42 @@ func (h *HyLaMap) BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool {
 		panic("hyla: HyLa BackwardLinear with other weights than the ForwardLinear before it")
 	}
 	v.padWeights(wT)
+	v.backwardLinear(h, m, h.Features(), h.workers, gyT, gradZ, gradWT)
+	return true
+}
+
+// checkLinearDims panics unless gyT is C×m, wT C×D, gradZ m×d0 and gradWT
+// (if not nil) C×D, for the BackwardLinear of the map named by which.
+func checkLinearDims(which string, gyT, wT, gradZ, gradWT *mat.Dense, m, d0, D int) {
+	c, _ := gyT.Dims()
+	check := func(what string, x *mat.Dense, rows, cols int) {
+		if r, cc := x.Dims(); r != rows || cc != cols {
+			checkDims(which+" BackwardLinear: "+what, x, rows, cols) // panics; names built only then
+		}
+	}
+	check("gradient of the layer output", gyT, c, m)
+	check("layer weights", wT, c, D)
+	check("gradient of Z", gradZ, m, d0)
+	if gradWT != nil {
+		check("gradient of the layer weights", gradWT, c, D)
+	}
+}
+
+// backwardLinear runs a fused backward pass of f (HyLaMap or RFFMap, whose
+// tables v holds) over its m rows and, if gradWT is not nil, sums the row
+// blocks' partial weight gradients into it in block order.
+func (v *hylaVec) backwardLinear(f rowBlocker, m, features, workers int, gyT, gradZ, gradWT *mat.Dense) {
+	c, _ := gyT.Dims()
 	per := hylaRowBlock(m)
 	nb := (m + per - 1) / per
 	if gradWT != nil && len(v.part) < nb*c*v.dp {
 		v.part = make([]float64, nb*c*v.dp)
 	}
 	v.call = hylaCall{op: hylaOpBackwardLinear, gyT: gyT, gradZ: gradZ, gradW: gradWT != nil}
-	h.vecRun(m)
+	runRowBlocks(f, v, m, features, workers)
 	if gradWT != nil {
 		v.sumParts(gradWT, nb)
 	}
-	return true
 }
 
 // sumParts sets gradWT (C×D) to the sum of the nb row blocks' partial sums

@@ -49,27 +49,11 @@ func (r *RFFMap) BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool {
 	if v == nil || !v.uOK || r.plain {
 		return false
 	}
-	m, d0, D := r.rows, r.Dim(), r.Features()
-	c, _ := gyT.Dims()
-	checkDims("RFF BackwardLinear: gradient of the layer output", gyT, c, m)
-	checkDims("RFF BackwardLinear: layer weights", wT, c, D)
-	checkDims("RFF BackwardLinear: gradient of Z", gradZ, m, d0)
-	if gradWT != nil {
-		checkDims("RFF BackwardLinear: gradient of the layer weights", gradWT, c, D)
-	}
+	checkLinearDims("RFF", gyT, wT, gradZ, gradWT, r.rows, r.Dim(), r.Features())
 	if !v.sameWeights(wT) {
 		panic("hyla: RFF BackwardLinear with other weights than the ForwardLinear before it")
 	}
-	per := hylaRowBlock(m)
-	nb := (m + per - 1) / per
-	if gradWT != nil && len(v.part) < nb*c*v.dp {
-		v.part = make([]float64, nb*c*v.dp)
-	}
-	v.call = hylaCall{op: hylaOpBackwardLinear, gyT: gyT, gradZ: gradZ, gradW: gradWT != nil}
-	r.vecRun(m)
-	if gradWT != nil {
-		v.sumParts(gradWT, nb)
-	}
+	v.backwardLinear(r, r.rows, r.Features(), r.workers, gyT, gradZ, gradWT)
 	return true
 }
 

@@ -150,12 +150,7 @@ func gtxRangeAVX512(g, x, out, gp []float64, gStride, xStride, outStride, n, c, 
 			rows := min(gtxRowChunk, n-r0)
 			for c0 := 0; c0 < c; c0 += 4 {
 				nc := min(4, c-c0)
-				for r := 0; r < rows; r++ {
-					gr := g[(r0+r)*gStride+c0 : (r0+r)*gStride+c0+nc]
-					p := (*[4]float64)(gp[4*r : 4*r+4])
-					*p = [4]float64{}
-					copy(p[:], gr)
-				}
+				gtxPack(gp, g, gStride, r0, rows, c0, nc)
 				gtxTilesAVX512(&gp[0], &x[r0*xStride+j0], xStride*8, rows, &out[c0*outStride+j0], outStride*8, ntiles, nc)
 			}
 		}
@@ -172,12 +167,7 @@ func gtxRangeAVX512(g, x, out, gp []float64, gStride, xStride, outStride, n, c, 
 			rows := min(gtxRowChunk, n-r0)
 			for c0 := 0; c0 < c; c0 += 4 {
 				nc := min(4, c-c0)
-				for r := 0; r < rows; r++ {
-					gr := g[(r0+r)*gStride+c0 : (r0+r)*gStride+c0+nc]
-					p := (*[4]float64)(gp[4*r : 4*r+4])
-					*p = [4]float64{}
-					copy(p[:], gr)
-				}
+				gtxPack(gp, g, gStride, r0, rows, c0, nc)
 				gtxTileMaskedAVX512(&gp[0], &x[r0*xStride+jt], xStride*8, rows, &out[c0*outStride+jt], outStride*8, nc, masks)
 			}
 		}
@@ -189,3 +179,14 @@ func dots4AVX512(x, y *float64, stride, nb int, acc *[32]float64)
 
 //go:noescape
 func dots1AVX512(x, y *float64, nb int, acc *[8]float64)
+
+// gtxPack copies classes [c0, c0+nc) of G's rows [r0, r0+rows) into gp as
+// rows of four (zero-padded past nc), the layout the Gᵀ·X tiles read.
+func gtxPack(gp, g []float64, gStride, r0, rows, c0, nc int) {
+	for r := 0; r < rows; r++ {
+		gr := g[(r0+r)*gStride+c0 : (r0+r)*gStride+c0+nc]
+		p := (*[4]float64)(gp[4*r : 4*r+4])
+		*p = [4]float64{}
+		copy(p[:], gr)
+	}
+}
