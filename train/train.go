@@ -646,19 +646,11 @@ func (t *trainer) crossEntropy(ctx context.Context) (float64, error) {
 		t.ceParts = make([]float64, blocks)
 		t.ceErrs = make([]error, blocks)
 	}
-	var wg sync.WaitGroup
-	w := min(t.workers, blocks)
-	for k := 0; k < w; k++ {
-		wg.Add(1)
-		go func(k int) {
-			defer wg.Done()
-			for b := k; b < blocks; b += w {
-				lo := b * nn.CrossEntropyBlock
-				t.ceParts[b], t.ceErrs[b] = nn.SoftmaxCrossEntropyRows(t.logTr, t.yTr, t.g, lo, min(lo+nn.CrossEntropyBlock, n))
-			}
-		}(k)
+	if err := t.parallelBlocks(ctx, n, nn.CrossEntropyBlock, func(b, lo, hi int) {
+		t.ceParts[b], t.ceErrs[b] = nn.SoftmaxCrossEntropyRows(t.logTr, t.yTr, t.g, lo, hi)
+	}); err != nil {
+		return 0, err
 	}
-	wg.Wait()
 	var total float64
 	for b := 0; b < blocks; b++ {
 		if t.ceErrs[b] != nil {
@@ -890,7 +882,13 @@ func (t *trainer) serial(n int) bool { return t.workers <= 1 || n <= parallelBlo
 // Every row is handled by exactly one goroutine, so results do not depend
 // on the number of workers.
 func (t *trainer) parallel(ctx context.Context, n int, f func(lo, hi int)) error {
-	blocks := (n + parallelBlock - 1) / parallelBlock
+	return t.parallelBlocks(ctx, n, parallelBlock, func(_, lo, hi int) { f(lo, hi) })
+}
+
+// parallelBlocks runs f(b, lo, hi) for the blocks b of size rows that
+// cover [0, n), block b on worker b mod t.workers.
+func (t *trainer) parallelBlocks(ctx context.Context, n, size int, f func(b, lo, hi int)) error {
+	blocks := (n + size - 1) / size
 	workers := min(t.workers, blocks)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -898,8 +896,8 @@ func (t *trainer) parallel(ctx context.Context, n int, f func(lo, hi int)) error
 		go func(w int) {
 			defer wg.Done()
 			for b := w; b < blocks; b += workers {
-				lo := b * parallelBlock
-				f(lo, min(lo+parallelBlock, n))
+				lo := b * size
+				f(b, lo, min(lo+size, n))
 			}
 		}(w)
 	}
