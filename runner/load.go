@@ -474,11 +474,11 @@ func (l *loader) evalString(a *hcl.Attribute, ctx *hcl.EvalContext, sc scope) (s
 	}
 	val, d := a.Expr.Value(ctx)
 	l.diags = append(l.diags, d...)
-	if d.HasErrors() {
+	if d.HasErrors() || !val.IsWhollyKnown() { // unknown: an error reported elsewhere
 		return "", false
 	}
 	s, err := convert.Convert(val, cty.String)
-	if err != nil || s.IsNull() || !s.IsKnown() {
+	if err != nil || s.IsNull() {
 		l.errorf(a.Expr.Range().Ptr(), "Incorrect value type", "%s must be a string.", a.Name)
 		return "", false
 	}

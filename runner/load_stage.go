@@ -822,7 +822,9 @@ func (l *loader) decodeResources(b *hcl.Block, ctx *hcl.EvalContext, sc scope, b
 		}
 		val, d := a.Expr.Value(ctx)
 		l.diags = append(l.diags, d...)
-		if d.HasErrors() || val.IsNull() {
+		// An unknown value stands for an error reported elsewhere (a
+		// variable or local in error).
+		if d.HasErrors() || val.IsNull() || !val.IsWhollyKnown() {
 			continue
 		}
 		rng := a.Expr.Range()

@@ -23,3 +23,19 @@ stage "source" "b" {
     cpus = 2
   }
 }
+
+# A variable whose value is in error stands for an unknown value: its own
+# diagnostic is enough, and the resources block must not trip over it.
+variable "mem" {
+  type    = number
+  default = "lots"
+}
+
+stage "source" "c" {
+  name = "c"
+  resources {
+    mem  = var.mem
+    time = var.mem
+    cpus = var.mem
+  }
+}
