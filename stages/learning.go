@@ -293,7 +293,7 @@ func learnTrainType() *registry.Type {
 			{Name: "lr_classifier", Type: registry.Float, Default: 0.01, Doc: "learning rate of W and b (the official lr_c)"},
 			{Name: "epochs", Type: registry.Int, Default: 100, Doc: "maximum number of epochs"},
 			{Name: "early_stopping", Type: registry.Int, Default: 0, Doc: "stop after this many epochs without a better validation metric (0 = off, as for the paper's tables)"},
-			{Name: "optimizer", Type: registry.String, Default: "adam", Enum: []string{"adam", "sgd"}, Doc: "classifier optimiser (Adam with PyTorch's defaults)"},
+			{Name: "optimizer", Type: registry.String, Default: "adam", Enum: []string{"adam", "sgd", "lbfgs"}, Doc: "classifier optimiser: Adam with PyTorch's defaults, SGD, or (model sgc) L-BFGS with torch.optim.LBFGS's rules at lr_classifier, one step of up to 20 iterations per epoch and ½·weight_decay·‖W‖² in the loss, as Wu et al.'s TextSGC (3 epochs, rate 1)"},
 			{Name: "optimizer_embedding", Type: registry.String, Default: "auto", Enum: []string{"auto", "sgd", "adam"},
 				Doc: "optimiser of Z: auto/sgd = Riemannian SGD (hyla) or SGD (rff), as the official node-classification code; " +
 					"adam = Adam with PyTorch's defaults at lr_embedding (rff only), as the official text code trains its Euclidean embedding"},

@@ -114,7 +114,11 @@ type Config struct {
 	// LREmbedding is the learning rate of Z (RSGD for HyLa, SGD for RFF);
 	// LRClassifier the learning rate of W and b.
 	LREmbedding, LRClassifier float64
-	// Optimizer of the classifier: "adam" (default, PyTorch's defaults) or "sgd".
+	// Optimizer of the classifier: "adam" (default, PyTorch's defaults),
+	// "sgd", or "lbfgs" (model sgc only: nn.LBFGS, torch.optim.LBFGS's
+	// rules at learning rate LRClassifier; one epoch is one PyTorch
+	// optimizer.step of up to 20 iterations, as Wu et al.'s TextSGC, which
+	// runs 3 such epochs at rate 1).
 	Optimizer string
 	// EmbeddingOptimizer of Z: "" or "auto" (Riemannian SGD for HyLa, plain
 	// SGD for RFF, as the official node-classification code), "sgd" (the
@@ -122,7 +126,10 @@ type Config struct {
 	// LREmbedding, as the official text-classification code trains its
 	// Euclidean embedding; Adam has no meaning on the Poincaré ball here).
 	EmbeddingOptimizer string
-	// WeightDecay is the classifier's L2 weight decay (0 = none, as the official code).
+	// WeightDecay is the classifier's L2 weight decay (0 = none, as the
+	// official code): for adam and sgd torch's weight_decay on W and b; for
+	// lbfgs the penalty ½·WeightDecay·‖W‖² on W alone, as TextSGC adds it to
+	// its loss.
 	WeightDecay float64
 	// Patience stops training after that many epochs without a better
 	// validation metric (0 = never stop early, as for the paper's tables).
@@ -207,6 +214,8 @@ type trainer struct {
 	pred             []int
 	adamW, adamB     *nn.Adam
 	adamZ            *nn.Adam // RFF with EmbeddingOptimizer "adam"
+	lbfgs            *nn.LBFGS
+	theta            []float64 // lbfgs: W (as Wᵀ) and b in one vector
 	bestYT           *mat.Dense
 	bestZ, bestWT    *mat.Dense
 	bestB            []float64
@@ -243,8 +252,14 @@ func newTrainer(data *Data, fmap hyla.FeatureMap, z0 *mat.Dense, cfg Config, rng
 	if cfg.Optimizer == "" {
 		cfg.Optimizer = "adam"
 	}
-	if cfg.Optimizer != "adam" && cfg.Optimizer != "sgd" {
-		return nil, fmt.Errorf("train: optimizer %q, want adam or sgd", cfg.Optimizer)
+	switch cfg.Optimizer {
+	case "adam", "sgd":
+	case "lbfgs":
+		if cfg.Model != ModelSGC {
+			return nil, fmt.Errorf("train: optimizer lbfgs trains the classifier of model sgc alone (a convex problem); model %s learns Z with it and needs adam or sgd", cfg.Model)
+		}
+	default:
+		return nil, fmt.Errorf("train: optimizer %q, want adam, sgd or lbfgs", cfg.Optimizer)
 	}
 	switch cfg.EmbeddingOptimizer {
 	case "", "auto":
@@ -316,6 +331,11 @@ func newTrainer(data *Data, fmap hyla.FeatureMap, z0 *mat.Dense, cfg Config, rng
 		t.adamW = nn.NewAdam(cfg.LRClassifier, t.feats*t.classes)
 		t.adamB = nn.NewAdam(cfg.LRClassifier, t.classes)
 		t.adamW.WeightDecay, t.adamB.WeightDecay = cfg.WeightDecay, cfg.WeightDecay
+	}
+	if cfg.Optimizer == "lbfgs" {
+		n := t.feats*t.classes + t.classes
+		t.lbfgs = nn.NewLBFGS(cfg.LRClassifier, n)
+		t.theta = make([]float64, n)
 	}
 	return t, nil
 }
@@ -671,6 +691,12 @@ type linearMap interface {
 }
 
 func (t *trainer) epoch(ctx context.Context, epoch int) error {
+	if t.lbfgs != nil {
+		if err := t.lbfgsStep(ctx, epoch); err != nil {
+			return err
+		}
+		return t.afterStep(ctx, epoch)
+	}
 	if err := t.lossGrad(ctx); err != nil {
 		return err
 	}
@@ -695,6 +721,11 @@ func (t *trainer) epoch(ctx context.Context, epoch int) error {
 		sgd.Step(t.wT.RawMatrix().Data, t.gwT.RawMatrix().Data)
 		sgd.Step(t.b, t.gb)
 	}
+	return t.afterStep(ctx, epoch)
+}
+
+// afterStep checks the parameters and evaluates them.
+func (t *trainer) afterStep(ctx context.Context, epoch int) error {
 	for _, p := range []struct {
 		name string
 		v    []float64
@@ -709,6 +740,47 @@ func (t *trainer) epoch(ctx context.Context, epoch int) error {
 		}
 	}
 	return t.forward(ctx)
+}
+
+// lbfgsStep runs one L-BFGS step (up to 20 iterations) on the classifier
+// (SGC: Y is W). Its loss adds ½·wd·‖W‖²; the epoch's loss is the one at
+// the step's start.
+func (t *trainer) lbfgsStep(ctx context.Context, epoch int) error {
+	w := t.wT.RawMatrix().Data
+	nw := len(w)
+	copy(t.theta, w)
+	copy(t.theta[nw:], t.b)
+	wd := t.cfg.WeightDecay
+	loss, err := t.lbfgs.Step(t.theta, func(x, g []float64) (float64, error) {
+		copy(w, x[:nw])
+		copy(t.b, x[nw:])
+		if err := t.forward(ctx); err != nil {
+			return 0, err
+		}
+		if err := t.lossGrad(ctx); err != nil {
+			return 0, err
+		}
+		l := t.loss
+		copy(g, t.gwT.RawMatrix().Data)
+		copy(g[nw:], t.gb)
+		if wd != 0 {
+			for i, v := range w {
+				l += 0.5 * wd * v * v
+				g[i] += wd * v
+			}
+		}
+		if math.IsNaN(l) || math.IsInf(l, 0) {
+			return 0, fmt.Errorf("train: epoch %d (L-BFGS evaluation %d): training loss is %v: %w", epoch, t.lbfgs.Evals()+1, l, ErrNonFinite)
+		}
+		return l, nil
+	})
+	if err != nil {
+		return err
+	}
+	copy(w, t.theta[:nw]) // the step's last iterate is not evaluated
+	copy(t.b, t.theta[nw:])
+	t.loss = loss
+	return nil
 }
 
 func checkFinite(name string, v []float64) error {
