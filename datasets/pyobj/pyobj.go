@@ -245,24 +245,26 @@ func (a *NDArray) Array() (*npy.Array, error) {
 	}
 	if a.Fortran && len(a.Shape) == 2 {
 		r, c := a.Shape[0], a.Shape[1]
-		t := make([]float64, len(arr.Floats))
-		for i := 0; i < r; i++ {
-			for j := 0; j < c; j++ {
-				t[i*c+j] = arr.Floats[j*r+i]
-			}
-		}
-		arr.Floats = t
-		if arr.Ints != nil {
-			ti := make([]int64, len(arr.Ints))
-			for i := 0; i < r; i++ {
-				for j := 0; j < c; j++ {
-					ti[i*c+j] = arr.Ints[j*r+i]
-				}
-			}
-			arr.Ints = ti
-		}
+		arr.Floats = fortranToC(arr.Floats, r, c)
+		arr.Ints = fortranToC(arr.Ints, r, c)
+		arr.Strings = fortranToC(arr.Strings, r, c)
 	}
 	return arr, nil
+}
+
+// fortranToC reorders the r×c elements of a column-major array row-major
+// (nil, for an element kind the array does not hold, stays nil).
+func fortranToC[T any](v []T, r, c int) []T {
+	if len(v) != r*c {
+		return v
+	}
+	t := make([]T, len(v))
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			t[i*c+j] = v[j*r+i]
+		}
+	}
+	return t
 }
 
 // Dense decodes a 2-D numeric array as a matrix.

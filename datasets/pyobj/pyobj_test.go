@@ -182,6 +182,20 @@ func TestNDArrayFortranAndDefaultDict(t *testing.T) {
 			t.Fatalf("element %d = %v, want %v", i, got, want)
 		}
 	}
+	// A Fortran-ordered 2×2 byte-string array (columns "ab","cd" and
+	// "ef","gh") is reordered too; the fuzzer once found it panicking.
+	p = &pk{}
+	p.op(0x80, 2).ndarray("S2", []byte{2, 2}, true, []byte("abcdefgh")).op('.')
+	if v, err = Load(p.Bytes(), "fortran strings"); err != nil {
+		t.Fatal(err)
+	}
+	arr, err := v.(*NDArray).Array()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(arr.Strings, ","); got != "ab,ef,cd,gh" {
+		t.Fatalf("Fortran string array reads %q, want ab,ef,cd,gh", got)
+	}
 	// defaultdict(list, {0: [1, 2], 1: [0]})
 	q := &pk{}
 	q.op(0x80, 2).global("collections", "defaultdict").global("__builtin__", "list").op(0x85, 'R')
