@@ -126,3 +126,28 @@ func TestTable2LRRates(t *testing.T) {
 		t.Errorf("%d LR instances, want 40 (4 corpora × 10 seeds)", n)
 	}
 }
+
+// TextSGC trains as Wu et al. do (L-BFGS, 3 steps at rate 1) with the
+// weight decay chosen per corpus on validation accuracy (docs/text.md).
+func TestTable2TextSGC(t *testing.T) {
+	p := load(t, "table2.hcl", map[string]string{"epochs": "20"})
+	want := map[string]float64{"r8": 1e-3, "r52": 1e-4, "ohsumed": 0.003911359029974794, "mr": 0.0031331167329072614}
+	n := 0
+	for _, inst := range p.Instances {
+		if inst.Block != "train.textsgc" {
+			continue
+		}
+		ds, _, _ := strings.Cut(inst.EachKey, "/")
+		if got := inst.Params.Float("weight_decay"); got != want[ds] {
+			t.Errorf("%s: weight_decay %v, want %v", inst.Address, got, want[ds])
+		}
+		if inst.Params.String("optimizer") != "lbfgs" || inst.Params.Float("lr_classifier") != 1 || inst.Params.Int("epochs") != 3 {
+			t.Errorf("%s: optimizer %s, rate %v, %d epochs; want lbfgs, 1, 3 (whatever -var epochs says)", inst.Address,
+				inst.Params.String("optimizer"), inst.Params.Float("lr_classifier"), inst.Params.Int("epochs"))
+		}
+		n++
+	}
+	if n != 40 {
+		t.Errorf("%d TextSGC instances, want 40 (4 corpora × 10 seeds)", n)
+	}
+}
