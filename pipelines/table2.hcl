@@ -58,7 +58,7 @@ variable "settings" {
 variable "hyperparameters" {
   type        = string
   default     = "appendix"
-  description = "HyLa's values: appendix (the paper's table) or json (the official repository's JSON files)"
+  description = "HyLa's values: appendix (the paper's table), json (the official repository's JSON files) or validated (appendix, except R52 transductive's lr_e, chosen on validation)"
 }
 
 variable "split_seed" {
@@ -101,8 +101,19 @@ locals {
     ohsumed = { dim = 50, features = 100, scale = 0.1, lr_e = 0.001, lr_c = 0.0001 }
     mr      = { dim = 50, features = 100, scale = 0.01, lr_e = 0.005, lr_c = 0.001 }
   }
-  transductive = var.hyperparameters == "json" ? local.json_transductive : local.appendix_transductive
-  inductive    = var.hyperparameters == "json" ? local.json_inductive : local.appendix_inductive
+  # validated: the appendix values, except R52 transductive, whose lr_e is
+  # chosen on validation accuracy (seeds 0–2, last epoch): the appendix's
+  # lr_e = 0.1 diverges on two of the three seeds (the loss climbs to
+  # 1e25; validation 18.1, 92.6, 11.8 %), the official JSON's s = 0.1 on
+  # one (92.3, 93.7, 42.9); with s = 0.5, lr_e = 0.03 gives VAL03 and
+  # lr_e = 0.01 88.9 (87.0, 90.0, 89.7; still rising at epoch 200).
+  validated_transductive = merge(local.appendix_transductive, { r52 = merge(local.appendix_transductive.r52, { lr_e = 0.03 }) })
+  transductive = {
+    appendix  = local.appendix_transductive
+    json      = local.json_transductive
+    validated = local.validated_transductive
+  }[var.hyperparameters]
+  inductive = var.hyperparameters == "json" ? local.json_inductive : local.appendix_inductive
   # Not in the paper. RFF: chosen on R8's validation accuracy among a few
   # candidates (docs/text.md; HyLa's values leave RFF's features constant
   # and it stays at the majority class). LR: Adam's rate per corpus by the

@@ -151,3 +151,31 @@ func TestTable2TextSGC(t *testing.T) {
 		t.Errorf("%d TextSGC instances, want 40 (4 corpora × 10 seeds)", n)
 	}
 }
+
+// hyperparameters = "validated" is the appendix, except R52 transductive,
+// whose lr_e (0.03) validation accuracy chose.
+func TestTable2ValidatedHyperParameters(t *testing.T) {
+	p := load(t, "table2.hcl", map[string]string{"hyperparameters": "validated"})
+	for _, setting := range []string{"text-transductive", "text-inductive"} {
+		for _, ds := range []string{"r8", "r52", "ohsumed", "mr"} {
+			h, err := paper.LookupHyper("appendix", setting, ds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			block := map[string]string{"text-transductive": "hyla_sgc", "text-inductive": "hyla_lr"}[setting]
+			smp := map[string]string{"text-transductive": "hyla_trans", "text-inductive": "hyla_ind"}[setting]
+			tr, sm := p.ByAddress[`train.`+block+`["`+ds+`/0"]`], p.ByAddress[`sample.`+smp+`["`+ds+`/0"]`]
+			if tr == nil || sm == nil {
+				t.Fatalf("no %s %s instances", setting, ds)
+			}
+			if setting == "text-transductive" && ds == "r52" {
+				h.LREmbed = 0.03
+			}
+			if tr.Params.Float("lr_embedding") != h.LREmbed || tr.Params.Float("lr_classifier") != h.LRHead ||
+				sm.Params.Float("scale") != h.Scale || sm.Params.Int("features") != h.Features || sm.Params.Int("dim") != h.Dim {
+				t.Errorf("%s %s: lr_e %v lr_c %v s %v D %d d0 %d, want %+v", setting, ds, tr.Params.Float("lr_embedding"),
+					tr.Params.Float("lr_classifier"), sm.Params.Float("scale"), sm.Params.Int("features"), sm.Params.Int("dim"), h)
+			}
+		}
+	}
+}
