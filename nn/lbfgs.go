@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // LBFGS is limited-memory BFGS with the update, step and stopping rules of
@@ -75,7 +77,7 @@ func (o *LBFGS) Step(x []float64, f Objective) (float64, error) {
 	origLoss := loss
 	o.evals++
 	evals := 1
-	if absMax(o.g) <= o.TolGrad {
+	if floats.Norm(o.g, math.Inf(1)) <= o.TolGrad {
 		return origLoss, nil
 	}
 	for it := 1; it <= o.MaxIter; it++ {
@@ -92,7 +94,7 @@ func (o *LBFGS) Step(x []float64, f Objective) (float64, error) {
 		copy(o.prevG, o.g)
 		o.prevLoss = loss
 		if o.iters == 1 {
-			o.t = math.Min(1, 1/absSum(o.g)) * o.LR
+			o.t = math.Min(1, 1/floats.Norm(o.g, 1)) * o.LR
 		} else {
 			o.t = o.LR
 		}
@@ -109,12 +111,12 @@ func (o *LBFGS) Step(x []float64, f Objective) (float64, error) {
 			}
 			o.evals++
 			evals++
-			converged = absMax(o.g) <= o.TolGrad
+			converged = floats.Norm(o.g, math.Inf(1)) <= o.TolGrad
 		}
 		if it == o.MaxIter || evals >= o.MaxEval || converged {
 			break
 		}
-		if o.t*absMax(o.d) <= o.TolChange || math.Abs(loss-o.prevLoss) < o.TolChange {
+		if o.t*floats.Norm(o.d, math.Inf(1)) <= o.TolChange || math.Abs(loss-o.prevLoss) < o.TolChange {
 			break
 		}
 	}
@@ -151,7 +153,7 @@ func (o *LBFGS) direction() {
 	}
 	for i := len(o.dirs) - 1; i >= 0; i-- {
 		o.al[i] = dot(o.stps[i], q) * o.ro[i]
-		axpy(-o.al[i], o.dirs[i], q)
+		floats.AddScaled(q, -o.al[i], o.dirs[i])
 	}
 	r := o.d
 	for i, qi := range q {
@@ -159,36 +161,17 @@ func (o *LBFGS) direction() {
 	}
 	for i := range o.dirs {
 		be := dot(o.dirs[i], r) * o.ro[i]
-		axpy(o.al[i]-be, o.stps[i], r)
+		floats.AddScaled(r, o.al[i]-be, o.stps[i])
 	}
 }
 
+// dot is ⟨a, b⟩ summed left to right. Not floats.Dot, whose unrolled sums
+// round differently: the iterates, and so the train stage's cached
+// artifacts, would change in their last bits.
 func dot(a, b []float64) float64 {
 	var s float64
 	for i, v := range a {
 		s += v * b[i]
-	}
-	return s
-}
-
-func axpy(alpha float64, x, y []float64) {
-	for i, v := range x {
-		y[i] += alpha * v
-	}
-}
-
-func absMax(v []float64) float64 {
-	var m float64
-	for _, x := range v {
-		m = math.Max(m, math.Abs(x))
-	}
-	return m
-}
-
-func absSum(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += math.Abs(x)
 	}
 	return s
 }
