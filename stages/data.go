@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -153,8 +154,10 @@ func dataFiles(p registry.Values) ([]string, error) {
 	return nil, fmt.Errorf("dataset: unknown source %q", source)
 }
 
-// dataFingerprint identifies the files by path within the root, size and
-// modification time (a missing file is recorded as missing).
+// dataFingerprint identifies the files by path within the root and the
+// SHA-256 of their contents (a missing file is recorded as missing). Contents
+// rather than modification times, so that a fresh copy or a re-download of
+// the same files keeps every cached result built on them.
 func dataFingerprint(p registry.Values) (string, error) {
 	files, err := dataFiles(p)
 	if err != nil {
@@ -167,17 +170,51 @@ func dataFingerprint(p registry.Values) (string, error) {
 		if err != nil {
 			rel = f
 		}
-		st, err := os.Stat(f)
+		sum, err := fileDigest(f)
 		switch {
 		case err == nil:
-			fmt.Fprintf(h, "%s\x00%d\x00%d\n", filepath.ToSlash(rel), st.Size(), st.ModTime().UnixNano())
+			fmt.Fprintf(h, "%s\x00%s\n", filepath.ToSlash(rel), sum)
 		case errors.Is(err, fs.ErrNotExist):
 			fmt.Fprintf(h, "%s\x00missing\n", filepath.ToSlash(rel))
 		default:
-			return "", err
+			return "", fmt.Errorf("dataset fingerprint: %w", err)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// digestMemo remembers file digests within one process, keyed by path, size
+// and modification time, so planning and running hash each file once.
+var digestMemo sync.Map // digestKey → string
+
+type digestKey struct {
+	path  string
+	size  int64
+	mtime int64
+}
+
+// fileDigest returns the hex SHA-256 of a file's contents.
+func fileDigest(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	k := digestKey{path, st.Size(), st.ModTime().UnixNano()}
+	if v, ok := digestMemo.Load(k); ok {
+		return v.(string), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	digestMemo.Store(k, sum)
+	return sum, nil
 }
 
 func dataRunDataset(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/registry"
@@ -210,6 +211,23 @@ func TestDataFingerprintTracksFiles(t *testing.T) {
 	f2, _ := st.Fingerprint(p)
 	if f0 == f1 || f1 == f2 {
 		t.Fatalf("fingerprint does not follow the files: %s %s %s", f0, f1, f2)
+	}
+	// A fresh copy of the same bytes (new modification time) keeps the
+	// fingerprint, so copying or re-downloading a dataset keeps the cache.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "disease_nc.edges.csv"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	f3, _ := st.Fingerprint(p)
+	if f3 != f2 {
+		t.Fatalf("fingerprint follows the modification time: %s → %s", f2, f3)
+	}
+	// Same size, different bytes: the fingerprint changes.
+	if err := os.WriteFile(filepath.Join(dir, "disease_nc.edges.csv"), []byte("0,1\n1,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f4, _ := st.Fingerprint(p); f4 == f3 {
+		t.Fatal("fingerprint misses a same-size change of contents")
 	}
 }
 
