@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
@@ -287,6 +288,67 @@ func TestAblationDimRunsOnlyNewCells(t *testing.T) {
 	}
 	if !slices.Equal(runs, want) {
 		t.Errorf("widening dims to [2,4,8] plans to run %q, want %q", runs, want)
+	}
+}
+
+// A fresh copy of the same dataset files (new modification times, another
+// directory found through $HYLAFLOW_DATA) keeps every cache key, so nothing
+// reruns and the random draws, seeded from the keys, stay the same; a
+// changed byte reruns the dataset and everything after it.
+func TestCopiedDatasetKeepsCache(t *testing.T) {
+	src := filepath.Join(dataRoot(t), "planetoid")
+	copyCora := func(dst string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dst, "planetoid"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, ext := range []string{"x", "y", "tx", "ty", "allx", "ally", "graph", "test.index"} {
+			b, err := os.ReadFile(filepath.Join(src, "ind.cora."+ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dst, "planetoid", "ind.cora."+ext), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a, b := t.TempDir(), t.TempDir()
+	copyCora(a)
+	copyCora(b)
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(b, "planetoid", "ind.cora.graph"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"dims": "[2]", "seeds": "[0]", "epochs": "2"}
+	c := openCache(t)
+	t.Setenv("HYLAFLOW_DATA", a)
+	run(t, load(t, "ablation-dim.hcl", vars), c)
+
+	t.Setenv("HYLAFLOW_DATA", b)
+	plan, err := runner.MakePlan(load(t, "ablation-dim.hcl", vars), c, runner.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := plan.Counts(); n != 0 {
+		t.Errorf("the copied dataset plans %d stages to run, want 0", n)
+	}
+
+	// One changed byte in the copy: the dataset stage reruns, for that reason.
+	x := filepath.Join(b, "planetoid", "ind.cora.test.index")
+	data, err := os.ReadFile(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-2] ^= 1
+	if err := os.WriteFile(x, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, err = runner.MakePlan(load(t, "ablation-dim.hcl", vars), c, runner.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := plan.ByAddress["dataset.d"]; s == nil || s.Cached || s.Reason != "input data changed" {
+		t.Errorf("after a changed byte, dataset.d: %+v, want to rerun for changed input data", s)
 	}
 }
 
