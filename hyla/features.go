@@ -332,6 +332,7 @@ type hylaVec struct {
 	dp              int
 	omegaT          []float64 // Ωᵀ, d0×dp
 	lam, sinB, cosB []float64 // λ', sin b, cos b, dp each
+	phase           []float64 // RFF only: b, dp (rffExactBlock)
 	scratch         []*hylaScratch
 	wpad            []float64 // Wᵀ with zero columns up to dp (C×dp)
 	// u holds, after ForwardLinear, U_ic = Σ_j W_jc·∂φ_ij/∂h (m×C) for the
@@ -780,6 +781,10 @@ func NewRFF(s *Samples) (*RFFMap, error) {
 		dp := (s.Features() + 7) / 8 * 8
 		r.lin = &hylaVec{dp: dp}
 		r.lin.omegaT, r.lin.sinB, r.lin.cosB = transposedSamples(s, dp)
+		r.lin.phase = make([]float64, dp)
+		for j := range dp {
+			r.lin.phase[j] = s.B[min(j, s.Features()-1)]
+		}
 	}
 	return r, nil
 }

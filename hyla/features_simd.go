@@ -241,7 +241,9 @@ func rffForwardRowAVX512(r *RFFMap, zi, o, e []float64) {
 		}
 		arg = arg.Add(arg1)
 		if arg.Max(zero.Sub(arg)).Greater(lim).Or(arg.IsNaN()).ToBits() != 0 {
-			r.forwardScalar(zi, o, e, j, j+8)
+			if !rffExactBlock(zi, omegaT, D, j, r.s.B, r.scale, o, e) {
+				r.forwardScalar(zi, o, e, j, j+8)
+			}
 			continue
 		}
 		sd, cd := vecSinCosSmall(arg)
@@ -280,7 +282,9 @@ func rffVecRow(r *RFFMap, v *hylaVec, q, phi, e, zi []float64) {
 		arg := archsimd.LoadFloat64x8((*[8]float64)(q[j : j+8]))
 		if arg.Max(zero.Sub(arg)).Greater(lim).Or(arg.IsNaN()).ToBits() != 0 {
 			end := min(j+8, D)
-			r.forwardScalar(zi, phi, e, j, end)
+			if !rffExactBlock(zi, omegaT, dp, j, v.phase, r.scale, phi, e) {
+				r.forwardScalar(zi, phi, e, j, end)
+			}
 			clear(phi[end : j+8])
 			clear(e[end : j+8])
 			continue
