@@ -81,3 +81,13 @@ total=$(grep -Eo '^[0-9]+ stages' "$work/ablation-3.txt" | grep -Eo '[0-9]+')
 [ "$ran" -lt $((total / 2)) ] || fail "ablation: $ran of $total stages ran after adding one dimension"
 echo "--- ablation: adding d0=8 ran $ran of $total stages"
 report ablation
+
+# The validation grid: a 2 × 1 × 2 grid on Disease (one split and precompute
+# per seed), then a wider lr_c list runs only the new cells.
+run search pipelines/search.hcl -var dataset=disease -var 'seeds=[0,1]' -var 'scales=[0.5,1]' \
+  -var 'lr_es=[1]' -var 'lr_cs=[0.1,0.3]' -var epochs=5
+report search
+grep -Eq '^\| s=1 lr_e=1 lr_c=0.3 \| [0-9.]+ ± [0-9.]+' "$work/report-search.txt" || fail "search: no validation cell for s=1 lr_e=1 lr_c=0.3"
+"$bin" run -q pipelines/search.hcl -var dataset=disease -var 'seeds=[0,1]' -var 'scales=[0.5,1]' \
+  -var 'lr_es=[1]' -var 'lr_cs=[0.1,0.3,1]' -var epochs=5 | tee "$work/search-3.txt"
+grep -Eq '^[0-9]+ stages: 5 ran, ' "$work/search-3.txt" || fail "search: adding lr_c = 1 did not run just its 4 cells and the table"
