@@ -19,6 +19,10 @@ type File struct {
 	URL    string // canonical download location; "" when it cannot be downloaded
 	Size   int64  // bytes; 0 when unknown
 	SHA256 string // hex; "" when no checksum is known
+	// Optional marks a file the loader can do without (Disease's feature
+	// file: without it the features are the identity, HGCN's use_feats = 0).
+	// FindRoot does not require it; Present still reports it missing.
+	Optional bool
 }
 
 // Stats are a dataset's headline statistics.
@@ -46,13 +50,22 @@ func Catalog() []Entry {
 	f := func(paths ...string) []File {
 		out := make([]File, len(paths))
 		for i, p := range paths {
-			kf, ok := knownFiles[p]
-			if !ok {
-				kf = File{Path: p}
+			out[i] = File{Path: p}
+			if kf, ok := knownFiles[p]; ok {
+				out[i] = File{Path: kf.Path, URL: kf.URL, Size: kf.Size, SHA256: kf.SHA256}
 			}
-			out[i] = kf
 		}
 		return out
+	}
+	optional := func(fs []File, paths ...string) []File {
+		for i := range fs {
+			for _, p := range paths {
+				if fs[i].Path == p {
+					fs[i].Optional = true
+				}
+			}
+		}
+		return fs
 	}
 	planetoid := func(name string) []File {
 		var ps []string
@@ -69,7 +82,7 @@ func Catalog() []Entry {
 		{Name: "pubmed", Source: "planetoid", Doc: "Pubmed citation graph, Planetoid split (60/500/1000); allx rebuilt (6 significant digits)", Files: planetoid("pubmed"),
 			Expected: Stats{19717, 44324, 500, 3}, Paper: Stats{19717, 44338, 500, 3}},
 		{Name: "disease_nc", Source: "hgcn", Doc: "HGCN Disease (node classification): SIR epidemic on a tree",
-			Files:    f("hgcn/disease_nc/disease_nc.edges.csv", "hgcn/disease_nc/disease_nc.labels.npy", "hgcn/disease_nc/disease_nc.feats.npz"),
+			Files:    optional(f("hgcn/disease_nc/disease_nc.edges.csv", "hgcn/disease_nc/disease_nc.labels.npy", "hgcn/disease_nc/disease_nc.feats.npz"), "hgcn/disease_nc/disease_nc.feats.npz"),
 			Expected: Stats{1044, 1043, 1000, 2}, Paper: Stats{1044, 1043, 1000, 2}},
 		{Name: "disease_lp", Source: "hgcn", Doc: "HGCN Disease-M (link prediction variant; labels 0/1)",
 			Files:    f("hgcn/disease_lp/disease_lp.edges.csv", "hgcn/disease_lp/disease_lp.labels.npy", "hgcn/disease_lp/disease_lp.feats.npz"),
@@ -161,14 +174,26 @@ func (e Entry) Present(root string) (present, missing []File) {
 	return present, missing
 }
 
-// FindRoot returns the first of Roots() that holds all files of e, or "".
+// FindRoot returns the first of Roots() that holds all the files of e that
+// are not Optional, or "".
 func (e Entry) FindRoot() string {
 	for _, r := range Roots() {
-		if _, missing := e.Present(r); len(missing) == 0 {
+		if _, missing := e.Present(r); len(Required(missing)) == 0 {
 			return r
 		}
 	}
 	return ""
+}
+
+// Required returns the files of fs that are not Optional.
+func Required(fs []File) []File {
+	var out []File
+	for _, f := range fs {
+		if !f.Optional {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Verify checks the size and sha256 of a file under root.

@@ -328,3 +328,49 @@ func TestStandardizeColumnsParallel(t *testing.T) {
 		}
 	}
 }
+
+// A root is found without the files marked Optional (Disease's features),
+// never without a required one; Present still reports the optional file.
+func TestFindRootOptionalFiles(t *testing.T) {
+	e, ok := Lookup("disease_nc")
+	if !ok {
+		t.Fatal("disease_nc is not in the catalogue")
+	}
+	var optional []string
+	for _, f := range e.Files {
+		if f.Optional {
+			optional = append(optional, f.Path)
+		}
+	}
+	if want := []string{"hgcn/disease_nc/disease_nc.feats.npz"}; !slices.Equal(optional, want) {
+		t.Fatalf("optional files %q, want %q", optional, want)
+	}
+	root := t.TempDir()
+	t.Setenv("HYLAFLOW_DATA", root)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	write := func(f File) {
+		p := filepath.Join(root, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, make([]byte, f.Size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := e.FindRoot(); r != "" {
+		t.Fatalf("FindRoot = %q with no files", r)
+	}
+	write(e.Files[0]) // the edges, not the labels
+	if r := e.FindRoot(); r != "" {
+		t.Errorf("FindRoot = %q without the labels", r)
+	}
+	write(e.Files[1])
+	if r := e.FindRoot(); r != root {
+		t.Errorf("FindRoot = %q with edges and labels, want %q", r, root)
+	}
+	_, missing := e.Present(root)
+	if len(missing) != 1 || !missing[0].Optional || len(Required(missing)) != 0 {
+		t.Errorf("Present reports missing %+v, want the optional feature file alone", missing)
+	}
+}

@@ -5,7 +5,15 @@ package datasets
 // the datasets' MANIFEST. Files without a URL cannot be downloaded (they were
 // rebuilt or are too large) and come from `hylaflow datasets fetch --from DIR`.
 
-var knownFiles = map[string]File{
+// knownFile is a File without the per-dataset flags (Optional), so that the
+// table below stays one positional literal per file.
+type knownFile struct {
+	Path, URL string
+	Size      int64
+	SHA256    string
+}
+
+var knownFiles = map[string]knownFile{
 	"planetoid/ind.cora.x":                  {"planetoid/ind.cora.x", "https://raw.githubusercontent.com/kimiyoung/planetoid/af6abf468a772cc055bec88c52e4d6f51b7c37e3/data/ind.cora.x", 22119, "23cfa55d91c6f624233f5eb7b6e3f141f1bd2b2ae39608a63cf5d084bb27baab"},
 	"planetoid/ind.cora.y":                  {"planetoid/ind.cora.y", "https://raw.githubusercontent.com/kimiyoung/planetoid/af6abf468a772cc055bec88c52e4d6f51b7c37e3/data/ind.cora.y", 4054, "94465c14eb53e04ca262198dcbb2521ee8af60fb3f3d546cd6ca24a511b0e7d1"},
 	"planetoid/ind.cora.tx":                 {"planetoid/ind.cora.tx", "https://raw.githubusercontent.com/kimiyoung/planetoid/af6abf468a772cc055bec88c52e4d6f51b7c37e3/data/ind.cora.tx", 148025, "b9afbaa4a400df991f6f02ef677e1e44da55ffc04801fd02f9e673987829226a"},

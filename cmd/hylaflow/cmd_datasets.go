@@ -140,6 +140,9 @@ func datasetsCmdList(w io.Writer) {
 		if len(e.Files) > 0 {
 			if r := e.FindRoot(); r != "" {
 				status = "present in " + r
+				if _, missing := e.Present(r); len(missing) > 0 {
+					status += fmt.Sprintf(" (without %s)", datasetsCmdPaths(missing))
+				}
 			} else {
 				_, missing := e.Present(datasets.DefaultRoot())
 				status = fmt.Sprintf("missing %d of %d (hylaflow datasets fetch %s)", len(missing), len(e.Files), e.Name)
@@ -179,17 +182,16 @@ func datasetsCmdInfo(ctx context.Context, name, root string, w io.Writer) error 
 		root = e.FindRoot()
 		if root == "" {
 			_, missing := e.Present(datasets.DefaultRoot())
-			var names []string
-			for _, f := range missing {
-				names = append(names, f.Path)
-			}
 			return fmt.Errorf("%s: files missing under %s: %s; get them with `hylaflow datasets fetch %s`",
-				e.Name, strings.Join(datasets.Roots(), " and "), strings.Join(names, ", "), e.Name)
+				e.Name, strings.Join(datasets.Roots(), " and "), datasetsCmdPaths(datasets.Required(missing)), e.Name)
 		}
 	}
 	fmt.Fprintf(w, "%s (%s): %s\n", e.Name, e.Source, e.Doc)
 	if root != "" {
 		fmt.Fprintf(w, "root:       %s\n", root)
+		if _, missing := e.Present(root); len(missing) > 0 {
+			fmt.Fprintf(w, "missing:    %s (optional: the loader uses identity features instead)\n", datasetsCmdPaths(missing))
+		}
 	}
 	if e.Source == "textgcn" {
 		c, err := textgcn.Load(filepath.Join(root, "textgcn"), datasetsCmdTextName(e.Name), textgcn.Options{ValFraction: 0.1, Window: 20, MinFreq: 5})
@@ -246,6 +248,15 @@ func datasetsCmdInfo(ctx context.Context, name, root string, w io.Writer) error 
 	fmt.Fprintf(w, "hyperbolicity: δ ≈ %.1f (max over %d sampled quadruples; mean %.2f), diameter ≥ %d, 2δ/diam %.2f, largest component %d nodes\n",
 		h.Delta, h.Samples, h.Mean, h.Diameter, h.Relative, h.Component)
 	return nil
+}
+
+// datasetsCmdPaths lists the files' paths, comma-separated.
+func datasetsCmdPaths(fs []datasets.File) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Path
+	}
+	return strings.Join(names, ", ")
 }
 
 func datasetsCmdTextName(name string) string {
