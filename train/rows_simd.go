@@ -105,21 +105,11 @@ func rowDots4AVX512(x *[4][]float64, y []float64, stride int, out *[4][]float64)
 //go:noescape
 func dots4x4AVX512(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64)
 
-// lanes8 returns the sum of eight lanes in a fixed order.
-func lanes8(t *[8]float64) float64 {
-	return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
-}
-
 //go:noescape
 func gtxTileMaskedAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, nc int, masks uint64)
 
 //go:noescape
 func gtxTilesAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int)
-
-// gtxRowChunk is the number of rows whose contributions gtxRangeAVX512
-// sums in registers before adding them to the output; their rows of X
-// (128 × 602 doubles at Reddit's shape) stay in L2 while it runs along them.
-const gtxRowChunk = 128
 
 // gtxPackLen is the length of the pack buffer gtxRangeAVX512 needs for C
 // classes.

@@ -39,7 +39,9 @@
 // passes (hyla.HyLaMap.ForwardLinear, BackwardLinear); otherwise each
 // product runs as gonum's serial Dgemm on output tiles spread over Workers
 // (see gemm). Every entry is a fixed sequence of operations either way, so
-// results do not depend on Workers.
+// results do not depend on Workers. A sparse X_train (the inductive text
+// features' TF-IDF rows) runs the same operations over its non-zeros only,
+// with the AVX-512 kernels' bits (sparse_input.go).
 package train
 
 import (
@@ -187,6 +189,9 @@ type trainer struct {
 	in, dim, feats, classes int // rows of Z, d0, D (or in for SGC), C
 	xTrain                  *mat.Dense
 	trainRows               []int // nil when xTrain is XTrain itself (rows in order)
+	// sparse: X_train and X compressed, when X_train is sparse and the
+	// AVX-512 kernels are on (sparse_input.go); nil otherwise.
+	sparse *sparseInput
 
 	// wT is Wᵀ (C×F), yT is Yᵀ = (φ(Z)·W)ᵀ (C×in; SGC: yT is wT).
 	z, phi, wT, yT *mat.Dense
@@ -467,6 +472,7 @@ func (t *trainer) alloc() {
 				copy(t.xTrain.RawRowView(r), d.X.RawRowView(i))
 			}
 		}
+		t.sparse = newSparseInput(t.xTrain, d.X, c, t.workers)
 	} else {
 		n := t.in
 		t.y, t.gy = mat.NewDense(n, c, nil), mat.NewDense(n, c, nil)
@@ -569,7 +575,11 @@ func (t *trainer) forward(ctx context.Context) error {
 		gatherRows(t.prop, t.data.Train, t.logTr)
 		gatherRows(t.prop, t.data.Val, t.logVal)
 	} else {
-		if rowDotsVecOK {
+		if t.sparse != nil {
+			if err := t.sparseRowsProduct(ctx, t.sparse.train, nil, t.yT, t.logTr, t.sparse.train.rows); err != nil {
+				return err
+			}
+		} else if rowDotsVecOK {
 			n, _ := t.xTrain.Dims()
 			if t.serial(n) {
 				rowsProductRange(t.xTrain, nil, t.yT, t.logTr, 0, n)
@@ -871,6 +881,9 @@ func (t *trainer) rowsProduct(ctx context.Context, rows []int, yT, out *mat.Dens
 	if len(rows) == 0 {
 		return nil
 	}
+	if t.sparse != nil {
+		return t.sparseRowsProduct(ctx, t.sparse.all, rows, yT, out, len(rows))
+	}
 	if t.serial(len(rows)) {
 		rowsProductRange(t.data.X, rows, yT, out, 0, len(rows))
 		return nil
@@ -882,6 +895,9 @@ func (t *trainer) rowsProduct(ctx context.Context, rows []int, yT, out *mat.Dens
 // X_train on the workers (each entry one sum over the training rows in
 // order); otherwise gonum's gemm.
 func (t *trainer) gtx(ctx context.Context) error {
+	if t.sparse != nil {
+		return t.sparseGtx(ctx)
+	}
 	if !rowDotsVecOK {
 		gemm(true, false, t.g, t.xTrain, t.gyT, t.workers)
 		return nil
