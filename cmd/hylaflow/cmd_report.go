@@ -36,7 +36,9 @@ func init() {
 const reportCmdUsage = `Usage: hylaflow report [RUN|latest] [--out DIR] [--timing] [--cache DIR]
 
 Finds the evaluate stages of run RUN (a number from hylaflow runs; default:
-latest, the most recent run), loads their tables from the cache and writes
+latest, the run that finished last, so that a run another process has
+started since, still going, is not taken; a run in progress only if none
+has finished), loads their tables from the cache and writes
 every file of each table (table.md, table.csv, table.json, chart.png) into
 DIR/ADDRESS/, ADDRESS being the stage instance (e.g. evaluate.table1). The
 Markdown tables are printed too. Nothing is recomputed and nothing in the
@@ -83,7 +85,10 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitStageFailed
 	}
 	defer c.Close()
-	id, err := reportCmdRunID(c, which)
+	id, note, err := reportCmdRunID(c, which)
+	if note != "" {
+		fmt.Fprintf(stderr, "hylaflow report: %s\n", note)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow report: %v\n", err)
 		if errors.Is(err, errReportUsage) {
@@ -146,23 +151,45 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) int {
 var errReportUsage = errors.New("usage")
 
 // reportCmdRunID resolves RUN or "latest" (also "last") to a run id.
-func reportCmdRunID(c *cache.Cache, which string) (int64, error) {
+// latest is the run that finished last: with several processes on one
+// cache, a run started later may still be going (its tables incomplete),
+// so it is taken only when no run has finished; note says so.
+func reportCmdRunID(c *cache.Cache, which string) (id int64, note string, err error) {
 	if which == "latest" || which == "last" {
-		runs, err := c.Runs(1)
+		runs, err := c.Runs(reportLatestWindow)
 		if err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		if len(runs) == 0 {
-			return 0, fmt.Errorf("the cache %s has no runs yet", c.Dir())
+			return 0, "", fmt.Errorf("the cache %s has no runs yet", c.Dir())
 		}
-		return runs[0].ID, nil
+		best := -1
+		for i, r := range runs {
+			if r.Status == "running" {
+				continue
+			}
+			if best < 0 || r.Start.Add(r.Duration).After(runs[best].Start.Add(runs[best].Duration)) {
+				best = i
+			}
+		}
+		switch {
+		case best < 0:
+			return runs[0].ID, fmt.Sprintf("run %d is still running: its tables so far", runs[0].ID), nil
+		case runs[best].ID != runs[0].ID && runs[0].Status == "running":
+			return runs[best].ID, fmt.Sprintf("latest: run %d, the last to finish (run %d is still running)", runs[best].ID, runs[0].ID), nil
+		}
+		return runs[best].ID, "", nil
 	}
-	id, err := strconv.ParseInt(which, 10, 64)
+	id, err = strconv.ParseInt(which, 10, 64)
 	if err != nil || id < 1 {
-		return 0, fmt.Errorf("run %q: want a run number or latest: %w", which, errReportUsage)
+		return 0, "", fmt.Errorf("run %q: want a run number or latest: %w", which, errReportUsage)
 	}
-	return id, nil
+	return id, "", nil
 }
+
+// reportLatestWindow is how many of the most recent runs "latest" looks
+// through for the one that finished last.
+const reportLatestWindow = 100
 
 // reportTable is one evaluate stage of a run and its loaded table.
 type reportTable struct {

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/cache"
 )
 
 // reportTestPipeline trains HyLa-SGC and SGC for two seeds on a small
@@ -242,5 +245,59 @@ func TestReportDirName(t *testing.T) {
 		if got := reportDirName(in); strings.ContainsAny(got, `/\`) || got == ".." {
 			t.Errorf("reportDirName(%q) = %q escapes its directory", in, got)
 		}
+	}
+}
+
+// "latest" is the run that finished last: a run another process started
+// afterwards and is still going is passed over (with a note), and taken
+// only when no run has finished.
+func TestReportCmdLatestSkipsRunningRun(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.hcl")
+	if err := os.WriteFile(file, []byte(reportTestPipeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A run still in progress and nothing finished: its tables so far (none).
+	empty := filepath.Join(dir, "empty")
+	c, err := cache.Open(empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.BeginRun("other", nil); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := reportTestDispatch("report", "--cache", empty, "--out", filepath.Join(dir, "r0"))
+	if code != exitStageFailed || !strings.Contains(errs, "run 1 is still running") || !strings.Contains(errs, "run 1 has no evaluate stage") {
+		t.Errorf("report latest with only a running run: exit %d, stderr %q", code, errs)
+	}
+	c.Close()
+
+	cdir := filepath.Join(dir, "cache")
+	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	c, err = cache.Open(cdir) // this process stays alive: its run is in progress
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	running, err := c.BeginRun("sweep", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errs := reportTestDispatch("report", "--cache", cdir, "--out", filepath.Join(dir, "r1"))
+	if code != exitOK || !strings.Contains(stdout, "# Report test") {
+		t.Fatalf("report latest beside a running run: exit %d, stderr %q", code, errs)
+	}
+	if want := fmt.Sprintf("latest: run 1, the last to finish (run %d is still running)", running); !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
+	}
+	// Once it has finished, it is the latest.
+	if err := c.FinishRun(running, "ok"); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = reportTestDispatch("report", "--cache", cdir, "--out", filepath.Join(dir, "r2"))
+	if code != exitStageFailed || !strings.Contains(errs, fmt.Sprintf("run %d has no evaluate stage", running)) {
+		t.Errorf("report latest after the sweep finished: exit %d, stderr %q", code, errs)
 	}
 }
