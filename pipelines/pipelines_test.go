@@ -398,3 +398,39 @@ func TestKernelSmoke(t *testing.T) {
 		t.Error("the kernel summary is empty")
 	}
 }
+
+// reddit = "auto" takes the Reddit files when the data root holds them
+// (dataset_present), else the Reddit-scale synthetic graph.
+func TestTable1RedditAuto(t *testing.T) {
+	root := t.TempDir()
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{{nil, "synthetic"}, {[]string{"reddit/reddit.npz"}, "synthetic"}, {[]string{"reddit/reddit.npz", "reddit/reddit_adj.npz"}, "files"}} {
+		for _, f := range tc.files {
+			p := filepath.Join(root, filepath.FromSlash(f))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := load(t, "table1.hcl", map[string]string{"reddit": "auto", "data_root": root, "seeds": "[0]"})
+		if p.ByAddress[`dataset.reddit["`+tc.want+`"]`] == nil || p.ByAddress[`evaluate.reddit["`+tc.want+`"]`] == nil {
+			var got []string
+			for _, inst := range p.Instances {
+				if strings.Contains(inst.Address, "reddit") {
+					got = append(got, inst.Address)
+				}
+			}
+			t.Errorf("with %q under the data root: Reddit instances %q, want the %s section", tc.files, got, tc.want)
+		}
+	}
+	// off, the default, has no Reddit stage.
+	for _, inst := range load(t, "table1.hcl", nil).Instances {
+		if strings.Contains(inst.Address, "reddit") {
+			t.Errorf("reddit off: %s", inst.Address)
+		}
+	}
+}

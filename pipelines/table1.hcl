@@ -9,7 +9,7 @@
 #   hylaflow run pipelines/table1.hcl -var hyperparameters=grid      # json, with Disease, Citeseer and Pubmed from a validation grid
 #   hylaflow run pipelines/table1.hcl -var hyperparameters=validated # per dataset, the set validation prefers
 #   hylaflow run pipelines/table1.hcl -var seeds='[0,1]' -var epochs=5   # the CI smoke version
-#   hylaflow run pipelines/table1.hcl -var reddit=synthetic          # add the Reddit-scale section
+#   hylaflow run pipelines/table1.hcl -var reddit=auto               # add Reddit (its files, else the Reddit-scale graph)
 #   hylaflow report latest                                           # the table again, from the cache
 #
 # HyLa-SGC uses the tuned values of the official code's
@@ -65,7 +65,7 @@ variable "airport_split" {
 variable "reddit" {
   type        = string
   default     = "off"
-  description = "Reddit section: off, files (FastGCN's reddit npz files under the data root) or synthetic (the Reddit-scale SBM graph)"
+  description = "Reddit section: off, auto (the Reddit files when present under the data root, else the Reddit-scale synthetic graph), files (FastGCN's reddit npz files) or synthetic (the Reddit-scale SBM graph)"
 }
 
 variable "data_root" {
@@ -166,6 +166,9 @@ locals {
     citeseer = { k = 2, features = "row", lr = 0.2, weight_decay = 0.0001, epochs = 100, augment = false }
     cora     = { k = 2, features = "row", lr = 0.2, weight_decay = 0.000005, epochs = 100, augment = false }
   }
+
+  # Reddit: its files when present, else the Reddit-scale synthetic graph.
+  reddit = var.reddit == "auto" ? (dataset_present("reddit", var.data_root) ? "files" : "synthetic") : var.reddit
 
   planetoid = ["cora", "citeseer", "pubmed"]
   hgcn      = ["disease", "airport"]
@@ -410,27 +413,27 @@ stage "evaluate" "table1_val" {
 # values: d0 = 50, D = 1000, K = 2, s = 0.5, lr_e = 0.1, lr_c = 0.001.
 
 stage "dataset" "reddit" {
-  for_each = toset(var.reddit == "off" ? [] : [var.reddit])
+  for_each = toset(local.reddit == "off" ? [] : [local.reddit])
   source   = each.value == "files" ? "reddit" : "synthetic"
   name     = each.value == "files" ? "reddit" : "sbm"
   root     = var.data_root
 }
 
 stage "normalize" "reddit" {
-  for_each = toset(var.reddit == "off" ? [] : [var.reddit])
+  for_each = toset(local.reddit == "off" ? [] : [local.reddit])
   graph    = stage.dataset.reddit[each.key]
   features = "standardize"
 }
 
 stage "precompute" "reddit" {
-  for_each  = toset(var.reddit == "off" ? [] : [var.reddit])
+  for_each  = toset(local.reddit == "off" ? [] : [local.reddit])
   graph     = stage.normalize.reddit[each.key]
   k         = 2
   inductive = true
 }
 
 stage "sample" "reddit" {
-  for_each = toset(var.reddit == "off" ? [] : var.seeds)
+  for_each = toset(local.reddit == "off" ? [] : var.seeds)
   kind     = "hyla"
   dim      = 50
   features = 1000
@@ -439,8 +442,8 @@ stage "sample" "reddit" {
 }
 
 stage "train" "reddit" {
-  for_each      = toset(var.reddit == "off" ? [] : var.seeds)
-  features      = stage.precompute.reddit[var.reddit]
+  for_each      = toset(local.reddit == "off" ? [] : var.seeds)
+  features      = stage.precompute.reddit[local.reddit]
   samples       = stage.sample.reddit[each.key]
   model         = "hyla"
   lr_embedding  = 0.1
@@ -451,7 +454,7 @@ stage "train" "reddit" {
 }
 
 stage "evaluate" "reddit" {
-  for_each    = toset(var.reddit == "off" ? [] : [var.reddit])
+  for_each    = toset(local.reddit == "off" ? [] : [local.reddit])
   runs        = stage.train.reddit
   metric      = "test"
   paper_table = "table1-reddit"

@@ -149,6 +149,7 @@ func (t *Type) Output(name string) (*Output, bool) {
 type Registry struct {
 	mu    sync.RWMutex
 	types map[string]*Type
+	funcs map[string]Function
 }
 
 // New returns an empty registry.

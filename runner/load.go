@@ -125,6 +125,13 @@ func (l *loader) loadFile(f *hcl.File, diags hcl.Diagnostics) (*Pipeline, hcl.Di
 	}
 	l.dir = abs
 	l.funcs = pipelineFunctions(abs)
+	for _, f := range l.reg.Functions() {
+		if _, clash := l.funcs[f.Name]; clash {
+			l.errorf(nil, "Function name clash", "the stage library's function %s has the name of a built-in function", f.Name)
+			continue
+		}
+		l.funcs[f.Name] = f.Make(abs)
+	}
 	base := strings.TrimSuffix(filepath.Base(l.file), filepath.Ext(l.file))
 	l.p = &Pipeline{File: l.file, Dir: abs, Name: base, ByAddress: map[string]*Instance{}}
 

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hylaflow/hylaflow/registry"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 // loadSrc writes src to a fresh directory and loads it.
@@ -555,4 +558,45 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// A function of the stage registry is callable from a pipeline and gets
+// the pipeline's directory; one named like a built-in is a diagnostic.
+func TestLoadRegistryFunctions(t *testing.T) {
+	reg := loadTestRegistry(t)
+	var gotDir string
+	dirFunc := func(dir string) function.Function {
+		return function.New(&function.Spec{
+			Params: []function.Parameter{{Name: "s", Type: cty.String}},
+			Type:   function.StaticReturnType(cty.String),
+			Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+				gotDir = dir
+				return cty.StringVal("from-" + args[0].AsString()), nil
+			},
+		})
+	}
+	if err := reg.AddFunction(registry.Function{Name: "where", Make: dirFunc}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "p.hcl")
+	src := `stage "source" "a" { name = where("x") }`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, diags := Load(reg, file, LoadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if got := p.ByAddress["source.a"].Params.String("name"); got != "from-x" {
+		t.Errorf("name = %q, want from-x", got)
+	}
+	if gotDir != filepath.Dir(file) {
+		t.Errorf("the function got directory %q, want the pipeline's %q", gotDir, filepath.Dir(file))
+	}
+	if err := reg.AddFunction(registry.Function{Name: "file", Make: dirFunc}); err != nil {
+		t.Fatal(err)
+	}
+	if _, diags := Load(reg, file, LoadOptions{}); !diags.HasErrors() || !strings.Contains(diags.Error(), "function file has the name of a built-in function") {
+		t.Errorf("a registry function named file: diagnostics %v", diags)
+	}
 }

@@ -8,11 +8,12 @@ import "github.com/hylaflow/hylaflow/registry"
 // RegisterAll registers every built-in stage type in r.
 func RegisterAll(r *registry.Registry) error {
 	for _, register := range []func(*registry.Registry) error{
-		registerGeneric,  // generic.go: small stages for tests and runner benchmarks
-		registerData,     // data.go: dataset, normalize, precompute, split
-		registerLearning, // learning.go: sample, embed, train, evaluate
-		registerKernel,   // kernel.go: kernel tables and figures
-		registerVisual,   // visual.go: t-SNE/PCA scatter plots of learned features
+		registerGeneric,   // generic.go: small stages for tests and runner benchmarks
+		registerData,      // data.go: dataset, normalize, precompute, split
+		registerLearning,  // learning.go: sample, embed, train, evaluate
+		registerKernel,    // kernel.go: kernel tables and figures
+		registerVisual,    // visual.go: t-SNE/PCA scatter plots of learned features
+		registerFunctions, // functions.go: pipeline functions (dataset_present)
 	} {
 		if err := register(r); err != nil {
 			return err
