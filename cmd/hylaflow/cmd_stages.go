@@ -26,7 +26,8 @@ Describes the stage types a pipeline can use in stage "TYPE" "NAME" blocks:
 version, documentation, input slots (artifact kind; "many" slots take a list
 or a whole for_each stage), parameters (type, default or "required", allowed
 values) and outputs (referenced as stage.TYPE.NAME.OUTPUT; the first output
-is the default of stage.TYPE.NAME). Without NAME, every type is described.
+is the default of stage.TYPE.NAME). Without NAME, every type is described,
+followed by the pipeline functions the stage library adds (dataset_present).
 
 Flags:
   --json   print the descriptions as a JSON array
@@ -75,7 +76,8 @@ func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
 		return validateCmdParseStatus(err, stdout, stderr, "stages", stagesCmdUsage)
 	}
 	reg := validateCmdRegistry()
-	if len(names) == 0 {
+	all := len(names) == 0
+	if all {
 		names = reg.Names()
 	}
 	var types []*registry.Type
@@ -124,6 +126,15 @@ func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout)
 		}
 		stagesCmdDescribe(stdout, t)
+	}
+	if fns := reg.Functions(); all && len(fns) > 0 {
+		fmt.Fprintln(stdout, "\nFunctions of the stage library (beside HCL's standard ones, env and file):")
+		for _, f := range fns {
+			fmt.Fprintf(stdout, "  %s\n", f.Name)
+			for _, line := range stagesCmdWrap(f.Doc, 94) {
+				fmt.Fprintf(stdout, "    %s\n", line)
+			}
+		}
 	}
 	return exitOK
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 var validateCmdUpdate = flag.Bool("update-validate", false, "rewrite the golden files in testdata/validate")
@@ -49,6 +51,13 @@ func validateCmdTestRegistry() *registry.Registry {
 		Inputs:  []registry.Input{{Name: "runs", Kind: artifact.KindAny, Many: true}, {Name: "base", Kind: artifact.KindMetrics, Optional: true}},
 		Outputs: []registry.Output{{Name: "table", Kind: artifact.KindTable}},
 	})
+	if err := r.AddFunction(registry.Function{Name: "answer", Doc: "answer(): 42, a function of the stage library.",
+		Make: func(string) function.Function {
+			return function.New(&function.Spec{Type: function.StaticReturnType(cty.Number),
+				Impl: func([]cty.Value, cty.Type) (cty.Value, error) { return cty.NumberIntVal(42), nil }})
+		}}); err != nil {
+		panic(err)
+	}
 	return r
 }
 
