@@ -235,7 +235,8 @@ func TestTable1SGCAugment(t *testing.T) {
 // The CI version of table1.hcl: one seed, two epochs, every cell present.
 func TestTable1Smoke(t *testing.T) {
 	root := dataRoot(t)
-	p := load(t, "table1.hcl", map[string]string{"seeds": "[0]", "epochs": "2", "data_root": root})
+	// The Reddit section (default auto) has its own test; it is minutes of work.
+	p := load(t, "table1.hcl", map[string]string{"seeds": "[0]", "epochs": "2", "data_root": root, "reddit": "off"})
 	c := openCache(t)
 	res := run(t, p, c)
 	cells := evaluateTable(t, c, res, "evaluate.table1")
@@ -427,8 +428,12 @@ func TestTable1RedditAuto(t *testing.T) {
 			t.Errorf("with %q under the data root: Reddit instances %q, want the %s section", tc.files, got, tc.want)
 		}
 	}
-	// off, the default, has no Reddit stage.
-	for _, inst := range load(t, "table1.hcl", nil).Instances {
+	// auto is the default: an empty data root gives the synthetic section.
+	if p := load(t, "table1.hcl", map[string]string{"data_root": t.TempDir(), "seeds": "[0]"}); p.ByAddress[`evaluate.reddit["synthetic"]`] == nil {
+		t.Error("table1's default has no Reddit section; want auto (the synthetic graph when the files are absent)")
+	}
+	// off has no Reddit stage.
+	for _, inst := range load(t, "table1.hcl", map[string]string{"reddit": "off"}).Instances {
 		if strings.Contains(inst.Address, "reddit") {
 			t.Errorf("reddit off: %s", inst.Address)
 		}

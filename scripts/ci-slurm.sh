@@ -78,7 +78,7 @@ same() {
 
 same quickstart pipelines/quickstart.hcl -var 'seeds=[0,1]' -var epochs=20
 if [ -d "${HYLAFLOW_DATA:-}" ]; then
-	same table1 pipelines/table1.hcl -var 'seeds=[0]' -var epochs=2
+	same table1 pipelines/table1.hcl -var 'seeds=[0]' -var epochs=2 -var reddit=off
 else
 	echo "--- table1 subset skipped: HYLAFLOW_DATA is not a directory"
 fi
