@@ -174,11 +174,17 @@ func (e Entry) Present(root string) (present, missing []File) {
 	return present, missing
 }
 
-// FindRoot returns the first of Roots() that holds all the files of e that
-// are not Optional, or "".
+// Complete reports whether root holds all the files of e that are not
+// Optional.
+func (e Entry) Complete(root string) bool {
+	_, missing := e.Present(root)
+	return len(Required(missing)) == 0
+}
+
+// FindRoot returns the first of Roots() where e is Complete, or "".
 func (e Entry) FindRoot() string {
 	for _, r := range Roots() {
-		if _, missing := e.Present(r); len(Required(missing)) == 0 {
+		if e.Complete(r) {
 			return r
 		}
 	}

@@ -53,8 +53,7 @@ func datasetPresentFunc(dir string) function.Function {
 			if !filepath.IsAbs(root) {
 				root = filepath.Join(dir, root)
 			}
-			_, missing := e.Present(root)
-			return cty.BoolVal(len(datasets.Required(missing)) == 0), nil
+			return cty.BoolVal(e.Complete(root)), nil
 		},
 	})
 }
