@@ -944,3 +944,13 @@ func (r *RFFMap) backwardRows(gradOut, gradZ *mat.Dense, lo, hi int) {
 		}
 	}
 }
+
+// KernelPath names the vector kernels the feature maps run on this CPU in
+// this build: "avx512" (a GOEXPERIMENT=simd build on a CPU with AVX-512)
+// or "portable" (the scalar Go code; same results to a few ulp).
+func KernelPath() string {
+	if hylaVecOK {
+		return "avx512"
+	}
+	return "portable"
+}

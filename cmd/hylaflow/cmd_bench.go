@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -379,12 +378,7 @@ func benchResetPeak() {
 }
 
 func benchCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, benchCmdUsage)
-		fs.PrintDefaults()
-	}
+	fs := cliFlagSet("bench", stderr)
 	dataset := fs.String("dataset", "cora", "dataset row (see above)")
 	seeds := fs.Int("seeds", 10, "number of seeds (0..N-1)")
 	model := fs.String("model", "hyla", "hyla, rff or sgc")
@@ -395,14 +389,12 @@ func benchCmdRun(args []string, stdout, stderr io.Writer) int {
 	root := fs.String("data", "", "data root (default: $HYLAFLOW_DATA, else ../shared/datasets, else the user cache)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (pprof) to this file")
 	verbose := fs.Bool("v", false, "print the stages' log lines on stderr")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	pos, err := cliParse(fs, args)
+	if err != nil {
+		return cliFlagError(err, stdout, stderr, "bench", benchCmdUsage+cliDefaults(fs))
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "hylaflow bench: unexpected argument %q\n", fs.Arg(0))
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "hylaflow bench: unexpected argument %q\n(see hylaflow bench --help)\n", pos[0])
 		return exitUsage
 	}
 	if *seeds < 1 || *workers < 1 || *epochs < 0 {

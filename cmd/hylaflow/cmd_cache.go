@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -116,7 +114,7 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	name := "cache " + sub
-	fs := runCmdFlagSet(name, stderr)
+	fs := cliFlagSet(name, stderr)
 	dir := fs.String("cache", "", "cache directory")
 	var asJSON, dryRun, yes *bool
 	var keepRuns *int
@@ -134,14 +132,9 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 	case "clear":
 		yes = fs.Bool("yes", false, "really remove everything")
 	}
-	pos, err := runCmdParse(fs, args[1:])
+	pos, err := cliParse(fs, args[1:])
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "(see hylaflow %s --help)\n", name)
-		return exitUsage
+		return cliFlagError(err, stdout, stderr, name, usage)
 	}
 	wantArgs := 0
 	if sub == "export" {

@@ -417,7 +417,7 @@ func TestCacheCmdUsage(t *testing.T) {
 		{[]string{"cache", "gc", "-h"}, exitOK, "--keep-runs N    runs whose artifacts are kept (default 5)"},
 		{[]string{"cache", "export", "--help"}, exitOK, "numpy.load(FILE)"},
 		{[]string{"cache", "stats", "extra"}, exitUsage, "want 0 arguments, got 1"},
-		{[]string{"cache", "ls", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
+		{[]string{"cache", "ls", "--bogus"}, exitUsage, "hylaflow cache ls: unknown flag --bogus"},
 		{[]string{"cache", "gc", "--older-than", "3x", "--cache", missing}, exitUsage, `"3x": want a duration such as 36h, 7d or 2w`},
 		{[]string{"cache", "gc", "--cache", missing}, exitStageFailed, "no cache at " + missing},
 		{[]string{"cache", "gc", "--keep-runs", "-1"}, exitUsage, "--keep-runs -1: want 0 or more"},

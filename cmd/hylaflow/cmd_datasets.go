@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -61,12 +60,11 @@ func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
 		datasetsCmdList(stdout)
 		return exitOK
 	case "info":
-		fs := flag.NewFlagSet("datasets info", flag.ContinueOnError)
-		fs.SetOutput(stderr)
+		fs := cliFlagSet("datasets info", stderr)
 		root := fs.String("root", "", "data root (default: the first root holding the files)")
-		pos, err := datasetsCmdParse(fs, args[1:])
+		pos, err := cliParse(fs, args[1:])
 		if err != nil {
-			return exitUsage
+			return cliFlagError(err, stdout, stderr, "datasets "+args[0], datasetsCmdUsage)
 		}
 		if len(pos) != 1 {
 			fmt.Fprintln(stderr, "hylaflow datasets info: want one dataset NAME (see `hylaflow datasets list`)")
@@ -81,14 +79,13 @@ func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	case "fetch":
-		fs := flag.NewFlagSet("datasets fetch", flag.ContinueOnError)
-		fs.SetOutput(stderr)
+		fs := cliFlagSet("datasets fetch", stderr)
 		dest := fs.String("dest", "", "target data directory")
 		from := fs.String("from", "", "copy from this local data directory instead of downloading")
 		unverified := fs.Bool("allow-unverified", false, "fetch files without a known checksum")
-		pos, err := datasetsCmdParse(fs, args[1:])
+		pos, err := cliParse(fs, args[1:])
 		if err != nil {
-			return exitUsage
+			return cliFlagError(err, stdout, stderr, "datasets "+args[0], datasetsCmdUsage)
 		}
 		if len(pos) != 1 {
 			fmt.Fprintln(stderr, "hylaflow datasets fetch: want one dataset NAME (see `hylaflow datasets list`)")
@@ -105,21 +102,6 @@ func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "hylaflow datasets: unknown subcommand %q\n\n%s", args[0], datasetsCmdUsage)
 	return exitUsage
-}
-
-// datasetsCmdParse parses flags placed before or after the positional arguments.
-func datasetsCmdParse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 func datasetsCmdList(w io.Writer) {

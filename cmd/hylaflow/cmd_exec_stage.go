@@ -46,15 +46,15 @@ Exit status: 0 ok, 1 the stage failed, 2 usage error, 130 canceled.
 `
 
 func execStageCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := runCmdFlagSet("exec-stage", stderr)
+	fs := cliFlagSet("exec-stage", stderr)
 	cacheDir := fs.String("cache", "", "cache directory")
 	taskFile := fs.String("task", "", "task spec file")
 	force := fs.Bool("force", false, "recompute even if stored")
 	workers := fs.Int("workers", runtime.NumCPU(), "threads for the stage")
 	verbose := fs.Bool("v", false, "verbose")
-	pos, err := runCmdParse(fs, args)
+	pos, err := cliParse(fs, args)
 	if err != nil {
-		return runCmdUsageError(err, stdout, stderr, "exec-stage", execStageCmdUsage)
+		return cliFlagError(err, stdout, stderr, "exec-stage", execStageCmdUsage)
 	}
 	if (*taskFile == "") == (len(pos) != 1) || (*taskFile != "" && len(pos) != 0) {
 		fmt.Fprint(stderr, "hylaflow exec-stage: give exactly one KEY or --task FILE\n\n"+execStageCmdUsage)

@@ -35,11 +35,11 @@ Exit status: 0 done (or all formatted with --check), 1 files need formatting
 `
 
 func fmtCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := validateCmdFlagSet("fmt", stderr)
+	fs := cliFlagSet("fmt", stderr)
 	check := fs.Bool("check", false, "only report unformatted files")
-	files, err := validateCmdParse(fs, args)
+	files, err := cliParse(fs, args)
 	if err != nil {
-		return validateCmdParseStatus(err, stdout, stderr, "fmt", fmtCmdUsage)
+		return cliFlagError(err, stdout, stderr, "fmt", fmtCmdUsage)
 	}
 	if len(files) == 0 {
 		fmt.Fprint(stderr, "hylaflow fmt: no files given\n\n"+fmtCmdUsage)

@@ -32,13 +32,13 @@ Exit status: 0 printed, 2 usage error, 3 the pipeline is invalid.
 `
 
 func graphCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := validateCmdFlagSet("graph", stderr)
+	fs := cliFlagSet("graph", stderr)
 	format := fs.String("format", "dot", "dot or mermaid")
 	var opts runner.LoadOptions
 	opts.RegisterFlags(fs)
-	files, err := validateCmdParse(fs, args)
+	files, err := cliParse(fs, args)
 	if err != nil {
-		return validateCmdParseStatus(err, stdout, stderr, "graph", graphCmdUsage)
+		return cliFlagError(err, stdout, stderr, "graph", graphCmdUsage)
 	}
 	if len(files) != 1 {
 		fmt.Fprint(stderr, "hylaflow graph: want exactly one pipeline FILE\n\n"+graphCmdUsage)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -44,12 +42,7 @@ Flags:
 `
 
 func kernelCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, kernelCmdUsage)
-		fs.PrintDefaults()
-	}
+	fs := cliFlagSet("kernel", stderr)
 	dim := fs.Int("dim", 2, "dimension n ≥ 2 of the hyperbolic space")
 	lambdaS := fs.String("lambda", "", "a single λ (real)")
 	scaleS := fs.String("scale", "", "standard deviation s of λ ~ N(0, s²) (default 0.5 when --lambda is not given)")
@@ -60,14 +53,12 @@ func kernelCmdRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "with --figure: seed of the random features and points")
 	features := fs.Int("features", 1000, "with --figure: HyLa features D of the disk estimate")
 	heat := fs.Float64("heat-time", 6, "with --figure: time t of the heat kernel")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	pos, err := cliParse(fs, args)
+	if err != nil {
+		return cliFlagError(err, stdout, stderr, "kernel", kernelCmdUsage+cliDefaults(fs))
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "hylaflow kernel: unexpected argument %q\n", fs.Arg(0))
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "hylaflow kernel: unexpected argument %q\n(see hylaflow kernel --help)\n", pos[0])
 		return exitUsage
 	}
 	if *lambdaS != "" && *scaleS != "" {

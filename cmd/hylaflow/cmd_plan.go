@@ -42,7 +42,7 @@ Exit status: 0 ok (whatever the plan), 1 the cache could not be read,
 `
 
 func planCmdRun(args []string, stdout, stderr io.Writer) int {
-	fset := runCmdFlagSet("plan", stderr)
+	fset := cliFlagSet("plan", stderr)
 	cacheDir := fset.String("cache", "", "cache directory")
 	noCache := fset.Bool("no-cache", false, "plan to run every stage")
 	keys := fset.Bool("keys", false, "print cache keys")
@@ -50,9 +50,9 @@ func planCmdRun(args []string, stdout, stderr io.Writer) int {
 	fset.Var(&force, "force", "plan stage NAME to run; repeatable")
 	var lopts runner.LoadOptions
 	lopts.RegisterFlags(fset)
-	files, err := runCmdParse(fset, args)
+	files, err := cliParse(fset, args)
 	if err != nil {
-		return runCmdUsageError(err, stdout, stderr, "plan", planCmdUsage)
+		return cliFlagError(err, stdout, stderr, "plan", planCmdUsage)
 	}
 	if len(files) != 1 {
 		fmt.Fprintf(stderr, "hylaflow plan: want one pipeline file, got %d\n\n%s", len(files), planCmdUsage)

@@ -59,13 +59,13 @@ Exit status: 0 ok, 1 a table is missing or unreadable, 2 usage error.
 `
 
 func reportCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := runCmdFlagSet("report", stderr)
+	fs := cliFlagSet("report", stderr)
 	dir := fs.String("cache", "", "cache directory")
 	out := fs.String("out", "report", "output directory")
 	timing := fs.Bool("timing", false, "also the timing view")
-	pos, err := runCmdParse(fs, args)
+	pos, err := cliParse(fs, args)
 	if err != nil {
-		return runCmdUsageError(err, stdout, stderr, "report", reportCmdUsage)
+		return cliFlagError(err, stdout, stderr, "report", reportCmdUsage)
 	}
 	if len(pos) > 1 {
 		fmt.Fprintf(stderr, "hylaflow report: want at most one run, got %s\n\n%s", strings.Join(pos, " "), reportCmdUsage)

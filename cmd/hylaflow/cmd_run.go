@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -71,39 +70,6 @@ func (s *runCmdStrings) Set(v string) error {
 	return nil
 }
 
-// runCmdParse parses flags placed before or after the positional arguments.
-func runCmdParse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
-// runCmdFlagSet returns a flag set that reports errors on stderr.
-func runCmdFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {}
-	return fs
-}
-
-// runCmdUsageError prints usage for -h (exit 0) or points at it (exit 2).
-func runCmdUsageError(err error, stdout, stderr io.Writer, name, usage string) int {
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	}
-	fmt.Fprintf(stderr, "(see hylaflow %s --help)\n", name)
-	return exitUsage
-}
-
 // runCmdCacheDir picks the cache directory: the flag, else
 // $HYLAFLOW_CACHE, else .hylaflow in the working directory.
 func runCmdCacheDir(flagValue string) string {
@@ -151,7 +117,7 @@ func runCmdLoad(file string, opts runner.LoadOptions, stderr io.Writer) (*runner
 }
 
 func runCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := runCmdFlagSet("run", stderr)
+	fs := cliFlagSet("run", stderr)
 	jobs := fs.Int("j", runtime.NumCPU(), "stages run at once")
 	cacheDir := fs.String("cache", "", "cache directory")
 	noCache := fs.Bool("no-cache", false, "run every stage")
@@ -163,9 +129,9 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	exFlags := slurmCmdRegisterRunFlags(fs)
 	var lopts runner.LoadOptions
 	lopts.RegisterFlags(fs)
-	files, err := runCmdParse(fs, args)
+	files, err := cliParse(fs, args)
 	if err != nil {
-		return runCmdUsageError(err, stdout, stderr, "run", runCmdUsage)
+		return cliFlagError(err, stdout, stderr, "run", runCmdUsage)
 	}
 	if len(files) != 1 {
 		fmt.Fprintf(stderr, "hylaflow run: want one pipeline file, got %d\n\n%s", len(files), runCmdUsage)

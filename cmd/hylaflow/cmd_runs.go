@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -46,21 +44,16 @@ func runsCmdRun(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "list" || args[0] == "show") {
 		sub, args = args[0], args[1:]
 	}
-	fs := runCmdFlagSet("runs "+sub, stderr)
+	fs := cliFlagSet("runs "+sub, stderr)
 	dir := fs.String("cache", "", "cache directory")
 	asJSON := fs.Bool("json", false, "JSON output")
 	var limit *int
 	if sub == "list" {
 		limit = fs.Int("n", 20, "runs to list (0 = all)")
 	}
-	pos, err := runCmdParse(fs, args)
+	pos, err := cliParse(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, runsCmdUsage)
-			return exitOK
-		}
-		fmt.Fprintln(stderr, "(see hylaflow runs --help)")
-		return exitUsage
+		return cliFlagError(err, stdout, stderr, "runs", runsCmdUsage)
 	}
 	maxArgs := 0
 	if sub == "show" {

@@ -42,22 +42,18 @@ Exit status: 0 ok, 1 the stage failed (see the done-record), 2 usage,
 `
 
 func slurmCmdJob(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("slurm-job", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, slurmCmdJobUsage) }
+	fs := cliFlagSet("slurm-job", stderr)
 	store := fs.String("store", "", "shared store `DIR` of the Slurm executor")
 	verbose := fs.Bool("v", false, "print the stage's log lines")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
+	pos, err := cliParse(fs, args)
+	if err != nil {
+		return cliFlagError(err, stdout, stderr, "slurm-job", slurmCmdJobUsage)
+	}
+	if *store == "" || len(pos) != 1 {
+		fmt.Fprint(stderr, "hylaflow slurm-job: want --store DIR and one KEY\n\n"+slurmCmdJobUsage)
 		return exitUsage
 	}
-	if *store == "" || fs.NArg() != 1 {
-		fmt.Fprint(stderr, slurmCmdJobUsage)
-		return exitUsage
-	}
-	key := fs.Arg(0)
+	key := pos[0]
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	hooks := runner.Hooks{}

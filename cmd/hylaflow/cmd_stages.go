@@ -69,11 +69,11 @@ type stagesCmdParam struct {
 }
 
 func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := validateCmdFlagSet("stages", stderr)
+	fs := cliFlagSet("stages", stderr)
 	jsonOut := fs.Bool("json", false, "print JSON")
-	names, err := validateCmdParse(fs, args)
+	names, err := cliParse(fs, args)
 	if err != nil {
-		return validateCmdParseStatus(err, stdout, stderr, "stages", stagesCmdUsage)
+		return cliFlagError(err, stdout, stderr, "stages", stagesCmdUsage)
 	}
 	reg := validateCmdRegistry()
 	all := len(names) == 0

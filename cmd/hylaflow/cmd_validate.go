@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -47,42 +46,6 @@ Flags (before or after the files):
 Exit status: 0 all files valid, 2 usage error, 3 a file is invalid.
 `
 
-// validateCmdParse parses flags that may appear before, between or after
-// the positional arguments, which it returns in order.
-func validateCmdParse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
-// validateCmdFlagSet returns a flag set that reports errors on stderr and
-// leaves printing the usage to validateCmdParseStatus.
-func validateCmdFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {}
-	return fs
-}
-
-// validateCmdParseStatus maps a flag-parsing error to an exit code:
-// -h/--help prints usage on stdout and succeeds; a bad flag is a usage error.
-func validateCmdParseStatus(err error, stdout, stderr io.Writer, name, usage string) int {
-	if err == flag.ErrHelp {
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	}
-	fmt.Fprintf(stderr, "(see hylaflow %s --help)\n", name)
-	return exitUsage
-}
-
 // validateCmdWriteDiags writes diagnostics as text, with colour and
 // wrapping when w is a terminal (and NO_COLOR is unset).
 func validateCmdWriteDiags(w io.Writer, diags hcl.Diagnostics) {
@@ -99,13 +62,13 @@ func validateCmdWriteDiags(w io.Writer, diags hcl.Diagnostics) {
 }
 
 func validateCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := validateCmdFlagSet("validate", stderr)
+	fs := cliFlagSet("validate", stderr)
 	jsonOut := fs.Bool("json", false, "print diagnostics as JSON")
 	var opts runner.LoadOptions
 	opts.RegisterFlags(fs)
-	files, err := validateCmdParse(fs, args)
+	files, err := cliParse(fs, args)
 	if err != nil {
-		return validateCmdParseStatus(err, stdout, stderr, "validate", validateCmdUsage)
+		return cliFlagError(err, stdout, stderr, "validate", validateCmdUsage)
 	}
 	if len(files) == 0 {
 		fmt.Fprint(stderr, "hylaflow validate: no pipeline files given\n\n"+validateCmdUsage)

@@ -11,6 +11,8 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+
+	"github.com/hylaflow/hylaflow/runner"
 )
 
 // Exit codes shared by every subcommand.
@@ -67,26 +69,49 @@ func profiled(f func() int) int {
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help":
 		usage(stdout)
-		if len(args) == 0 {
-			return exitUsage
-		}
 		return exitOK
+	case "help":
+		// hylaflow help CMD [SUB] = hylaflow CMD [SUB] --help
+		if len(args) == 1 {
+			usage(stdout)
+			return exitOK
+		}
+		if _, ok := commands[args[1]]; !ok {
+			return unknownCommand(args[1], stderr)
+		}
+		return dispatch(append(append([]string{}, args[1:]...), "--help"), stdout, stderr)
+	case "--version", "-version":
+		return versionCmdRun(args[1:], stdout, stderr)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "hylaflow: unknown command %q\n\n", args[0])
-		usage(stderr)
-		return exitUsage
+		return unknownCommand(args[0], stderr)
 	}
 	return c.Run(args[1:], stdout, stderr)
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "hylaflow runs HyLa experiments described as HCL pipelines, caching every stage.")
-	fmt.Fprintln(w, "\nUsage: hylaflow COMMAND [flags] [args]  (hylaflow COMMAND --help for details)")
-	fmt.Fprintln(w, "\nCommands:")
+// unknownCommand reports a command name that is not registered, with the
+// closest one as a suggestion.
+func unknownCommand(name string, stderr io.Writer) int {
+	msg := fmt.Sprintf("hylaflow: unknown command %q", name)
+	if strings.HasPrefix(name, "-") {
+		msg = fmt.Sprintf("hylaflow: unknown flag %s (flags go after the command: hylaflow COMMAND [flags])", name)
+	} else if s := runner.DidYouMean(name, commandNames()); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	fmt.Fprintf(stderr, "%s\n(see hylaflow --help)\n", msg)
+	return exitUsage
+}
+
+// commandNames returns the names of the listed (not hidden) commands, sorted.
+func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for n, c := range commands {
 		if !c.Hidden {
@@ -94,6 +119,14 @@ func usage(w io.Writer) {
 		}
 	}
 	sort.Strings(names)
+	return names
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "hylaflow runs HyLa experiments described as HCL pipelines, caching every stage.")
+	fmt.Fprintln(w, "\nUsage: hylaflow COMMAND [flags] [args]")
+	fmt.Fprintln(w, "\nCommands:")
+	names := commandNames()
 	width := 0
 	for _, n := range names {
 		width = max(width, len(n))
@@ -101,4 +134,11 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %s%s  %s\n", n, strings.Repeat(" ", width-len(n)), commands[n].Summary)
 	}
+	fmt.Fprint(w, `
+hylaflow help COMMAND (or hylaflow COMMAND --help) describes a command;
+hylaflow --version prints the build.
+
+Exit status (every command): 0 ok, 1 a stage or the command's work failed,
+2 usage error or unknown name, 3 invalid pipeline, 130 canceled.
+`)
 }

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/hylaflow/hylaflow/hyla"
+	"github.com/hylaflow/hylaflow/openblas"
+)
+
+func init() {
+	registerCommand(&command{
+		Name:    "version",
+		Summary: "print the build: module version, VCS revision, Go version, kernels",
+		Run:     versionCmdRun,
+	})
+}
+
+const versionCmdUsage = `Usage: hylaflow version [--json]   (or hylaflow --version)
+
+Prints what this binary was built from: the module version, the VCS
+revision and time it was built at (with "dirty" when the work tree had
+uncommitted changes), the Go version and platform, and the numeric
+kernels it runs on this CPU (the HyLa feature-map path: avx512 in a
+GOEXPERIMENT=simd build on an AVX-512 CPU, else portable; the BLAS).
+Quote it in bug reports: results are bit-identical only between builds
+whose kernels agree.
+
+Flags:
+  --json   one JSON object instead of text
+
+Exit status: 0 printed, 2 usage error.
+`
+
+// versionInfo is what `hylaflow version` reports.
+type versionInfo struct {
+	Module     string `json:"module"`
+	Version    string `json:"version"`            // module version, "(devel)" for a work-tree build
+	Revision   string `json:"revision,omitempty"` // VCS revision (vcs.revision)
+	Time       string `json:"time,omitempty"`     // commit time (vcs.time)
+	Dirty      bool   `json:"dirty"`              // uncommitted changes at build time
+	Go         string `json:"go"`
+	Platform   string `json:"platform"`
+	Kernels    string `json:"kernels"`
+	BLAS       string `json:"blas"`
+	Experiment string `json:"goexperiment,omitempty"`
+}
+
+// versionRead collects versionInfo from the binary's build information.
+func versionRead(bi *debug.BuildInfo, ok bool) versionInfo {
+	v := versionInfo{Version: "unknown", Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+		Kernels: hyla.KernelPath(), BLAS: openblas.Name()}
+	if !ok || bi == nil {
+		return v
+	}
+	v.Module, v.Version, v.Go = bi.Main.Path, bi.Main.Version, bi.GoVersion
+	if v.Version == "" {
+		v.Version = "unknown"
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.Revision = s.Value
+		case "vcs.time":
+			v.Time = s.Value
+		case "vcs.modified":
+			v.Dirty = s.Value == "true"
+		case "GOEXPERIMENT":
+			v.Experiment = s.Value
+		}
+	}
+	return v
+}
+
+// versionWrite prints v as a few lines of text.
+func versionWrite(w io.Writer, v versionInfo) {
+	fmt.Fprintf(w, "hylaflow %s\n", v.Version)
+	switch {
+	case v.Revision == "":
+		fmt.Fprintln(w, "revision: unknown (built without VCS information, e.g. go run or -buildvcs=false)")
+	default:
+		rev := v.Revision
+		if v.Time != "" {
+			rev += " (" + v.Time + ")"
+		}
+		if v.Dirty {
+			rev += ", dirty: uncommitted changes"
+		}
+		fmt.Fprintf(w, "revision: %s\n", rev)
+	}
+	fmt.Fprintf(w, "go: %s %s", v.Go, v.Platform)
+	if v.Experiment != "" {
+		fmt.Fprintf(w, " GOEXPERIMENT=%s", v.Experiment)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "kernels: %s, BLAS %s\n", v.Kernels, v.BLAS)
+}
+
+func versionCmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := cliFlagSet("version", stderr)
+	asJSON := fs.Bool("json", false, "JSON output")
+	pos, err := cliParse(fs, args)
+	if err != nil {
+		return cliFlagError(err, stdout, stderr, "version", versionCmdUsage)
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "hylaflow version: unexpected argument %q\n(see hylaflow version --help)\n", pos[0])
+		return exitUsage
+	}
+	v := versionRead(debug.ReadBuildInfo())
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintf(stderr, "hylaflow version: %v\n", err)
+			return exitStageFailed
+		}
+		return exitOK
+	}
+	versionWrite(stdout, v)
+	return exitOK
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+var helpUpdate = flag.Bool("update-help", false, "rewrite the golden files in testdata/help")
+
+// mainTestRun runs the dispatcher on args and returns its exit code and streams.
+func mainTestRun(args ...string) (code int, stdout, stderr string) {
+	var out, errw bytes.Buffer
+	code = dispatch(args, &out, &errw)
+	return code, out.String(), errw.String()
+}
+
+// The dispatcher's own cases: help, unknown names with suggestions, flags
+// with suggestions, and help CMD = CMD --help.
+func TestDispatch(t *testing.T) {
+	for _, tt := range []struct {
+		name             string
+		args             []string
+		code             int
+		stdout, stderr   string // substrings ("" = must be empty)
+		noStdout, noErrs bool
+	}{
+		{name: "no args: usage on stderr", args: nil, code: exitUsage, stderr: "Commands:", noStdout: true},
+		{name: "--help on stdout", args: []string{"--help"}, code: exitOK, stdout: "Commands:", noErrs: true},
+		{name: "help", args: []string{"help"}, code: exitOK, stdout: "Exit status (every command)", noErrs: true},
+		{name: "typo of a command", args: []string{"valdate"}, code: exitUsage, noStdout: true,
+			stderr: "hylaflow: unknown command \"valdate\" (did you mean \"validate\"?)\n(see hylaflow --help)\n"},
+		{name: "far from every command", args: []string{"frobnicate"}, code: exitUsage, noStdout: true,
+			stderr: "hylaflow: unknown command \"frobnicate\"\n(see hylaflow --help)\n"},
+		{name: "help of an unknown command", args: []string{"help", "rnu"}, code: exitUsage, noStdout: true,
+			stderr: "unknown command \"rnu\" (did you mean \"run\"?)"},
+		{name: "flag before the command", args: []string{"--frce"}, code: exitUsage, noStdout: true,
+			stderr: "hylaflow: unknown flag --frce (flags go after the command"},
+		{name: "typo of a flag", args: []string{"run", "--frce", "x.hcl"}, code: exitUsage, noStdout: true,
+			stderr: "hylaflow run: unknown flag --frce (did you mean --force?)\n(see hylaflow run --help)\n"},
+		{name: "typo of a one-letter flag's neighbour", args: []string{"validate", "-jsn", "x.hcl"}, code: exitUsage, noStdout: true,
+			stderr: "hylaflow validate: unknown flag --jsn (did you mean --json?)\n"},
+		{name: "flag without its value", args: []string{"run", "x.hcl", "-j"}, code: exitUsage, noStdout: true,
+			stderr: "hylaflow run: flag -j needs a value\n"},
+		{name: "bad flag value", args: []string{"bench", "--seeds", "many"}, code: exitUsage, noStdout: true,
+			stderr: "hylaflow bench: invalid value \"many\" for flag -seeds: parse error\n(see hylaflow bench --help)\n"},
+		{name: "subcommand flag typo", args: []string{"cache", "ls", "--jsno"}, code: exitUsage, noStdout: true,
+			stderr: "hylaflow cache ls: unknown flag --jsno (did you mean --json?)"},
+		{name: "version", args: []string{"--version"}, code: exitOK, stdout: "hylaflow ", noErrs: true},
+		{name: "version command", args: []string{"version", "--json"}, code: exitOK, stdout: `"kernels": "`, noErrs: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := mainTestRun(tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errs)
+			}
+			if tt.stdout != "" && !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout does not contain %q:\n%s", tt.stdout, out)
+			}
+			if tt.stderr != "" && !strings.Contains(errs, tt.stderr) {
+				t.Errorf("stderr does not contain %q:\n%s", tt.stderr, errs)
+			}
+			if tt.noStdout && out != "" {
+				t.Errorf("stdout should be empty:\n%s", out)
+			}
+			if tt.noErrs && errs != "" {
+				t.Errorf("stderr should be empty:\n%s", errs)
+			}
+		})
+	}
+}
+
+// cliParse takes flags anywhere among the positional arguments, and
+// everything after "--" as positional.
+func TestCLIParse(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		pos  []string
+		j    int
+		v    bool
+	}{
+		{args: []string{"a.hcl"}, pos: []string{"a.hcl"}, j: 1},
+		{args: []string{"-j", "3", "a.hcl", "-v"}, pos: []string{"a.hcl"}, j: 3, v: true},
+		{args: []string{"a.hcl", "--j=4", "b.hcl"}, pos: []string{"a.hcl", "b.hcl"}, j: 4},
+		{args: []string{"-v", "--", "-j", "a.hcl"}, pos: []string{"-j", "a.hcl"}, j: 1, v: true},
+		{args: []string{"a.hcl", "--", "--", "b"}, pos: []string{"a.hcl", "--", "b"}, j: 1},
+		{args: nil, pos: nil, j: 1},
+	} {
+		fs := cliFlagSet("t", nil)
+		j := fs.Int("j", 1, "")
+		v := fs.Bool("v", false, "")
+		pos, err := cliParse(fs, tt.args)
+		if err != nil {
+			t.Errorf("%q: %v", tt.args, err)
+			continue
+		}
+		if strings.Join(pos, "|") != strings.Join(tt.pos, "|") || *j != tt.j || *v != tt.v {
+			t.Errorf("%q: positional %q, -j %d, -v %v; want %q, %d, %v", tt.args, pos, *j, *v, tt.pos, tt.j, tt.v)
+		}
+	}
+}
+
+// Every command's help: `hylaflow help CMD` prints what `hylaflow CMD
+// --help` prints, on stdout, exit 0, and matches testdata/help/CMD.golden.
+func TestHelpGolden(t *testing.T) {
+	names := append(commandNames(), "")
+	for _, name := range names {
+		file := name
+		if file == "" {
+			file = "hylaflow"
+		}
+		t.Run(file, func(t *testing.T) {
+			args := []string{"--help"}
+			if name != "" {
+				args = []string{name, "--help"}
+			}
+			code, out, errs := mainTestRun(args...)
+			if code != exitOK || errs != "" {
+				t.Fatalf("%q: exit %d, stderr %q", args, code, errs)
+			}
+			if name != "" {
+				code2, out2, _ := mainTestRun("help", name)
+				if code2 != exitOK || out2 != out {
+					t.Errorf("help %s: exit %d and output differs from %s --help:\n%s", name, code2, name, out2)
+				}
+			}
+			path := filepath.Join("testdata", "help", file+".golden")
+			if *helpUpdate {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cmd/hylaflow -run TestHelpGolden -update-help)", err)
+			}
+			if out != string(want) {
+				t.Errorf("%s differs from %s (go test ./cmd/hylaflow -run TestHelpGolden -update-help rewrites it):\n%s", strings.Join(args, " "), path, out)
+			}
+		})
+	}
+}
+
+// versionRead takes the module version, revision, time and dirty flag
+// from the build information, and says so when there is none.
+func TestVersionRead(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.99", Main: debug.Module{Path: "github.com/hylaflow/hylaflow", Version: "v1.2.3"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.time", Value: "2026-11-26T07:21:19Z"},
+			{Key: "vcs.modified", Value: "true"}, {Key: "GOEXPERIMENT", Value: "simd"}}}
+	var b bytes.Buffer
+	v := versionRead(bi, true)
+	versionWrite(&b, v)
+	want := "hylaflow v1.2.3\nrevision: abc123 (2026-11-26T07:21:19Z), dirty: uncommitted changes\ngo: go1.99 " + v.Platform +
+		" GOEXPERIMENT=simd\nkernels: " + v.Kernels + ", BLAS " + v.BLAS + "\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	versionWrite(&b, versionRead(nil, false))
+	if !strings.Contains(b.String(), "hylaflow unknown\nrevision: unknown (built without VCS information") {
+		t.Errorf("without build info:\n%s", b.String())
+	}
+}
