@@ -332,7 +332,6 @@ type hylaVec struct {
 	dp              int
 	omegaT          []float64 // Ωᵀ, d0×dp
 	lam, sinB, cosB []float64 // λ', sin b, cos b, dp each
-	phase           []float64 // RFF only: b, dp (rffExactBlock)
 	scratch         []*hylaScratch
 	wpad            []float64 // Wᵀ with zero columns up to dp (C×dp)
 	// u holds, after ForwardLinear, U_ic = Σ_j W_jc·∂φ_ij/∂h (m×C) for the
@@ -535,7 +534,9 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 }
 
 // forwardScalar computes entries [jlo, jhi) of one row of Forward with the
-// math package, one entry at a time (the AVX-512 kernel's fallback).
+// math package, one entry at a time (the vector kernels' fallback; the
+// float64 conversions keep the compiler from fusing, so the bits are the
+// same on every amd64 CPU and build).
 func (h *HyLaMap) forwardScalar(zi []float64, a float64, o, e1, e2 []float64, jlo, jhi int) {
 	d0 := len(zi)
 	omega := h.s.Omega.RawMatrix()
@@ -545,9 +546,9 @@ func (h *HyLaMap) forwardScalar(zi []float64, a float64, o, e1, e2 []float64, jl
 		p := a * invq
 		mag := powHalf(p, h.twoRho)
 		lam := h.lam[j]
-		sn, cs := math.Sincos(lam*math.Log(p) + h.s.B[j])
+		sn, cs := math.Sincos(float64(lam*math.Log(p)) + h.s.B[j])
 		o[j] = mag * cs
-		d := mag * (rho*cs - lam*sn)
+		d := mag * (float64(rho*cs) - float64(lam*sn))
 		e1[j] = d
 		e2[j] = invq * d
 	}
@@ -781,10 +782,6 @@ func NewRFF(s *Samples) (*RFFMap, error) {
 		dp := (s.Features() + 7) / 8 * 8
 		r.lin = &hylaVec{dp: dp}
 		r.lin.omegaT, r.lin.sinB, r.lin.cosB = transposedSamples(s, dp)
-		r.lin.phase = make([]float64, dp)
-		for j := range dp {
-			r.lin.phase[j] = s.B[min(j, s.Features()-1)]
-		}
 	}
 	return r, nil
 }
@@ -837,7 +834,7 @@ func (r *RFFMap) forwardRows(z, out *mat.Dense, lo, hi int) {
 		o := out.RawRowView(i)[:D]
 		e := r.e[i*D : (i+1)*D]
 		if r.omegaT != nil {
-			rffForwardRowAVX512(r, zi, o, e)
+			rffForwardRow(r, zi, o, e)
 			continue
 		}
 		// Two passes, as in HyLaMap.Forward: the arguments into o, then the outputs.
@@ -853,7 +850,9 @@ func (r *RFFMap) forwardRows(z, out *mat.Dense, lo, hi int) {
 }
 
 // forwardScalar computes entries [jlo, jhi) of one row of Forward with the
-// math package (the AVX-512 kernel's fallback).
+// math package (the vector kernels' fallback for wide arguments; the
+// float64 conversions keep the compiler from fusing, so the bits are the
+// same on every amd64 CPU and build).
 func (r *RFFMap) forwardScalar(zi, o, e []float64, jlo, jhi int) {
 	omega := r.s.Omega.RawMatrix()
 	d0 := len(zi)
@@ -861,7 +860,7 @@ func (r *RFFMap) forwardScalar(zi, o, e []float64, jlo, jhi int) {
 		w := omega.Data[j*omega.Stride : j*omega.Stride+d0]
 		var arg float64
 		for k, v := range zi {
-			arg += v * w[k]
+			arg += float64(v * w[k])
 		}
 		sn, cs := math.Sincos(arg + r.s.B[j])
 		o[j] = r.scale * cs

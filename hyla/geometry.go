@@ -15,7 +15,7 @@ const MaxNorm = 1 - 1e-5
 func sqNorm(x []float64) float64 {
 	var s float64
 	for _, v := range x {
-		s += v * v
+		s += float64(v * v) // float64(): never fused, the same bits on every CPU
 	}
 	return s
 }
@@ -24,7 +24,7 @@ func sqDist(x, y []float64) float64 {
 	var s float64
 	for k, v := range x {
 		d := v - y[k]
-		s += d * d
+		s += float64(d * d)
 	}
 	return s
 }

@@ -96,10 +96,6 @@ func mulDenseInto(ctx context.Context, m *CSR, x, out *mat.Dense, workers int) e
 // same floating-point sum whichever kernel, column blocking or worker count
 // computes it. dst must not overlap src.
 func spmmRange(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int) {
-	if spmmVecOK && w >= 8 {
-		spmmRangeAVX512(m, src, ss, dst, ds, w, lo, hi)
-		return
-	}
 	for i := lo; i < hi; i++ {
 		d := dst[i*ds : i*ds+w]
 		clear(d)
@@ -116,10 +112,6 @@ func spmmRange(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int) 
 // stored order with each product rounded before it is added, and advances
 // cur[i]. Over all segments every entry is the same sum as spmmRange's.
 func spmmSeg(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int, s1 int32, first bool, cur []int) {
-	if spmmVecOK && w >= 8 {
-		spmmSegAVX512(m, src, ss, dst, ds, w, lo, hi, s1, first, cur)
-		return
-	}
 	for i := lo; i < hi; i++ {
 		p0, end := cur[i], m.Indptr[i+1]
 		p := p0

@@ -11,7 +11,7 @@ import (
 //
 // The inductive text features (TF-IDF rows of the documents, about 0.5 %
 // non-zero) reach the trainer as a dense X. When X_train is sparse enough
-// (sparseInputRatio) and the AVX-512 row kernels are on, the trainer keeps
+// (sparseInputRatio), the trainer keeps
 // X_train in row-compressed and column-compressed form and X's rows in
 // row-compressed form, and runs the three products of a feature-level epoch
 // — the training logits X_train·Y, the gradient Gᵀ·X_train and the
@@ -32,8 +32,7 @@ import (
 // for finite y (the accumulators start at +0 and a round-to-nearest sum is
 // −0 only when both addends are −0, so none is ever −0), so the results are
 // bit-identical to the dense kernels': the cache keys, and every cached
-// result, stay valid. Without the AVX-512 kernels (the portable build) the
-// dense gonum products, which sum in another order, are kept.
+// result, stay valid.
 
 // gtxRowChunk is the number of rows whose contributions gtxRangeAVX512
 // sums in registers before adding them to the output; their rows of X
@@ -158,7 +157,7 @@ func sparseRowDots(idx []int32, val []float64, d int, y []float64, stride int, o
 		}
 		s := lanes8(&acc)
 		for p := p8; p < len(idx); p++ {
-			s += val[p] * yc[idx[p]]
+			s += float64(val[p] * yc[idx[p]])
 		}
 		out[c] = s
 	}

@@ -56,13 +56,10 @@ func TestCSRFromDenseAndTranspose(t *testing.T) {
 	}
 }
 
-// The sparse kernels give the dense AVX-512 kernels' bits: row lengths
+// The sparse kernels give the dense vector kernels' bits: row lengths
 // with and without a tail and below one lane block, 1…9 classes, column
 // sums over several row chunks, split at any column.
 func TestSparseKernelsMatchDenseBits(t *testing.T) {
-	if !rowDotsVecOK {
-		t.Skip("the dense reference is the AVX-512 kernel: run with GOEXPERIMENT=simd on an AVX-512 CPU (CI does)")
-	}
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, tc := range []struct {
 		n, d    int
@@ -130,16 +127,6 @@ func TestSparseInputTrainingBits(t *testing.T) {
 	}
 	perm := rng.Perm(n)
 	base := Data{X: x, Labels: labels, Train: perm[:300], Val: perm[300:360], Test: perm[360:]}
-	if !rowDotsVecOK {
-		tr, err := newTrainer(&base, nil, nil, Config{Model: ModelSGC, Level: LevelFeatures, Epochs: 1}, rand.New(rand.NewPCG(1, 2)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tr.sparse != nil {
-			t.Fatal("the portable build took the sparse path: its dense gonum products sum in another order")
-		}
-		t.Skip("without the AVX-512 kernels there is no sparse path to compare (checked: none is taken)")
-	}
 	tr, err := newTrainer(&base, nil, nil, Config{Model: ModelSGC, Level: LevelFeatures, Epochs: 1}, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
@@ -199,9 +186,6 @@ func TestSparseInputTrainingBits(t *testing.T) {
 
 // The sparse path is taken only when X_train is sparse enough.
 func TestSparseInputThreshold(t *testing.T) {
-	if !rowDotsVecOK {
-		t.Skip("no sparse path without the AVX-512 kernels (TestSparseInputTrainingBits checks that)")
-	}
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, tc := range []struct {
 		density float64

@@ -32,16 +32,16 @@
 // Y = φ(Z)·W (Yᵀ = Wᵀ·φ(Z)ᵀ is C×d): with C a handful of classes, every
 // product then runs along the long dimension (dot products of length d or
 // D, or axpys of that length) instead of C-long inner loops, which made
-// gonum's kernels 5–30× slower per flop. Built with GOEXPERIMENT=simd on a
-// CPU with AVX-512, the feature-level products run on assembly kernels
-// (rows_amd64.s: logits four rows × four classes at a time, Gᵀ·X in
-// register tiles) and the HyLa map computes Yᵀ and (∂L/∂W)ᵀ inside its own
-// passes (hyla.HyLaMap.ForwardLinear, BackwardLinear); otherwise each
-// product runs as gonum's serial Dgemm on output tiles spread over Workers
-// (see gemm). Every entry is a fixed sequence of operations either way, so
-// results do not depend on Workers. A sparse X_train (the inductive text
+// gonum's kernels 5–30× slower per flop. The feature-level products run on
+// the vector kernels of internal/vec (AVX-512, AVX2+FMA or portable Go, the
+// same bits on each: logits four rows × four classes at a time, Gᵀ·X in
+// register tiles; rows.go) and the HyLa map computes Yᵀ and (∂L/∂W)ᵀ inside
+// its own passes (hyla.HyLaMap.ForwardLinear, BackwardLinear); the other
+// products run as gonum's serial Dgemm on output tiles spread over Workers
+// (see gemm). Every entry is a fixed sequence of operations, so results do
+// not depend on Workers or on the CPU. A sparse X_train (the inductive text
 // features' TF-IDF rows) runs the same operations over its non-zeros only,
-// with the AVX-512 kernels' bits (sparse_input.go).
+// with the dense kernels' bits (sparse_input.go).
 package train
 
 import (
@@ -891,7 +891,7 @@ func (t *trainer) rowsProduct(ctx context.Context, rows []int, yT, out *mat.Dens
 	return t.parallel(ctx, len(rows), func(lo, hi int) { rowsProductRange(t.data.X, rows, yT, out, lo, hi) })
 }
 
-// gtx sets gyT = Gᵀ·X_train: with the AVX-512 kernel, column blocks of
+// gtx sets gyT = Gᵀ·X_train: with the vector kernels, column blocks of
 // X_train on the workers (each entry one sum over the training rows in
 // order); otherwise gonum's gemm.
 func (t *trainer) gtx(ctx context.Context) error {
@@ -924,8 +924,7 @@ func (t *trainer) gtx(ctx context.Context) error {
 
 // rowsProductRange computes rows [lo, hi) of rowsProduct: out[r] = Yᵀ·x
 // (C dot products of length d) for x the row rows[r] of X, or row r if rows
-// is nil. With the AVX-512 kernel (GOEXPERIMENT=simd) the C sums share each
-// load of x; otherwise one gonum Gemv per row.
+// is nil. The C sums share each load of x (vector kernels).
 func rowsProductRange(xd *mat.Dense, rows []int, yT, out *mat.Dense, lo, hi int) {
 	x := xd.RawMatrix()
 	ym := yT.RawMatrix()

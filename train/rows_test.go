@@ -1,5 +1,3 @@
-//go:build goexperiment.simd && amd64
-
 package train
 
 import (

@@ -1,11 +1,16 @@
-//go:build goexperiment.simd && amd64
-
 package train
 
-import "simd/archsimd"
+import "github.com/hylaflow/hylaflow/internal/vec"
 
-// rowDotsVecOK reports whether rowDots runs its AVX-512 kernel.
-var rowDotsVecOK = archsimd.X86.AVX512()
+// The row kernels of the classifier's products. Their loops live in
+// internal/vec (AVX-512, AVX2+FMA or portable Go, identical bits on every
+// path); the names keep the AVX512 suffix of the path whose arithmetic
+// defines them (eight lanes, fused multiply-adds, a fixed reduction).
+
+// rowDotsVecOK reports whether the products run the vector kernels: always
+// (the kernels have a portable path). The gonum products it once chose are
+// kept for comparison in tests only.
+const rowDotsVecOK = true
 
 // rowDotsAVX512 sets out[c] = Σ_j x[j]·y[c·stride+j] for c < len(out): four
 // classes at a time share each load of x; each sum runs in one eight-lane
@@ -27,22 +32,22 @@ func rowDotsAVX512(x, y []float64, stride int, out []float64) {
 	c := 0
 	for ; c < len(out) && len(out) >= 4; c += 4 {
 		c = min(c, len(out)-4) // the last group overlaps the one before
-		dots4AVX512(&x[0], &y[c*stride], stride, nb, &acc)
+		vec.Dot4(x, y[c*stride:], stride, &acc)
 		for k := 0; k < 4; k++ {
 			s := lanes8((*[8]float64)(acc[8*k : 8*k+8]))
 			yc := y[(c+k)*stride : (c+k)*stride+d]
 			for j := nb * 8; j < d; j++ {
-				s += x[j] * yc[j]
+				s += float64(x[j] * yc[j])
 			}
 			out[c+k] = s
 		}
 	}
 	for ; c < len(out); c++ {
-		dots1AVX512(&x[0], &y[c*stride], nb, (*[8]float64)(acc[:8]))
+		vec.Dot1(x, y[c*stride:], (*[8]float64)(acc[:8]))
 		s := lanes8((*[8]float64)(acc[:8]))
 		yc := y[c*stride : c*stride+d]
 		for j := nb * 8; j < d; j++ {
-			s += x[j] * yc[j]
+			s += float64(x[j] * yc[j])
 		}
 		out[c] = s
 	}
@@ -75,14 +80,14 @@ func rowDots4AVX512(x *[4][]float64, y []float64, stride int, out *[4][]float64)
 		// The last group of four ends at the last class (overlapping the
 		// one before it, whose sums it recomputes to the same bits).
 		k = min(k, c-4)
-		dots4x4AVX512(&x[0][0], &x[1][0], &x[2][0], &x[3][0], &y[k*stride], stride*8, nb, &acc)
+		vec.Dots4x4(x, y[k*stride:], stride, &acc)
 		for t := 0; t < 4; t++ {
 			xt := x[t]
 			for kk := 0; kk < 4; kk++ {
 				s := lanes8((*[8]float64)(acc[8*(4*t+kk) : 8*(4*t+kk)+8]))
 				yc := y[(k+kk)*stride : (k+kk)*stride+d]
 				for j := nb * 8; j < d; j++ {
-					s += xt[j] * yc[j]
+					s += float64(xt[j] * yc[j])
 				}
 				out[t][k+kk] = s
 			}
@@ -92,24 +97,15 @@ func rowDots4AVX512(x *[4][]float64, y []float64, stride int, out *[4][]float64)
 		yc := y[k*stride : k*stride+d]
 		for t := 0; t < 4; t++ {
 			xt := x[t]
-			dots1AVX512(&xt[0], &yc[0], nb, (*[8]float64)(acc[:8]))
+			vec.Dot1(xt, yc, (*[8]float64)(acc[:8]))
 			s := lanes8((*[8]float64)(acc[:8]))
 			for j := nb * 8; j < d; j++ {
-				s += xt[j] * yc[j]
+				s += float64(xt[j] * yc[j])
 			}
 			out[t][k] = s
 		}
 	}
 }
-
-//go:noescape
-func dots4x4AVX512(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64)
-
-//go:noescape
-func gtxTileMaskedAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, nc int, masks uint64)
-
-//go:noescape
-func gtxTilesAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int)
 
 // gtxPackLen is the length of the pack buffer gtxRangeAVX512 needs for C
 // classes.
@@ -141,34 +137,23 @@ func gtxRangeAVX512(g, x, out, gp []float64, gStride, xStride, outStride, n, c, 
 			for c0 := 0; c0 < c; c0 += 4 {
 				nc := min(4, c-c0)
 				gtxPack(gp, g, gStride, r0, rows, c0, nc)
-				gtxTilesAVX512(&gp[0], &x[r0*xStride+j0], xStride*8, rows, &out[c0*outStride+j0], outStride*8, ntiles, nc)
+				vec.GtxTiles(gp, x[r0*xStride+j0:], xStride, rows, out[c0*outStride+j0:], outStride, ntiles, nc)
 			}
 		}
 	}
 	if jt := j0 + 32*ntiles; jt < j1 {
-		// The last columns: one masked tile.
-		var masks uint64
-		for i := 0; i < 4; i++ {
-			lanes := min(max(j1-jt-8*i, 0), 8)
-			masks |= uint64(1<<lanes-1) << (8 * i)
-		}
+		// The last columns: one narrower tile.
 		gp = gp[:4*gtxRowChunk]
 		for r0 := 0; r0 < n; r0 += gtxRowChunk {
 			rows := min(gtxRowChunk, n-r0)
 			for c0 := 0; c0 < c; c0 += 4 {
 				nc := min(4, c-c0)
 				gtxPack(gp, g, gStride, r0, rows, c0, nc)
-				gtxTileMaskedAVX512(&gp[0], &x[r0*xStride+jt], xStride*8, rows, &out[c0*outStride+jt], outStride*8, nc, masks)
+				vec.GtxTile(gp, x[r0*xStride+jt:], xStride, rows, out[c0*outStride+jt:], outStride, j1-jt, nc)
 			}
 		}
 	}
 }
-
-//go:noescape
-func dots4AVX512(x, y *float64, stride, nb int, acc *[32]float64)
-
-//go:noescape
-func dots1AVX512(x, y *float64, nb int, acc *[8]float64)
 
 // gtxPack copies classes [c0, c0+nc) of G's rows [r0, r0+rows) into gp as
 // rows of four (zero-padded past nc), the layout the Gᵀ·X tiles read.

@@ -1,0 +1,1256 @@
+#include "textflag.h"
+
+// The AVX-512 kernels (kernels.go documents each; generic.go is their
+// portable reference). Every function works on blocks of eight float64
+// (64 bytes, one Z register) and does exactly the operations of the
+// reference, lane by lane, with fused multiply-adds where it has them.
+
+// func distAVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+//
+// For each block b < nb: q[8b:8b+8] = Σ_k (z_k − Ωᵀ[k][8b:8b+8])², one
+// t = z_k − ω then acc = t·t + acc (fused) per k in order, from zero. Eight
+// blocks at a time share each broadcast of z_k (eight independent chains),
+// then four, then one.
+TEXT ·distAVX512(SB), NOSPLIT, $0-48
+	MOVQ z+0(FP), SI
+	MOVQ d0+8(FP), R8
+	MOVQ omegaT+16(FP), DI
+	MOVQ strideBytes+24(FP), R9
+	MOVQ q+32(FP), DX
+	MOVQ nb+40(FP), CX
+
+dist8:
+	CMPQ CX, $8
+	JLT  dist4
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, R12
+
+dist8k:
+	VBROADCASTSD (R11), Z4
+	VSUBPD (R10), Z4, Z5
+	VSUBPD 64(R10), Z4, Z6
+	VSUBPD 128(R10), Z4, Z7
+	VSUBPD 192(R10), Z4, Z8
+	VSUBPD 256(R10), Z4, Z14
+	VSUBPD 320(R10), Z4, Z15
+	VSUBPD 384(R10), Z4, Z16
+	VSUBPD 448(R10), Z4, Z17
+	VFMADD231PD Z5, Z5, Z0
+	VFMADD231PD Z6, Z6, Z1
+	VFMADD231PD Z7, Z7, Z2
+	VFMADD231PD Z8, Z8, Z3
+	VFMADD231PD Z14, Z14, Z10
+	VFMADD231PD Z15, Z15, Z11
+	VFMADD231PD Z16, Z16, Z12
+	VFMADD231PD Z17, Z17, Z13
+	ADDQ $8, R11
+	ADDQ R9, R10
+	DECQ R12
+	JNE  dist8k
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VMOVUPD Z10, 256(DX)
+	VMOVUPD Z11, 320(DX)
+	VMOVUPD Z12, 384(DX)
+	VMOVUPD Z13, 448(DX)
+	ADDQ $512, DI
+	ADDQ $512, DX
+	SUBQ $8, CX
+	JMP  dist8
+
+dist4:
+	CMPQ CX, $4
+	JLT  dist1
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, R12
+
+dist4k:
+	VBROADCASTSD (R11), Z4
+	VSUBPD (R10), Z4, Z5
+	VSUBPD 64(R10), Z4, Z6
+	VSUBPD 128(R10), Z4, Z7
+	VSUBPD 192(R10), Z4, Z8
+	VFMADD231PD Z5, Z5, Z0
+	VFMADD231PD Z6, Z6, Z1
+	VFMADD231PD Z7, Z7, Z2
+	VFMADD231PD Z8, Z8, Z3
+	ADDQ $8, R11
+	ADDQ R9, R10
+	DECQ R12
+	JNE  dist4k
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	ADDQ $256, DI
+	ADDQ $256, DX
+	SUBQ $4, CX
+	JMP  dist4
+
+dist1:
+	TESTQ CX, CX
+	JEQ   distdone
+	VXORPD Z0, Z0, Z0
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, R12
+
+dist1k:
+	VBROADCASTSD (R11), Z4
+	VSUBPD (R10), Z4, Z5
+	VFMADD231PD Z5, Z5, Z0
+	ADDQ $8, R11
+	ADDQ R9, R10
+	DECQ R12
+	JNE  dist1k
+	VMOVUPD Z0, (DX)
+	ADDQ $64, DI
+	ADDQ $64, DX
+	DECQ CX
+	JMP  dist1
+
+distdone:
+	VZEROUPPER
+	RET
+
+// func gradPassAVX512(w *float64, strideBytes int, gy *float64, nc int, e1, e2, c *float64, nb int, s *[16]float64)
+//
+// For each block b < nb: g = Σ_{k<nc} gy[k]·w[k][b] (fused, in k order, from
+// zero; rows strideBytes apart), c[b] = g·e2[b], s1 = g·e1[b] + s1 (fused),
+// s2 = s2 + c[b], in block order. Stores s1 into s[0:8] and s2 into
+// s[8:16]. nc ≥ 1. The sums g of four blocks run side by side.
+TEXT ·gradPassAVX512(SB), NOSPLIT, $0-72
+	MOVQ w+0(FP), SI
+	MOVQ strideBytes+8(FP), R8
+	MOVQ gy+16(FP), R9
+	MOVQ nc+24(FP), R10
+	MOVQ e1+32(FP), R11
+	MOVQ e2+40(FP), R12
+	MOVQ c+48(FP), R13
+	MOVQ nb+56(FP), CX
+	MOVQ s+64(FP), DX
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	XORQ AX, AX
+
+gp4:
+	CMPQ CX, $4
+	JLT  gp1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	LEAQ (SI)(AX*1), DI
+	XORQ BX, BX
+
+gp4cls:
+	VBROADCASTSD (R9)(BX*8), Z3
+	VFMADD231PD (DI), Z3, Z2
+	VFMADD231PD 64(DI), Z3, Z5
+	VFMADD231PD 128(DI), Z3, Z6
+	VFMADD231PD 192(DI), Z3, Z7
+	ADDQ R8, DI
+	INCQ BX
+	CMPQ BX, R10
+	JLT  gp4cls
+	VMULPD (R12)(AX*1), Z2, Z4
+	VMOVUPD Z4, (R13)(AX*1)
+	VFMADD231PD (R11)(AX*1), Z2, Z0
+	VADDPD Z4, Z1, Z1
+	VMULPD 64(R12)(AX*1), Z5, Z4
+	VMOVUPD Z4, 64(R13)(AX*1)
+	VFMADD231PD 64(R11)(AX*1), Z5, Z0
+	VADDPD Z4, Z1, Z1
+	VMULPD 128(R12)(AX*1), Z6, Z4
+	VMOVUPD Z4, 128(R13)(AX*1)
+	VFMADD231PD 128(R11)(AX*1), Z6, Z0
+	VADDPD Z4, Z1, Z1
+	VMULPD 192(R12)(AX*1), Z7, Z4
+	VMOVUPD Z4, 192(R13)(AX*1)
+	VFMADD231PD 192(R11)(AX*1), Z7, Z0
+	VADDPD Z4, Z1, Z1
+	ADDQ $256, AX
+	SUBQ $4, CX
+	JMP  gp4
+
+gp1:
+	TESTQ CX, CX
+	JEQ   gpdone
+	VXORPD Z2, Z2, Z2
+	LEAQ (SI)(AX*1), DI
+	XORQ BX, BX
+
+gpcls:
+	VBROADCASTSD (R9)(BX*8), Z3
+	VFMADD231PD (DI), Z3, Z2
+	ADDQ R8, DI
+	INCQ BX
+	CMPQ BX, R10
+	JLT  gpcls
+	VMULPD (R12)(AX*1), Z2, Z4
+	VMOVUPD Z4, (R13)(AX*1)
+	VFMADD231PD (R11)(AX*1), Z2, Z0
+	VADDPD Z4, Z1, Z1
+	ADDQ $64, AX
+	DECQ CX
+	JMP  gp1
+
+gpdone:
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VZEROUPPER
+	RET
+
+// func gz8AVX512(c, omegaT *float64, strideBytes, nb int, out *[64]float64)
+//
+// For the eight rows r < 8 of Ωᵀ starting at omegaT (strideBytes apart):
+// out[8r:8r+8] = Σ_b c[b]·Ωᵀ[r][b] (fused, in block order, from zero).
+TEXT ·gz8AVX512(SB), NOSPLIT, $0-40
+	MOVQ c+0(FP), BX
+	MOVQ omegaT+8(FP), SI
+	MOVQ strideBytes+16(FP), R8
+	MOVQ nb+24(FP), CX
+	MOVQ out+32(FP), DX
+	LEAQ (SI)(R8*1), DI
+	LEAQ (DI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	LEAQ (R13)(R8*1), R8
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ   gz8done
+
+gz8loop:
+	VMOVUPD (BX)(AX*1), Z8
+	VFMADD231PD (SI)(AX*1), Z8, Z0
+	VFMADD231PD (DI)(AX*1), Z8, Z1
+	VFMADD231PD (R9)(AX*1), Z8, Z2
+	VFMADD231PD (R10)(AX*1), Z8, Z3
+	VFMADD231PD (R11)(AX*1), Z8, Z4
+	VFMADD231PD (R12)(AX*1), Z8, Z5
+	VFMADD231PD (R13)(AX*1), Z8, Z6
+	VFMADD231PD (R8)(AX*1), Z8, Z7
+	ADDQ $64, AX
+	DECQ CX
+	JNE  gz8loop
+
+gz8done:
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VMOVUPD Z4, 256(DX)
+	VMOVUPD Z5, 320(DX)
+	VMOVUPD Z6, 384(DX)
+	VMOVUPD Z7, 448(DX)
+	VZEROUPPER
+	RET
+
+// func dot1AVX512(x, y *float64, nb int, out *[8]float64)
+//
+// out = Σ_b x[b]·y[b] (fused, in block order, from zero).
+TEXT ·dot1AVX512(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ nb+16(FP), CX
+	MOVQ out+24(FP), DX
+	VXORPD Z0, Z0, Z0
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ   d1done
+
+d1loop:
+	VMOVUPD (SI)(AX*1), Z8
+	VFMADD231PD (DI)(AX*1), Z8, Z0
+	ADDQ $64, AX
+	DECQ CX
+	JNE  d1loop
+
+d1done:
+	VMOVUPD Z0, (DX)
+	VZEROUPPER
+	RET
+
+// func dot4AVX512(x, y *float64, strideBytes, nb int, out *[32]float64)
+//
+// For the four rows r < 4 of y (strideBytes apart): out[8r:8r+8] =
+// Σ_b x[b]·y[r][b] (fused, in block order, from zero).
+TEXT ·dot4AVX512(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ strideBytes+16(FP), R8
+	MOVQ nb+24(FP), CX
+	MOVQ out+32(FP), DX
+	LEAQ (DI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ   d4done
+
+d4loop:
+	VMOVUPD (SI)(AX*1), Z8
+	VFMADD231PD (DI)(AX*1), Z8, Z0
+	VFMADD231PD (R9)(AX*1), Z8, Z1
+	VFMADD231PD (R10)(AX*1), Z8, Z2
+	VFMADD231PD (R11)(AX*1), Z8, Z3
+	ADDQ $64, AX
+	DECQ CX
+	JNE  d4loop
+
+d4done:
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VZEROUPPER
+	RET
+
+// func axpyAVX512(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int)
+//
+// For each class k < nc and block b < nb (rows of part strideBytes apart):
+// part[k][b] = gy[k]·phi[b] + part[k][b] (fused). nc ≥ 1.
+TEXT ·axpyAVX512(SB), NOSPLIT, $0-48
+	MOVQ part+0(FP), SI
+	MOVQ strideBytes+8(FP), R8
+	MOVQ gy+16(FP), R9
+	MOVQ nc+24(FP), R10
+	MOVQ phi+32(FP), R11
+	MOVQ nb+40(FP), R12
+	TESTQ R12, R12
+	JEQ   axdone
+
+axcls:
+	VBROADCASTSD (R9), Z3
+	MOVQ SI, DI
+	MOVQ R11, DX
+	MOVQ R12, CX
+
+axblk2:
+	CMPQ CX, $2
+	JLT  axblk1
+	VMOVUPD (DI), Z4
+	VMOVUPD 64(DI), Z5
+	VFMADD231PD (DX), Z3, Z4
+	VFMADD231PD 64(DX), Z3, Z5
+	VMOVUPD Z4, (DI)
+	VMOVUPD Z5, 64(DI)
+	ADDQ $128, DI
+	ADDQ $128, DX
+	SUBQ $2, CX
+	JMP  axblk2
+
+axblk1:
+	TESTQ CX, CX
+	JEQ   axnext
+	VMOVUPD (DI), Z4
+	VFMADD231PD (DX), Z3, Z4
+	VMOVUPD Z4, (DI)
+
+axnext:
+	ADDQ $8, R9
+	ADDQ R8, SI
+	DECQ R10
+	JNE  axcls
+
+axdone:
+	VZEROUPPER
+	RET
+
+// Constants of mathAAVX512 and mathBAVX512 (bit patterns, as the Go constants of
+// consts.go holds them).
+DATA vecK<>+0(SB)/8, $0x3ff0000000000000 // one
+DATA vecK<>+8(SB)/8, $0x3fe0000000000000 // half
+DATA vecK<>+16(SB)/8, $0x4000000000000000 // two
+DATA vecK<>+24(SB)/8, $0x3ff6a09e667f3bcd // sqrt2
+DATA vecK<>+32(SB)/8, $0x0170000000000000 // lo
+DATA vecK<>+40(SB)/8, $0x7e70000000000000 // hi
+DATA vecK<>+48(SB)/8, $0x3fe0000000000000 // lim
+DATA vecK<>+56(SB)/8, $0x3fe62e42fee00000 // ln2hi
+DATA vecK<>+64(SB)/8, $0x3dea39ef35793c76 // ln2lo
+DATA vecK<>+72(SB)/8, $0x3fe5555555555593 // lg1
+DATA vecK<>+80(SB)/8, $0x3fd999999997fa04 // lg2
+DATA vecK<>+88(SB)/8, $0x3fd2492494229359 // lg3
+DATA vecK<>+96(SB)/8, $0x3fcc71c51d8e78af // lg4
+DATA vecK<>+104(SB)/8, $0x3fc7466496cb03de // lg5
+DATA vecK<>+112(SB)/8, $0x3fc39a09d078c69f // lg6
+DATA vecK<>+120(SB)/8, $0x3fc2f112df3e5244 // lg7
+DATA vecK<>+128(SB)/8, $0x00000000000003ff // 1023
+DATA vecK<>+136(SB)/8, $0x000fffffffffffff // mant
+DATA vecK<>+144(SB)/8, $0x3ff0000000000000 // exp1023
+DATA vecK<>+152(SB)/8, $0x7fffffffffffffff // abs
+DATA vecK<>+160(SB)/8, $0xbd6ae7f3e733b81f // s7
+DATA vecK<>+168(SB)/8, $0x3de6124613a86d09 // s6
+DATA vecK<>+176(SB)/8, $0xbe5ae64567f544e4 // s5
+DATA vecK<>+184(SB)/8, $0x3ec71de3a556c734 // s4
+DATA vecK<>+192(SB)/8, $0xbf2a01a01a01a01a // s3
+DATA vecK<>+200(SB)/8, $0x3f81111111111111 // s2
+DATA vecK<>+208(SB)/8, $0xbfc5555555555555 // s1
+DATA vecK<>+216(SB)/8, $0x3d2ae7f3e733b81f // c8
+DATA vecK<>+224(SB)/8, $0xbda93974a8c07c9d // c7
+DATA vecK<>+232(SB)/8, $0x3e21eed8eff8d898 // c6
+DATA vecK<>+240(SB)/8, $0xbe927e4fb7789f5c // c5
+DATA vecK<>+248(SB)/8, $0x3efa01a01a01a01a // c4
+DATA vecK<>+256(SB)/8, $0xbf56c16c16c16c17 // c3
+DATA vecK<>+264(SB)/8, $0x3fa5555555555555 // c2
+DATA vecK<>+272(SB)/8, $0xbfe0000000000000 // c1
+DATA vecK<>+280(SB)/8, $0x3ff0000000000000 // c0
+GLOBL vecK<>(SB), RODATA|NOPTR, $288
+
+// func mathAAVX512(q, lam, phi, e1, e2 *float64, nb int, a float64) int
+//
+// The second pass of the HyLa row, block after block (b < nb), as its Go
+// reference (mathAGeneric) spells it operation by operation, in two
+// loops over the row so that the out-of-order core overlaps more blocks of
+// the long chains of dependent operations: this one computes invq = 1/q,
+// p = a·invq, log p (vecLog), δ = λ'·log p and leaves p in phi, δ in e1
+// and invq in e2; mathBAVX512 then computes P^{twoRho/2}
+// (vecPowHalf), sin/cos δ (vecSinCosSmall) and φ, ∂φ/∂h and ∂φ/∂h·invq
+// into phi, e1, e2. This one stops before the first block with a P
+// outside [2^−1000, 2^1000], a NaN or an |δ| > 0.5 (writing nothing for
+// it) and returns the number of blocks done (nb if none). Each loop runs
+// two blocks side by side: the macros below are one block's stages, on
+// registers x0…x12 and masks kb (bad lanes), kt, kg; block A uses Z0–Z12
+// and K1–K3, block B Z13–Z25 and K4–K6. Z28 = ρ, Z29 = 0.5, Z30 = 1,
+// Z31 = a. SI, R8–R13: q, λ', sin b, cos b, φ, e1, e2; AX: byte offset.
+
+// q, 1/q, p and the range of p.
+#define MATH1(off, x0, x1, x2, kb, kt) \
+	VMOVUPD off(SI)(AX*1), x0; \
+	VDIVPD x0, Z30, x1; \
+	VMULPD x1, Z31, x2; \
+	VCMPPD.BCST $0x11, vecK<>+32(SB), x2, kb; \
+	VCMPPD.BCST $0x1e, vecK<>+40(SB), x2, kt; \
+	KORW kt, kb, kb; \
+	VCMPPD $0x03, x2, x2, kt; \
+	KORW kt, kb, kb
+
+// log p, first part: exponent e (x3), mantissa m (x4), f (x5), s (x6).
+#define MATH2(x2, x3, x4, x5, x6, kg) \
+	VPSRLQ $52, x2, x3; \
+	VPSUBQ.BCST vecK<>+128(SB), x3, x3; \
+	VCVTQQ2PD x3, x3; \
+	VPANDQ.BCST vecK<>+136(SB), x2, x4; \
+	VPORQ.BCST vecK<>+144(SB), x4, x4; \
+	VCMPPD.BCST $0x1e, vecK<>+24(SB), x4, kg; \
+	VMULPD Z29, x4, kg, x4; \
+	VADDPD Z30, x3, kg, x3; \
+	VSUBPD Z30, x4, x5; \
+	VADDPD.BCST vecK<>+16(SB), x5, x6; \
+	VDIVPD x6, x5, x6
+
+// log p, the polynomial: R = t1 + t2 into x9.
+#define MATH3(x6, x7, x8, x9, x10) \
+	VMULPD x6, x6, x7; \
+	VMULPD x7, x7, x8; \
+	VMULPD.BCST vecK<>+120(SB), x8, x9; \
+	VADDPD.BCST vecK<>+104(SB), x9, x9; \
+	VMULPD x9, x8, x9; \
+	VADDPD.BCST vecK<>+88(SB), x9, x9; \
+	VMULPD x9, x8, x9; \
+	VADDPD.BCST vecK<>+72(SB), x9, x9; \
+	VMULPD x9, x7, x9; \
+	VMULPD.BCST vecK<>+112(SB), x8, x10; \
+	VADDPD.BCST vecK<>+96(SB), x10, x10; \
+	VMULPD x10, x8, x10; \
+	VADDPD.BCST vecK<>+80(SB), x10, x10; \
+	VMULPD x10, x8, x10; \
+	VADDPD x10, x9, x9
+
+// log p into x11.
+#define MATH4(x3, x5, x6, x7, x9, x10, x11) \
+	VMULPD x5, Z29, x10; \
+	VMULPD x5, x10, x10; \
+	VADDPD x9, x10, x11; \
+	VMULPD x11, x6, x11; \
+	VMULPD.BCST vecK<>+64(SB), x3, x7; \
+	VADDPD x7, x11, x11; \
+	VSUBPD x11, x10, x11; \
+	VSUBPD x5, x11, x11; \
+	VMULPD.BCST vecK<>+56(SB), x3, x7; \
+	VSUBPD x11, x7, x11
+
+// λ' (x12), δ (x3) and its range.
+#define MATH5(off, x3, x4, x11, x12, kb, kt) \
+	VMOVUPD off(R8)(AX*1), x12; \
+	VMULPD x11, x12, x3; \
+	VANDPD.BCST vecK<>+152(SB), x3, x4; \
+	VCMPPD.BCST $0x1e, vecK<>+48(SB), x4, kt; \
+	KORW kt, kb, kb
+
+// sin δ (x8), cos δ (x9).
+#define MATH7(x3, x7, x8, x9) \
+	VMULPD x3, x3, x7; \
+	VBROADCASTSD vecK<>+160(SB), x8; \
+	VFMADD213PD.BCST vecK<>+168(SB), x7, x8; \
+	VFMADD213PD.BCST vecK<>+176(SB), x7, x8; \
+	VFMADD213PD.BCST vecK<>+184(SB), x7, x8; \
+	VFMADD213PD.BCST vecK<>+192(SB), x7, x8; \
+	VFMADD213PD.BCST vecK<>+200(SB), x7, x8; \
+	VFMADD213PD.BCST vecK<>+208(SB), x7, x8; \
+	VMULPD x8, x7, x8; \
+	VMULPD x3, x8, x8; \
+	VADDPD x3, x8, x8; \
+	VBROADCASTSD vecK<>+216(SB), x9; \
+	VFMADD213PD.BCST vecK<>+224(SB), x7, x9; \
+	VFMADD213PD.BCST vecK<>+232(SB), x7, x9; \
+	VFMADD213PD.BCST vecK<>+240(SB), x7, x9; \
+	VFMADD213PD.BCST vecK<>+248(SB), x7, x9; \
+	VFMADD213PD.BCST vecK<>+256(SB), x7, x9; \
+	VFMADD213PD.BCST vecK<>+264(SB), x7, x9; \
+	VFMADD213PD.BCST vecK<>+272(SB), x7, x9; \
+	VFMADD213PD.BCST vecK<>+280(SB), x7, x9
+
+// sin(b+δ), cos(b+δ) and the outputs (mag in x5, invq in x1).
+#define MATH8(off, x0, x1, x2, x4, x5, x7, x8, x9, x10, x11, x12) \
+	VMOVUPD off(R9)(AX*1), x0; \
+	VMOVUPD off(R10)(AX*1), x4; \
+	VMULPD x9, x0, x10; \
+	VMULPD x8, x4, x11; \
+	VADDPD x11, x10, x10; \
+	VMULPD x9, x4, x11; \
+	VMULPD x8, x0, x2; \
+	VSUBPD x2, x11, x11; \
+	VMULPD x11, x5, x2; \
+	VMOVUPD x2, off(R11)(AX*1); \
+	VMULPD x11, Z28, x7; \
+	VMULPD x10, x12, x8; \
+	VSUBPD x8, x7, x7; \
+	VMULPD x7, x5, x7; \
+	VMOVUPD x7, off(R12)(AX*1); \
+	VMULPD x1, x7, x7; \
+	VMOVUPD x7, off(R13)(AX*1)
+
+TEXT ·mathAAVX512(SB), NOSPLIT, $0-64
+	MOVQ q+0(FP), SI
+	MOVQ lam+8(FP), R8
+	MOVQ phi+16(FP), R11
+	MOVQ e1+24(FP), R12
+	MOVQ e2+32(FP), R13
+	MOVQ nb+40(FP), CX
+	VBROADCASTSD a+48(FP), Z31
+	VBROADCASTSD vecK<>+0(SB), Z30
+	VBROADCASTSD vecK<>+8(SB), Z29
+	XORQ DX, DX
+	XORQ AX, AX
+
+mapair:
+	CMPQ CX, $2
+	JLT  masingle
+	MATH1(0, Z0, Z1, Z2, K1, K2)
+	MATH1(64, Z13, Z14, Z15, K4, K5)
+	MATH2(Z2, Z3, Z4, Z5, Z6, K3)
+	MATH2(Z15, Z16, Z17, Z18, Z19, K6)
+	MATH3(Z6, Z7, Z8, Z9, Z10)
+	MATH3(Z19, Z20, Z21, Z22, Z23)
+	MATH4(Z3, Z5, Z6, Z7, Z9, Z10, Z11)
+	MATH4(Z16, Z18, Z19, Z20, Z22, Z23, Z24)
+	MATH5(0, Z3, Z4, Z11, Z12, K1, K2)
+	MATH5(64, Z16, Z17, Z24, Z25, K4, K5)
+	KORW K4, K1, K2
+	KORTESTW K2, K2
+	JNE masingle
+	VMOVUPD Z2, (R11)(AX*1)
+	VMOVUPD Z3, (R12)(AX*1)
+	VMOVUPD Z1, (R13)(AX*1)
+	VMOVUPD Z15, 64(R11)(AX*1)
+	VMOVUPD Z16, 64(R12)(AX*1)
+	VMOVUPD Z14, 64(R13)(AX*1)
+	ADDQ $128, AX
+	ADDQ $2, DX
+	SUBQ $2, CX
+	JMP  mapair
+
+	// One block (the last one, or the first of a pair with a bad block).
+masingle:
+	TESTQ CX, CX
+	JEQ   madone
+	MATH1(0, Z0, Z1, Z2, K1, K2)
+	MATH2(Z2, Z3, Z4, Z5, Z6, K3)
+	MATH3(Z6, Z7, Z8, Z9, Z10)
+	MATH4(Z3, Z5, Z6, Z7, Z9, Z10, Z11)
+	MATH5(0, Z3, Z4, Z11, Z12, K1, K2)
+	KORTESTW K1, K1
+	JNE madone
+	VMOVUPD Z2, (R11)(AX*1)
+	VMOVUPD Z3, (R12)(AX*1)
+	VMOVUPD Z1, (R13)(AX*1)
+	ADDQ $64, AX
+	INCQ DX
+	DECQ CX
+	JMP  mapair
+
+madone:
+	MOVQ DX, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func mathBAVX512(lam, sinB, cosB, phi, e1, e2 *float64, nb int, twoRho int)
+//
+// The second part of the pass for nb blocks that mathAAVX512 left with
+// p in phi, δ in e1 and 1/q in e2: P^{twoRho/2}, sin/cos δ and the
+// outputs φ, ∂φ/∂h, ∂φ/∂h/q over them. Two blocks at a time, as there.
+TEXT ·mathBAVX512(SB), NOSPLIT, $0-64
+	MOVQ lam+0(FP), R8
+	MOVQ sinB+8(FP), R9
+	MOVQ cosB+16(FP), R10
+	MOVQ phi+24(FP), R11
+	MOVQ e1+32(FP), R12
+	MOVQ e2+40(FP), R13
+	MOVQ nb+48(FP), CX
+	MOVQ twoRho+56(FP), DI
+	VBROADCASTSD vecK<>+0(SB), Z30
+	CVTSQ2SD DI, X0
+	MULSD vecK<>+8(SB), X0
+	VBROADCASTSD X0, Z28
+	XORQ AX, AX
+
+mbpair:
+	CMPQ CX, $2
+	JLT  mbsingle
+	VMOVUPD (R11)(AX*1), Z2
+	VMOVUPD (R12)(AX*1), Z3
+	VMOVUPD (R13)(AX*1), Z1
+	VMOVUPD (R8)(AX*1), Z12
+	VMOVUPD 64(R11)(AX*1), Z15
+	VMOVUPD 64(R12)(AX*1), Z16
+	VMOVUPD 64(R13)(AX*1), Z14
+	VMOVUPD 64(R8)(AX*1), Z25
+
+	// mag = p^(twoRho/2) into Z5 and Z18 (base in Z6, Z19)
+	TESTQ $1, DI
+	JEQ   mbpeven
+	VSQRTPD Z2, Z5
+	VSQRTPD Z15, Z18
+	JMP   mbppow
+
+mbpeven:
+	VMOVAPD Z30, Z5
+	VMOVAPD Z30, Z18
+
+mbppow:
+	VMOVAPD Z2, Z6
+	VMOVAPD Z15, Z19
+	MOVQ DI, BX
+	SHRQ $1, BX
+
+mbppowloop:
+	TESTQ BX, BX
+	JEQ   mbppowdone
+	TESTQ $1, BX
+	JEQ   mbppowsq
+	VMULPD Z6, Z5, Z5
+	VMULPD Z19, Z18, Z18
+
+mbppowsq:
+	VMULPD Z6, Z6, Z6
+	VMULPD Z19, Z19, Z19
+	SHRQ $1, BX
+	JMP  mbppowloop
+
+mbppowdone:
+	MATH7(Z3, Z7, Z8, Z9)
+	MATH7(Z16, Z20, Z21, Z22)
+	MATH8(0, Z0, Z1, Z2, Z4, Z5, Z7, Z8, Z9, Z10, Z11, Z12)
+	MATH8(64, Z13, Z14, Z15, Z17, Z18, Z20, Z21, Z22, Z23, Z24, Z25)
+	ADDQ $128, AX
+	SUBQ $2, CX
+	JMP  mbpair
+
+mbsingle:
+	TESTQ CX, CX
+	JEQ   mbdone
+	VMOVUPD (R11)(AX*1), Z2
+	VMOVUPD (R12)(AX*1), Z3
+	VMOVUPD (R13)(AX*1), Z1
+	VMOVUPD (R8)(AX*1), Z12
+	TESTQ $1, DI
+	JEQ   mbseven
+	VSQRTPD Z2, Z5
+	JMP   mbspow
+
+mbseven:
+	VMOVAPD Z30, Z5
+
+mbspow:
+	VMOVAPD Z2, Z6
+	MOVQ DI, BX
+	SHRQ $1, BX
+
+mbspowloop:
+	TESTQ BX, BX
+	JEQ   mbspowdone
+	TESTQ $1, BX
+	JEQ   mbspowsq
+	VMULPD Z6, Z5, Z5
+
+mbspowsq:
+	VMULPD Z6, Z6, Z6
+	SHRQ $1, BX
+	JMP  mbspowloop
+
+mbspowdone:
+	MATH7(Z3, Z7, Z8, Z9)
+	MATH8(0, Z0, Z1, Z2, Z4, Z5, Z7, Z8, Z9, Z10, Z11, Z12)
+	ADDQ $64, AX
+	DECQ CX
+	JMP  mbsingle
+
+mbdone:
+	VZEROUPPER
+	RET
+
+// func argsAVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+//
+// For each block b < nb: q[8b:8b+8] = Σ_k z_k·Λᵀ[k][8b:8b+8], one fused
+// multiply-add per k in order, from zero (the RFF map's arguments). Eight
+// blocks at a time share each broadcast of z_k, then one.
+TEXT ·argsAVX512(SB), NOSPLIT, $0-48
+	MOVQ z+0(FP), SI
+	MOVQ d0+8(FP), R8
+	MOVQ omegaT+16(FP), DI
+	MOVQ strideBytes+24(FP), R9
+	MOVQ q+32(FP), DX
+	MOVQ nb+40(FP), CX
+
+rarg8:
+	CMPQ CX, $8
+	JLT  rarg1
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, R12
+
+rarg8k:
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD (R10), Z4, Z0
+	VFMADD231PD 64(R10), Z4, Z1
+	VFMADD231PD 128(R10), Z4, Z2
+	VFMADD231PD 192(R10), Z4, Z3
+	VFMADD231PD 256(R10), Z4, Z10
+	VFMADD231PD 320(R10), Z4, Z11
+	VFMADD231PD 384(R10), Z4, Z12
+	VFMADD231PD 448(R10), Z4, Z13
+	ADDQ $8, R11
+	ADDQ R9, R10
+	DECQ R12
+	JNE  rarg8k
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VMOVUPD Z10, 256(DX)
+	VMOVUPD Z11, 320(DX)
+	VMOVUPD Z12, 384(DX)
+	VMOVUPD Z13, 448(DX)
+	ADDQ $512, DI
+	ADDQ $512, DX
+	SUBQ $8, CX
+	JMP  rarg8
+
+rarg1:
+	TESTQ CX, CX
+	JEQ   rargdone
+	VXORPD Z0, Z0, Z0
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, R12
+
+rarg1k:
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD (R10), Z4, Z0
+	ADDQ $8, R11
+	ADDQ R9, R10
+	DECQ R12
+	JNE  rarg1k
+	VMOVUPD Z0, (DX)
+	ADDQ $64, DI
+	ADDQ $64, DX
+	DECQ CX
+	JMP  rarg1
+
+rargdone:
+	VZEROUPPER
+	RET
+
+// func dots4x4AVX512(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64)
+//
+// For rows r < 4 (x0…x3) and classes k < 4 (rows of y strideBytes apart):
+// acc[8(4r+k):8(4r+k)+8] = Σ_b xr[b]·y[k][b] (fused, in block order, from
+// zero): the sums of dots4AVX512 for four rows at once, with a quarter of
+// its loads of y.
+TEXT ·dots4x4AVX512(SB), NOSPLIT, $0-64
+	MOVQ x0+0(FP), SI
+	MOVQ x1+8(FP), R10
+	MOVQ x2+16(FP), R11
+	MOVQ x3+24(FP), R12
+	MOVQ y+32(FP), DI
+	MOVQ strideBytes+40(FP), R8
+	MOVQ nb+48(FP), CX
+	LEAQ (DI)(R8*1), R13
+	LEAQ (DI)(R8*2), DX
+	LEAQ (R13)(R8*2), BX
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	VXORPD Z8, Z8, Z8
+	VXORPD Z9, Z9, Z9
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	VXORPD Z14, Z14, Z14
+	VXORPD Z15, Z15, Z15
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ   d44done
+
+d44loop:
+	VMOVUPD (SI)(AX*1), Z16
+	VMOVUPD (R10)(AX*1), Z17
+	VMOVUPD (R11)(AX*1), Z18
+	VMOVUPD (R12)(AX*1), Z19
+	VMOVUPD (DI)(AX*1), Z20
+	VFMADD231PD Z20, Z16, Z0
+	VFMADD231PD Z20, Z17, Z4
+	VFMADD231PD Z20, Z18, Z8
+	VFMADD231PD Z20, Z19, Z12
+	VMOVUPD (R13)(AX*1), Z21
+	VFMADD231PD Z21, Z16, Z1
+	VFMADD231PD Z21, Z17, Z5
+	VFMADD231PD Z21, Z18, Z9
+	VFMADD231PD Z21, Z19, Z13
+	VMOVUPD (DX)(AX*1), Z22
+	VFMADD231PD Z22, Z16, Z2
+	VFMADD231PD Z22, Z17, Z6
+	VFMADD231PD Z22, Z18, Z10
+	VFMADD231PD Z22, Z19, Z14
+	VMOVUPD (BX)(AX*1), Z23
+	VFMADD231PD Z23, Z16, Z3
+	VFMADD231PD Z23, Z17, Z7
+	VFMADD231PD Z23, Z18, Z11
+	VFMADD231PD Z23, Z19, Z15
+	ADDQ $64, AX
+	DECQ CX
+	JNE  d44loop
+
+d44done:
+	MOVQ acc+56(FP), DX
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VMOVUPD Z4, 256(DX)
+	VMOVUPD Z5, 320(DX)
+	VMOVUPD Z6, 384(DX)
+	VMOVUPD Z7, 448(DX)
+	VMOVUPD Z8, 512(DX)
+	VMOVUPD Z9, 576(DX)
+	VMOVUPD Z10, 640(DX)
+	VMOVUPD Z11, 704(DX)
+	VMOVUPD Z12, 768(DX)
+	VMOVUPD Z13, 832(DX)
+	VMOVUPD Z14, 896(DX)
+	VMOVUPD Z15, 960(DX)
+	VZEROUPPER
+	RET
+
+// func gtxTilesAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int)
+//
+// For each tile t < ntiles of 32 columns (x and out advance 256 bytes per
+// tile) and classes k < 4: acc[k] = Σ_{r<rows} gp[4r+k]·x[r][tile] (fused,
+// in row order, from zero; rows of x xStrideBytes apart), then
+// out[k][tile] += acc[k] for k < nc (rows of out outStrideBytes apart).
+// Sixteen accumulators: each row costs four broadcasts and four loads of x
+// for sixteen FMAs.
+TEXT ·gtxTilesAVX512(SB), NOSPLIT, $0-64
+	MOVQ gp+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ xStrideBytes+16(FP), R8
+	MOVQ rows+24(FP), R9
+	MOVQ out+32(FP), R10
+	MOVQ outStrideBytes+40(FP), R11
+	MOVQ ntiles+48(FP), R12
+	MOVQ nc+56(FP), R13
+	TESTQ R12, R12
+	JEQ   gtdone
+	TESTQ R9, R9
+	JEQ   gtdone
+
+gttile:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	VXORPD Z8, Z8, Z8
+	VXORPD Z9, Z9, Z9
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	VXORPD Z14, Z14, Z14
+	VXORPD Z15, Z15, Z15
+	MOVQ DI, DX
+	MOVQ SI, BX
+	MOVQ R9, CX
+
+gtrow:
+	VMOVUPD (DX), Z16
+	VMOVUPD 64(DX), Z17
+	VMOVUPD 128(DX), Z18
+	VMOVUPD 192(DX), Z19
+	VBROADCASTSD (BX), Z20
+	VBROADCASTSD 8(BX), Z21
+	VBROADCASTSD 16(BX), Z22
+	VBROADCASTSD 24(BX), Z23
+	VFMADD231PD Z16, Z20, Z0
+	VFMADD231PD Z17, Z20, Z1
+	VFMADD231PD Z18, Z20, Z2
+	VFMADD231PD Z19, Z20, Z3
+	VFMADD231PD Z16, Z21, Z4
+	VFMADD231PD Z17, Z21, Z5
+	VFMADD231PD Z18, Z21, Z6
+	VFMADD231PD Z19, Z21, Z7
+	VFMADD231PD Z16, Z22, Z8
+	VFMADD231PD Z17, Z22, Z9
+	VFMADD231PD Z18, Z22, Z10
+	VFMADD231PD Z19, Z22, Z11
+	VFMADD231PD Z16, Z23, Z12
+	VFMADD231PD Z17, Z23, Z13
+	VFMADD231PD Z18, Z23, Z14
+	VFMADD231PD Z19, Z23, Z15
+	ADDQ R8, DX
+	ADDQ $32, BX
+	DECQ CX
+	JNE  gtrow
+
+	// out[k] += acc[k] for k < nc
+	MOVQ R10, AX
+	VADDPD (AX), Z0, Z0
+	VADDPD 64(AX), Z1, Z1
+	VADDPD 128(AX), Z2, Z2
+	VADDPD 192(AX), Z3, Z3
+	VMOVUPD Z0, (AX)
+	VMOVUPD Z1, 64(AX)
+	VMOVUPD Z2, 128(AX)
+	VMOVUPD Z3, 192(AX)
+	CMPQ R13, $2
+	JLT  gtnext
+	ADDQ R11, AX
+	VADDPD (AX), Z4, Z4
+	VADDPD 64(AX), Z5, Z5
+	VADDPD 128(AX), Z6, Z6
+	VADDPD 192(AX), Z7, Z7
+	VMOVUPD Z4, (AX)
+	VMOVUPD Z5, 64(AX)
+	VMOVUPD Z6, 128(AX)
+	VMOVUPD Z7, 192(AX)
+	CMPQ R13, $3
+	JLT  gtnext
+	ADDQ R11, AX
+	VADDPD (AX), Z8, Z8
+	VADDPD 64(AX), Z9, Z9
+	VADDPD 128(AX), Z10, Z10
+	VADDPD 192(AX), Z11, Z11
+	VMOVUPD Z8, (AX)
+	VMOVUPD Z9, 64(AX)
+	VMOVUPD Z10, 128(AX)
+	VMOVUPD Z11, 192(AX)
+	CMPQ R13, $4
+	JLT  gtnext
+	ADDQ R11, AX
+	VADDPD (AX), Z12, Z12
+	VADDPD 64(AX), Z13, Z13
+	VADDPD 128(AX), Z14, Z14
+	VADDPD 192(AX), Z15, Z15
+	VMOVUPD Z12, (AX)
+	VMOVUPD Z13, 64(AX)
+	VMOVUPD Z14, 128(AX)
+	VMOVUPD Z15, 192(AX)
+
+gtnext:
+	ADDQ $256, DI
+	ADDQ $256, R10
+	DECQ R12
+	JNE  gttile
+
+gtdone:
+	VZEROUPPER
+	RET
+
+// func gtxTileMaskedAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, nc int, masks uint64)
+//
+// gtxTilesAVX512 for one tile of fewer than 32 columns: block i < 4 of the
+// tile loads and stores only the lanes set in byte i of masks (zero for a
+// block past the end), so nothing outside the columns is read or written.
+TEXT ·gtxTileMaskedAVX512(SB), NOSPLIT, $0-64
+	MOVQ gp+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ xStrideBytes+16(FP), R8
+	MOVQ rows+24(FP), R9
+	MOVQ out+32(FP), R10
+	MOVQ outStrideBytes+40(FP), R11
+	MOVQ nc+48(FP), R13
+	MOVQ masks+56(FP), AX
+	KMOVW AX, K1
+	SHRQ $8, AX
+	KMOVW AX, K2
+	SHRQ $8, AX
+	KMOVW AX, K3
+	SHRQ $8, AX
+	KMOVW AX, K4
+	TESTQ R9, R9
+	JEQ   gmdone
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	VXORPD Z8, Z8, Z8
+	VXORPD Z9, Z9, Z9
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	VXORPD Z14, Z14, Z14
+	VXORPD Z15, Z15, Z15
+	MOVQ DI, DX
+	MOVQ SI, BX
+	MOVQ R9, CX
+
+gmrow:
+	VMOVUPD.Z (DX), K1, Z16
+	VMOVUPD.Z 64(DX), K2, Z17
+	VMOVUPD.Z 128(DX), K3, Z18
+	VMOVUPD.Z 192(DX), K4, Z19
+	VBROADCASTSD (BX), Z20
+	VBROADCASTSD 8(BX), Z21
+	VBROADCASTSD 16(BX), Z22
+	VBROADCASTSD 24(BX), Z23
+	VFMADD231PD Z16, Z20, Z0
+	VFMADD231PD Z17, Z20, Z1
+	VFMADD231PD Z18, Z20, Z2
+	VFMADD231PD Z19, Z20, Z3
+	VFMADD231PD Z16, Z21, Z4
+	VFMADD231PD Z17, Z21, Z5
+	VFMADD231PD Z18, Z21, Z6
+	VFMADD231PD Z19, Z21, Z7
+	VFMADD231PD Z16, Z22, Z8
+	VFMADD231PD Z17, Z22, Z9
+	VFMADD231PD Z18, Z22, Z10
+	VFMADD231PD Z19, Z22, Z11
+	VFMADD231PD Z16, Z23, Z12
+	VFMADD231PD Z17, Z23, Z13
+	VFMADD231PD Z18, Z23, Z14
+	VFMADD231PD Z19, Z23, Z15
+	ADDQ R8, DX
+	ADDQ $32, BX
+	DECQ CX
+	JNE  gmrow
+
+	MOVQ R10, AX
+	VMOVUPD.Z (AX), K1, Z24
+	VMOVUPD.Z 64(AX), K2, Z25
+	VMOVUPD.Z 128(AX), K3, Z26
+	VMOVUPD.Z 192(AX), K4, Z27
+	VADDPD Z24, Z0, Z0
+	VADDPD Z25, Z1, Z1
+	VADDPD Z26, Z2, Z2
+	VADDPD Z27, Z3, Z3
+	VMOVUPD Z0, K1, (AX)
+	VMOVUPD Z1, K2, 64(AX)
+	VMOVUPD Z2, K3, 128(AX)
+	VMOVUPD Z3, K4, 192(AX)
+	CMPQ R13, $2
+	JLT  gmdone
+	ADDQ R11, AX
+	VMOVUPD.Z (AX), K1, Z24
+	VMOVUPD.Z 64(AX), K2, Z25
+	VMOVUPD.Z 128(AX), K3, Z26
+	VMOVUPD.Z 192(AX), K4, Z27
+	VADDPD Z24, Z4, Z4
+	VADDPD Z25, Z5, Z5
+	VADDPD Z26, Z6, Z6
+	VADDPD Z27, Z7, Z7
+	VMOVUPD Z4, K1, (AX)
+	VMOVUPD Z5, K2, 64(AX)
+	VMOVUPD Z6, K3, 128(AX)
+	VMOVUPD Z7, K4, 192(AX)
+	CMPQ R13, $3
+	JLT  gmdone
+	ADDQ R11, AX
+	VMOVUPD.Z (AX), K1, Z24
+	VMOVUPD.Z 64(AX), K2, Z25
+	VMOVUPD.Z 128(AX), K3, Z26
+	VMOVUPD.Z 192(AX), K4, Z27
+	VADDPD Z24, Z8, Z8
+	VADDPD Z25, Z9, Z9
+	VADDPD Z26, Z10, Z10
+	VADDPD Z27, Z11, Z11
+	VMOVUPD Z8, K1, (AX)
+	VMOVUPD Z9, K2, 64(AX)
+	VMOVUPD Z10, K3, 128(AX)
+	VMOVUPD Z11, K4, 192(AX)
+	CMPQ R13, $4
+	JLT  gmdone
+	ADDQ R11, AX
+	VMOVUPD.Z (AX), K1, Z24
+	VMOVUPD.Z 64(AX), K2, Z25
+	VMOVUPD.Z 128(AX), K3, Z26
+	VMOVUPD.Z 192(AX), K4, Z27
+	VADDPD Z24, Z12, Z12
+	VADDPD Z25, Z13, Z13
+	VADDPD Z26, Z14, Z14
+	VADDPD Z27, Z15, Z15
+	VMOVUPD Z12, K1, (AX)
+	VMOVUPD Z13, K2, 64(AX)
+	VMOVUPD Z14, K3, 128(AX)
+	VMOVUPD Z15, K4, 192(AX)
+
+gmdone:
+	VZEROUPPER
+	RET
+
+// func args2AVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+//
+// argsAVX512 with two chains per block: even k into Z0, odd k into Z1 (fused,
+// from zero), q = Z0 + Z1. d0 ≥ 1.
+TEXT ·args2AVX512(SB), NOSPLIT, $0-48
+	MOVQ z+0(FP), SI
+	MOVQ d0+8(FP), R8
+	MOVQ omegaT+16(FP), DI
+	MOVQ strideBytes+24(FP), R9
+	MOVQ q+32(FP), DX
+	MOVQ nb+40(FP), CX
+	TESTQ CX, CX
+	JEQ   a2done
+
+a2blk:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, R12
+	SHRQ $1, R12
+	JEQ  a2odd
+
+a2pair:
+	VBROADCASTSD (R11), Z4
+	VBROADCASTSD 8(R11), Z5
+	LEAQ (R10)(R9*1), R13
+	VFMADD231PD (R10), Z4, Z0
+	VFMADD231PD (R13), Z5, Z1
+	ADDQ $16, R11
+	LEAQ (R10)(R9*2), R10
+	DECQ R12
+	JNE  a2pair
+
+a2odd:
+	TESTQ $1, R8
+	JEQ   a2sum
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD (R10), Z4, Z0
+
+a2sum:
+	VADDPD Z1, Z0, Z0
+	VMOVUPD Z0, (DX)
+	ADDQ $64, DI
+	ADDQ $64, DX
+	DECQ CX
+	JNE  a2blk
+
+a2done:
+	VZEROUPPER
+	RET
+
+// func sinCosAddAVX512(arg, sinB, cosB *float64, scale float64, o, e *float64) bool
+//
+// One block of the RFF map from its arguments δ: false if a lane has
+// |δ| > 0.5 or a NaN; else sin δ, cos δ (MATH7), o = scale·(cos b·cos δ −
+// sin b·sin δ), e = 0 − scale·(sin b·cos δ + cos b·sin δ).
+TEXT ·sinCosAddAVX512(SB), NOSPLIT, $0-49
+	MOVQ arg+0(FP), SI
+	MOVQ sinB+8(FP), R9
+	MOVQ cosB+16(FP), R10
+	VBROADCASTSD scale+24(FP), Z28
+	MOVQ o+32(FP), R11
+	MOVQ e+40(FP), R12
+	VMOVUPD (SI), Z3
+	VANDPD.BCST vecK<>+152(SB), Z3, Z4
+	VCMPPD.BCST $0x1e, vecK<>+48(SB), Z4, K1
+	VCMPPD $0x03, Z3, Z3, K2
+	KORW K2, K1, K1
+	KORTESTW K1, K1
+	JNE scbad
+	MATH7(Z3, Z7, Z8, Z9)
+	VMOVUPD (R9), Z0
+	VMOVUPD (R10), Z4
+	VMULPD Z9, Z0, Z10
+	VMULPD Z8, Z4, Z11
+	VADDPD Z11, Z10, Z10
+	VMULPD Z9, Z4, Z11
+	VMULPD Z8, Z0, Z2
+	VSUBPD Z2, Z11, Z11
+	VMULPD Z11, Z28, Z2
+	VMOVUPD Z2, (R11)
+	VMULPD Z10, Z28, Z2
+	VXORPD Z5, Z5, Z5
+	VSUBPD Z2, Z5, Z2
+	VMOVUPD Z2, (R12)
+	MOVB $1, ret+48(FP)
+	VZEROUPPER
+	RET
+
+scbad:
+	MOVB $0, ret+48(FP)
+	VZEROUPPER
+	RET

@@ -1,0 +1,299 @@
+package vec
+
+// The kernels. Slices are read and written in whole blocks of eight: n is
+// the length that the documentation names, rounded down to a multiple of
+// eight unless it says otherwise. Each function checks its bounds before
+// the assembly runs, so a short slice panics as Go indexing does.
+
+// Lanes8 returns the sum of eight lanes in the kernels' fixed order.
+func Lanes8(t *[8]float64) float64 {
+	return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
+}
+
+// Dist sets q[j] = Σ_k (z_k − omegaT[k·stride+j])² for j < len(q) (a
+// multiple of eight): per lane, t = z_k − ω then acc = t·t + acc (fused),
+// in k order from zero. len(z) ≥ 1.
+func Dist(z, omegaT []float64, stride int, q []float64) {
+	n := len(q) / 8 * 8
+	if n == 0 || len(z) == 0 {
+		return
+	}
+	_ = omegaT[(len(z)-1)*stride+n-1]
+	switch active {
+	case AVX512:
+		distAVX512(&z[0], len(z), &omegaT[0], stride*8, &q[0], n/8)
+	case AVX2:
+		distAVX2(&z[0], len(z), &omegaT[0], stride*8, &q[0], n/8)
+	default:
+		distGeneric(z, omegaT, stride, q[:n])
+	}
+}
+
+// Args sets q[j] = Σ_k z_k·omegaT[k·stride+j] for j < len(q) (a multiple of
+// eight): one fused multiply-add per k in order, from zero.
+func Args(z, omegaT []float64, stride int, q []float64) {
+	n := len(q) / 8 * 8
+	if n == 0 {
+		return
+	}
+	if len(z) == 0 {
+		clear(q[:n])
+		return
+	}
+	_ = omegaT[(len(z)-1)*stride+n-1]
+	switch active {
+	case AVX512:
+		argsAVX512(&z[0], len(z), &omegaT[0], stride*8, &q[0], n/8)
+	case AVX2:
+		argsAVX2(&z[0], len(z), &omegaT[0], stride*8, &q[0], n/8)
+	default:
+		argsGeneric(z, omegaT, stride, q[:n])
+	}
+}
+
+// Args2 is Args with two chains: even k into one sum, odd k into another
+// (both fused, from zero), added at the end (the RFF map's Forward).
+func Args2(z, omegaT []float64, stride int, q []float64) {
+	n := len(q) / 8 * 8
+	if n == 0 {
+		return
+	}
+	if len(z) == 0 {
+		clear(q[:n])
+		return
+	}
+	_ = omegaT[(len(z)-1)*stride+n-1]
+	switch active {
+	case AVX512:
+		args2AVX512(&z[0], len(z), &omegaT[0], stride*8, &q[0], n/8)
+	case AVX2:
+		args2AVX2(&z[0], len(z), &omegaT[0], stride*8, &q[0], n/8)
+	default:
+		args2Generic(z, omegaT, stride, q[:n])
+	}
+}
+
+// MathA is the first transcendental pass of the HyLa map over the blocks of
+// q (len(q) a multiple of eight): per lane invq = 1/q, p = a·invq, log p
+// (the package's logarithm), δ = λ'·log p; it stores p into phi, δ into e1
+// and invq into e2. It stops before the first block with a p outside
+// [2^−1000, 2^1000], a NaN p or an |δ| > 0.5, writing nothing for it, and
+// returns the number of blocks done.
+func MathA(q, lam, phi, e1, e2 []float64, a float64) int {
+	n := len(q) / 8 * 8
+	if n == 0 {
+		return 0
+	}
+	_, _, _, _ = lam[n-1], phi[n-1], e1[n-1], e2[n-1]
+	switch active {
+	case AVX512:
+		return mathAAVX512(&q[0], &lam[0], &phi[0], &e1[0], &e2[0], n/8, a)
+	case AVX2:
+		return mathAAVX2(&q[0], &lam[0], &phi[0], &e1[0], &e2[0], n/8, a)
+	}
+	return mathAGeneric(q[:n], lam, phi, e1, e2, a)
+}
+
+// MathB completes the blocks MathA left (len(phi) a multiple of eight):
+// from p in phi, δ in e1 and invq in e2 it computes mag = p^{twoRho/2}
+// (one square root, repeated squaring), sin δ, cos δ (the package's
+// polynomials), sin(b+δ) = sin b·cos δ + cos b·sin δ, cos(b+δ) = cos b·cos δ
+// − sin b·sin δ, and stores φ = mag·cos(b+δ) into phi, g = mag·(ρ·cos(b+δ)
+// − λ'·sin(b+δ)) into e1 and g·invq into e2, with ρ = twoRho/2.
+func MathB(lam, sinB, cosB, phi, e1, e2 []float64, twoRho int) {
+	n := len(phi) / 8 * 8
+	if n == 0 {
+		return
+	}
+	_, _, _, _, _ = lam[n-1], sinB[n-1], cosB[n-1], e1[n-1], e2[n-1]
+	switch active {
+	case AVX512:
+		mathBAVX512(&lam[0], &sinB[0], &cosB[0], &phi[0], &e1[0], &e2[0], n/8, twoRho)
+	case AVX2:
+		mathBAVX2(&lam[0], &sinB[0], &cosB[0], &phi[0], &e1[0], &e2[0], n/8, twoRho)
+	default:
+		mathBGeneric(lam, sinB, cosB, phi[:n], e1, e2, twoRho)
+	}
+}
+
+// GradPass computes, for j < len(c) (a multiple of eight), g_j = Σ_k
+// gy[k]·w[k·stride+j] (fused, in k order, from zero), c[j] = g_j·e2[j], and
+// the lane sums s[0:8] = Σ g_j·e1[j] (fused) and s[8:16] = Σ c[j], in j
+// order from zero. len(gy) ≥ 1.
+func GradPass(w []float64, stride int, gy, e1, e2, c []float64, s *[16]float64) {
+	*s = [16]float64{}
+	n := len(c) / 8 * 8
+	if n == 0 || len(gy) == 0 {
+		return
+	}
+	_, _ = e1[n-1], e2[n-1]
+	_ = w[(len(gy)-1)*stride+n-1]
+	switch active {
+	case AVX512:
+		gradPassAVX512(&w[0], stride*8, &gy[0], len(gy), &e1[0], &e2[0], &c[0], n/8, s)
+	case AVX2:
+		gradPassAVX2(&w[0], stride*8, &gy[0], len(gy), &e1[0], &e2[0], &c[0], n/8, s)
+	default:
+		gradPassGeneric(w, stride, gy, e1, e2, c[:n], s)
+	}
+}
+
+// Gz8 sets out[8r:8r+8] to the lane sums of c[j]·omegaT[r·stride+j]
+// (fused, j in order, from zero) for the eight rows r < 8 and j < len(c) (a
+// multiple of eight).
+func Gz8(c, omegaT []float64, stride int, out *[64]float64) {
+	n := len(c) / 8 * 8
+	if n == 0 {
+		*out = [64]float64{}
+		return
+	}
+	_ = omegaT[7*stride+n-1]
+	switch active {
+	case AVX512:
+		gz8AVX512(&c[0], &omegaT[0], stride*8, n/8, out)
+	case AVX2:
+		gz8AVX2(&c[0], &omegaT[0], stride*8, n/8, out)
+	default:
+		gz8Generic(c[:n], omegaT, stride, out)
+	}
+}
+
+// Dot1 sets out to the lane sums of x[j]·y[j] (fused, in j order, from
+// zero) for j < len(x) rounded down to a multiple of eight.
+func Dot1(x, y []float64, out *[8]float64) {
+	n := len(x) / 8 * 8
+	if n == 0 {
+		*out = [8]float64{}
+		return
+	}
+	_ = y[n-1]
+	switch active {
+	case AVX512:
+		dot1AVX512(&x[0], &y[0], n/8, out)
+	case AVX2:
+		dot1AVX2(&x[0], &y[0], n/8, out)
+	default:
+		dot1Generic(x[:n], y[:n], out)
+	}
+}
+
+// Dot4 is Dot1 for x and the four rows y[r·stride:] (r < 4), into
+// out[8r:8r+8].
+func Dot4(x, y []float64, stride int, out *[32]float64) {
+	n := len(x) / 8 * 8
+	if n == 0 {
+		*out = [32]float64{}
+		return
+	}
+	_ = y[3*stride+n-1]
+	switch active {
+	case AVX512:
+		dot4AVX512(&x[0], &y[0], stride*8, n/8, out)
+	case AVX2:
+		dot4AVX2(&x[0], &y[0], stride*8, n/8, out)
+	default:
+		dot4Generic(x[:n], y, stride, out)
+	}
+}
+
+// Dots4x4 is Dot4 for four vectors x[t] (of one length) at once: the lane
+// sums of x[t]·y[k·stride:] into acc[8(4t+k):8(4t+k)+8].
+func Dots4x4(x *[4][]float64, y []float64, stride int, acc *[128]float64) {
+	n := len(x[0]) / 8 * 8
+	if n == 0 {
+		*acc = [128]float64{}
+		return
+	}
+	_, _, _ = x[1][n-1], x[2][n-1], x[3][n-1]
+	_ = y[3*stride+n-1]
+	switch active {
+	case AVX512:
+		dots4x4AVX512(&x[0][0], &x[1][0], &x[2][0], &x[3][0], &y[0], stride*8, n/8, acc)
+	case AVX2:
+		dots4x4AVX2(&x[0][0], &x[1][0], &x[2][0], &x[3][0], &y[0], stride*8, n/8, acc)
+	default:
+		dots4x4Generic(x, y, stride, acc)
+	}
+}
+
+// Axpy sets part[k·stride+j] = gy[k]·phi[j] + part[k·stride+j] (fused) for
+// every class k < len(gy) and j < len(phi) (a multiple of eight).
+func Axpy(part []float64, stride int, gy, phi []float64) {
+	n := len(phi) / 8 * 8
+	if n == 0 || len(gy) == 0 {
+		return
+	}
+	_ = part[(len(gy)-1)*stride+n-1]
+	switch active {
+	case AVX512:
+		axpyAVX512(&part[0], stride*8, &gy[0], len(gy), &phi[0], n/8)
+	case AVX2:
+		axpyAVX2(&part[0], stride*8, &gy[0], len(gy), &phi[0], n/8)
+	default:
+		axpyGeneric(part, stride, gy, phi[:n])
+	}
+}
+
+// GtxTiles adds, for each of ntiles tiles of 32 columns (tile t at columns
+// 32t…32t+31 of x and out) and each class k < nc, the column sums
+// acc = Σ_{r<rows} gp[4r+k]·x[r·xStride+j] (fused, in row order, from
+// zero) to out[k·outStride+j]: out = acc + out. gp holds rows of four
+// coefficients (zero past nc); 1 ≤ nc ≤ 4.
+func GtxTiles(gp, x []float64, xStride, rows int, out []float64, outStride, ntiles, nc int) {
+	if ntiles <= 0 || rows <= 0 || nc <= 0 {
+		return
+	}
+	_ = gp[4*rows-1]
+	_ = x[(rows-1)*xStride+32*ntiles-1]
+	_ = out[(nc-1)*outStride+32*ntiles-1]
+	switch active {
+	case AVX512:
+		gtxTilesAVX512(&gp[0], &x[0], xStride*8, rows, &out[0], outStride*8, ntiles, nc)
+	case AVX2:
+		gtxTilesAVX2(&gp[0], &x[0], xStride*8, rows, &out[0], outStride*8, ntiles, nc)
+	default:
+		for t := 0; t < ntiles; t++ {
+			gtxTileGeneric(gp, x[32*t:], xStride, rows, out[32*t:], outStride, 32, nc)
+		}
+	}
+}
+
+// GtxTile is GtxTiles for one tile of cols < 32 columns; nothing outside
+// them is read or written.
+func GtxTile(gp, x []float64, xStride, rows int, out []float64, outStride, cols, nc int) {
+	if cols <= 0 || rows <= 0 || nc <= 0 {
+		return
+	}
+	if cols >= 32 {
+		panic("vec: GtxTile with 32 or more columns")
+	}
+	_ = gp[4*rows-1]
+	_ = x[(rows-1)*xStride+cols-1]
+	_ = out[(nc-1)*outStride+cols-1]
+	if active == AVX512 {
+		var masks uint64
+		for i := 0; i < 4; i++ {
+			lanes := min(max(cols-8*i, 0), 8)
+			masks |= uint64(1<<lanes-1) << (8 * i)
+		}
+		gtxTileMaskedAVX512(&gp[0], &x[0], xStride*8, rows, &out[0], outStride*8, nc, masks)
+		return
+	}
+	gtxTileGeneric(gp, x, xStride, rows, out, outStride, cols, nc)
+}
+
+// SinCosAdd computes one block of eight entries of the RFF map from their
+// arguments δ (arg[0:8]): with sin δ, cos δ from the package's polynomials,
+// o = scale·(cos b·cos δ − sin b·sin δ) and e = 0 − scale·(sin b·cos δ +
+// cos b·sin δ). It reports false, writing nothing, if a lane has |δ| > 0.5
+// or a NaN.
+func SinCosAdd(arg, sinB, cosB []float64, scale float64, o, e []float64) bool {
+	_, _, _, _, _ = arg[7], sinB[7], cosB[7], o[7], e[7]
+	switch active {
+	case AVX512:
+		return sinCosAddAVX512(&arg[0], &sinB[0], &cosB[0], scale, &o[0], &e[0])
+	case AVX2:
+		return sinCosAddAVX2(&arg[0], &sinB[0], &cosB[0], scale, &o[0], &e[0])
+	}
+	return sinCosAddGeneric(arg, sinB, cosB, scale, o, e)
+}

@@ -1,0 +1,91 @@
+package vec
+
+// The assembly kernels: avx512_amd64.s and avx2_amd64.s. Strides are in
+// bytes, nb counts blocks of eight.
+
+//go:noescape
+func distAVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+
+//go:noescape
+func argsAVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+
+//go:noescape
+func args2AVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+
+//go:noescape
+func mathAAVX512(q, lam, phi, e1, e2 *float64, nb int, a float64) int
+
+//go:noescape
+func mathBAVX512(lam, sinB, cosB, phi, e1, e2 *float64, nb int, twoRho int)
+
+//go:noescape
+func gradPassAVX512(w *float64, strideBytes int, gy *float64, nc int, e1, e2, c *float64, nb int, s *[16]float64)
+
+//go:noescape
+func gz8AVX512(c, omegaT *float64, strideBytes, nb int, out *[64]float64)
+
+//go:noescape
+func dot1AVX512(x, y *float64, nb int, out *[8]float64)
+
+//go:noescape
+func dot4AVX512(x, y *float64, strideBytes, nb int, out *[32]float64)
+
+//go:noescape
+func dots4x4AVX512(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64)
+
+//go:noescape
+func axpyAVX512(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int)
+
+//go:noescape
+func gtxTilesAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int)
+
+//go:noescape
+func gtxTileMaskedAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, nc int, masks uint64)
+
+//go:noescape
+func sinCosAddAVX512(arg, sinB, cosB *float64, scale float64, o, e *float64) bool
+
+//go:noescape
+func distAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+
+//go:noescape
+func argsAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+
+//go:noescape
+func args2AVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
+
+//go:noescape
+func mathAAVX2(q, lam, phi, e1, e2 *float64, nb int, a float64) int
+
+//go:noescape
+func mathBAVX2(lam, sinB, cosB, phi, e1, e2 *float64, nb int, twoRho int)
+
+//go:noescape
+func gradPassAVX2(w *float64, strideBytes int, gy *float64, nc int, e1, e2, c *float64, nb int, s *[16]float64)
+
+//go:noescape
+func gz8AVX2(c, omegaT *float64, strideBytes, nb int, out *[64]float64)
+
+//go:noescape
+func dot1AVX2(x, y *float64, nb int, out *[8]float64)
+
+//go:noescape
+func dot4AVX2(x, y *float64, strideBytes, nb int, out *[32]float64)
+
+//go:noescape
+func axpyAVX2(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int)
+
+//go:noescape
+func gtxTilesAVX2(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int)
+
+//go:noescape
+func sinCosAddAVX2(arg, sinB, cosB *float64, scale float64, o, e *float64) bool
+
+// dots4x4AVX2 is Dots4x4 as four Dot4 passes (the sixteen sums of two
+// half-blocks do not fit AVX2's sixteen registers).
+func dots4x4AVX2(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64) {
+	dot4AVX2(x0, y, strideBytes, nb, (*[32]float64)(acc[0:32]))
+	dot4AVX2(x1, y, strideBytes, nb, (*[32]float64)(acc[32:64]))
+	dot4AVX2(x2, y, strideBytes, nb, (*[32]float64)(acc[64:96]))
+	dot4AVX2(x3, y, strideBytes, nb, (*[32]float64)(acc[96:128]))
+}

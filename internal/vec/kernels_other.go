@@ -1,0 +1,78 @@
+//go:build !amd64
+
+package vec
+
+// Without amd64 only the portable kernels run (Best is Generic), so these
+// are never called.
+
+func noAsm() { panic("vec: assembly kernel called on a CPU without it") }
+
+func distAVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int) { noAsm() }
+
+func argsAVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int) { noAsm() }
+
+func args2AVX512(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int) { noAsm() }
+
+func mathAAVX512(q, lam, phi, e1, e2 *float64, nb int, a float64) int { noAsm(); return 0 }
+
+func mathBAVX512(lam, sinB, cosB, phi, e1, e2 *float64, nb int, twoRho int) { noAsm() }
+
+func gradPassAVX512(w *float64, strideBytes int, gy *float64, nc int, e1, e2, c *float64, nb int, s *[16]float64) {
+	noAsm()
+}
+
+func gz8AVX512(c, omegaT *float64, strideBytes, nb int, out *[64]float64) { noAsm() }
+
+func dot1AVX512(x, y *float64, nb int, out *[8]float64) { noAsm() }
+
+func dot4AVX512(x, y *float64, strideBytes, nb int, out *[32]float64) { noAsm() }
+
+func dots4x4AVX512(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64) { noAsm() }
+
+func axpyAVX512(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int) { noAsm() }
+
+func gtxTilesAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int) {
+	noAsm()
+}
+
+func gtxTileMaskedAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, nc int, masks uint64) {
+	noAsm()
+}
+
+func sinCosAddAVX512(arg, sinB, cosB *float64, scale float64, o, e *float64) bool {
+	noAsm()
+	return false
+}
+
+func distAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int) { noAsm() }
+
+func argsAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int) { noAsm() }
+
+func args2AVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int) { noAsm() }
+
+func mathAAVX2(q, lam, phi, e1, e2 *float64, nb int, a float64) int { noAsm(); return 0 }
+
+func mathBAVX2(lam, sinB, cosB, phi, e1, e2 *float64, nb int, twoRho int) { noAsm() }
+
+func gradPassAVX2(w *float64, strideBytes int, gy *float64, nc int, e1, e2, c *float64, nb int, s *[16]float64) {
+	noAsm()
+}
+
+func gz8AVX2(c, omegaT *float64, strideBytes, nb int, out *[64]float64) { noAsm() }
+
+func dot1AVX2(x, y *float64, nb int, out *[8]float64) { noAsm() }
+
+func dot4AVX2(x, y *float64, strideBytes, nb int, out *[32]float64) { noAsm() }
+
+func axpyAVX2(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int) { noAsm() }
+
+func gtxTilesAVX2(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int) {
+	noAsm()
+}
+
+func sinCosAddAVX2(arg, sinB, cosB *float64, scale float64, o, e *float64) bool {
+	noAsm()
+	return false
+}
+
+func dots4x4AVX2(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64) { noAsm() }

@@ -1,0 +1,267 @@
+package vec
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// onEveryPath runs f once per path the CPU has (Generic first) and returns
+// what each produced; the test then requires identical bits.
+func onEveryPath[T any](t *testing.T, f func() T) map[Arch]T {
+	t.Helper()
+	out := map[Arch]T{}
+	for _, a := range Available() {
+		restore, err := Use(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[a] = f()
+		restore()
+	}
+	if len(out) < 3 {
+		t.Logf("this CPU runs %d of the 3 paths (best: %s)", len(out), Best())
+	}
+	return out
+}
+
+// sameBits fails unless every path's result equals Generic's bit for bit.
+func sameBits(t *testing.T, what string, res map[Arch][]float64) {
+	t.Helper()
+	ref := res[Generic]
+	for a, got := range res {
+		if len(got) != len(ref) {
+			t.Fatalf("%s: %s has %d values, generic %d", what, a, len(got), len(ref))
+		}
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(ref[i]) {
+				t.Fatalf("%s: %s[%d] = %v (%#x), generic %v (%#x)", what, a, i, got[i], math.Float64bits(got[i]), ref[i], math.Float64bits(ref[i]))
+			}
+		}
+	}
+}
+
+func randSlice(r *rand.Rand, n int, scale float64) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = scale * (2*r.Float64() - 1)
+	}
+	return s
+}
+
+// lengths covers one block, several, the unrolled groups of the assembly
+// (4 and 8 blocks at a time) and their remainders; tails past the last
+// block (not multiples of eight) must be ignored.
+var lengths = []int{8, 16, 24, 32, 40, 64, 72, 100, 128, 200, 1000}
+
+func TestChoose(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		top  Arch
+		want Arch
+		err  bool
+	}{
+		{"", AVX512, AVX512, false},
+		{"auto", AVX2, AVX2, false},
+		{"generic", AVX512, Generic, false},
+		{"AVX2", AVX512, AVX2, false},
+		{" avx512 ", AVX512, AVX512, false},
+		{"avx512", AVX2, AVX2, true},
+		{"avx2", Generic, Generic, true},
+		{"sse", AVX512, AVX512, true},
+	} {
+		got, err := choose(tc.env, tc.top)
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("choose(%q, %s) = %s, %v; want %s, error %v", tc.env, tc.top, got, err, tc.want, tc.err)
+		}
+	}
+	if _, err := choose("sse", AVX2); err == nil || err.Error() != `HYLAFLOW_CPU=sse: unknown kernel path "sse" (want avx512, avx2 or generic); using avx2` {
+		t.Errorf("error for an unknown value: %v", err)
+	}
+}
+
+func TestUseRejectsMissingPath(t *testing.T) {
+	if Best() == AVX512 {
+		t.Skip("this CPU runs every path")
+	}
+	if _, err := Use(Best() + 1); err == nil {
+		t.Errorf("Use(%s) on a CPU whose best is %s: no error", Best()+1, Best())
+	}
+}
+
+func TestLinearKernelsSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range lengths {
+		for _, d0 := range []int{1, 2, 3, 16, 17} {
+			name := fmt.Sprintf("n=%d,d0=%d", n, d0)
+			stride := n + 5
+			z := randSlice(r, d0, 0.9)
+			om := randSlice(r, d0*stride, 1)
+			sameBits(t, "Dist "+name, onEveryPath(t, func() []float64 { q := make([]float64, n); Dist(z, om, stride, q); return q }))
+			sameBits(t, "Args "+name, onEveryPath(t, func() []float64 { q := make([]float64, n); Args(z, om, stride, q); return q }))
+			sameBits(t, "Args2 "+name, onEveryPath(t, func() []float64 { q := make([]float64, n); Args2(z, om, stride, q); return q }))
+		}
+		x := randSlice(r, n, 1)
+		y := randSlice(r, 8*(n+3), 1)
+		sameBits(t, fmt.Sprint("Dot1 ", n), onEveryPath(t, func() []float64 { var o [8]float64; Dot1(x, y, &o); return o[:] }))
+		sameBits(t, fmt.Sprint("Dot4 ", n), onEveryPath(t, func() []float64 { var o [32]float64; Dot4(x, y, n+3, &o); return o[:] }))
+		sameBits(t, fmt.Sprint("Gz8 ", n), onEveryPath(t, func() []float64 { var o [64]float64; Gz8(x, y, n+3, &o); return o[:] }))
+		xs := [4][]float64{x, randSlice(r, n, 1), randSlice(r, n, 1), randSlice(r, n, 1)}
+		sameBits(t, fmt.Sprint("Dots4x4 ", n), onEveryPath(t, func() []float64 { var o [128]float64; Dots4x4(&xs, y, n+3, &o); return o[:] }))
+		for _, nc := range []int{1, 2, 3, 7} {
+			gy := randSlice(r, nc, 2)
+			w := randSlice(r, nc*(n+1), 1)
+			e1, e2 := randSlice(r, n, 1), randSlice(r, n, 1)
+			sameBits(t, fmt.Sprint("GradPass ", n, nc), onEveryPath(t, func() []float64 {
+				c := make([]float64, n)
+				var s [16]float64
+				GradPass(w, n+1, gy, e1, e2, c, &s)
+				return append(c, s[:]...)
+			}))
+			part := randSlice(r, nc*(n+1), 1)
+			sameBits(t, fmt.Sprint("Axpy ", n, nc), onEveryPath(t, func() []float64 {
+				p := append([]float64(nil), part...)
+				Axpy(p, n+1, gy, x)
+				return p
+			}))
+		}
+	}
+}
+
+func TestGtxSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, rows := range []int{1, 5, 128} {
+		for _, cols := range []int{1, 7, 8, 9, 31, 32, 64, 100} {
+			for nc := 1; nc <= 4; nc++ {
+				xs := cols + 3
+				gp := randSlice(r, 4*rows, 1)
+				for k := nc; k < 4; k++ {
+					for i := 0; i < rows; i++ {
+						gp[4*i+k] = 0
+					}
+				}
+				x := randSlice(r, rows*xs, 1)
+				out0 := randSlice(r, 4*(cols+2), 1)
+				sameBits(t, fmt.Sprintf("Gtx rows=%d cols=%d nc=%d", rows, cols, nc), onEveryPath(t, func() []float64 {
+					out := append([]float64(nil), out0...)
+					nt := cols / 32
+					GtxTiles(gp, x, xs, rows, out, cols+2, nt, nc)
+					GtxTile(gp, x[32*nt:], xs, rows, out[32*nt:], cols+2, cols-32*nt, nc)
+					return out
+				}))
+			}
+		}
+	}
+}
+
+// hylaInputs returns distances q whose p = a/q spread over the logarithm's
+// reduction (both sides of √2, many exponents) and frequencies λ' with
+// |δ| up to about 0.5, plus the cases that make a block bad.
+func hylaInputs(r *rand.Rand, n int) (q, lam []float64) {
+	q = make([]float64, n)
+	lam = make([]float64, n)
+	for j := range q {
+		q[j] = math.Exp(r.Float64()*40 - 20)
+		lam[j] = (2*r.Float64() - 1) * 0.5 / 22
+	}
+	return q, lam
+}
+
+func TestMathSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range lengths {
+		for _, twoRho := range []int{0, 1, 2, 15, 16, 49} {
+			q, lam := hylaInputs(r, n)
+			sb, cb := randSlice(r, n, 1), randSlice(r, n, 1)
+			a := 0.3 + 0.7*r.Float64()
+			res := onEveryPath(t, func() []float64 {
+				phi, e1, e2 := make([]float64, n), make([]float64, n), make([]float64, n)
+				nb := MathA(q, lam, phi, e1, e2, a)
+				if nb != n/8 {
+					t.Fatalf("MathA n=%d: %d good blocks, want all %d", n, nb, n/8)
+				}
+				out := append(append(append([]float64(nil), phi...), e1...), e2...)
+				MathB(lam, sb, cb, phi, e1, e2, twoRho)
+				return append(append(append(out, phi...), e1...), e2...)
+			})
+			sameBits(t, fmt.Sprintf("MathA/B n=%d twoRho=%d", n, twoRho), res)
+		}
+	}
+}
+
+func TestMathABadBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	n := 64
+	for _, tc := range []struct {
+		name string
+		set  func(q, lam []float64, j int)
+	}{
+		{"p above 2^1000", func(q, lam []float64, j int) { q[j] = 1e-310 }},
+		{"p below 2^-1000", func(q, lam []float64, j int) { q[j] = 1e305 }},
+		{"q zero (p infinite)", func(q, lam []float64, j int) { q[j] = 0 }},
+		{"q NaN", func(q, lam []float64, j int) { q[j] = math.NaN() }},
+		{"negative q", func(q, lam []float64, j int) { q[j] = -1 }},
+		{"|δ| > 0.5", func(q, lam []float64, j int) { lam[j] = 1e3 }},
+	} {
+		for _, j := range []int{0, 3, 12, 31, 63} {
+			q, lam := hylaInputs(r, n)
+			tc.set(q, lam, j)
+			got := onEveryPath(t, func() []float64 {
+				phi, e1, e2 := make([]float64, n), make([]float64, n), make([]float64, n)
+				nb := MathA(q, lam, phi, e1, e2, 0.5)
+				// Only the blocks before the bad one are defined.
+				return append(append(append([]float64{float64(nb)}, phi[:8*nb]...), e1[:8*nb]...), e2[:8*nb]...)
+			})
+			if got[Generic][0] != float64(j/8) {
+				t.Errorf("%s at %d: %v good blocks, want %d", tc.name, j, got[Generic][0], j/8)
+			}
+			sameBits(t, fmt.Sprintf("MathA %s at %d", tc.name, j), got)
+		}
+	}
+}
+
+func TestSinCosAddSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := 0; i < 200; i++ {
+		arg := randSlice(r, 8, 0.5)
+		switch i % 10 {
+		case 1:
+			arg[r.IntN(8)] = 0.5000001
+		case 2:
+			arg[r.IntN(8)] = math.NaN()
+		case 3:
+			arg[r.IntN(8)] = -0.5
+		case 4:
+			arg[r.IntN(8)] = 0
+		}
+		sb, cb := randSlice(r, 8, 1), randSlice(r, 8, 1)
+		res := onEveryPath(t, func() []float64 {
+			o, e := make([]float64, 8), make([]float64, 8)
+			ok := SinCosAdd(arg, sb, cb, 0.35, o, e)
+			if !ok {
+				return []float64{-1}
+			}
+			return append(o, e...)
+		})
+		sameBits(t, fmt.Sprint("SinCosAdd ", i), res)
+	}
+}
+
+// The package's logarithm and small-angle sine and cosine are accurate:
+// within 2 units in the last place of the math package's.
+func TestPolynomialsAccurate(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	ulps := func(a, b float64) float64 { return math.Abs(a-b) / math.Abs(math.Nextafter(b, math.Inf(1))-b) }
+	for i := 0; i < 100000; i++ {
+		p := math.Exp(r.Float64()*1380 - 690)
+		if u := ulps(vlog(p), math.Log(p)); u > 2 && math.Abs(math.Log(p)) > 1e-300 {
+			t.Fatalf("log(%v) = %v, math.Log %v (%.1f ulp)", p, vlog(p), math.Log(p), u)
+		}
+		d := r.Float64() - 0.5
+		s, c := sinCosSmall(d)
+		if d != 0 && (ulps(s, math.Sin(d)) > 2 || ulps(c, math.Cos(d)) > 2) {
+			t.Fatalf("sincos(%v) = %v, %v; math %v, %v", d, s, c, math.Sin(d), math.Cos(d))
+		}
+	}
+}

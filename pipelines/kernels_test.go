@@ -1,0 +1,55 @@
+package pipelines_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hylaflow/hylaflow/internal/vec"
+)
+
+var updateKernels = flag.Bool("update", false, "rewrite testdata/kernels.golden")
+
+// TestKernelDigests runs testdata/kernels.hcl (HyLa-SGC and RFF-SGC on
+// Cora, node-level HyLa on Airport: every vector kernel, its scalar
+// fallbacks and the sparse powers) and requires the sha256 of every artifact
+// to be the one pinned in testdata/kernels.golden. The golden file was made
+// with the AVX-512 kernels, which made the README's tables; CI runs this
+// test with HYLAFLOW_CPU=generic and avx2 as well, so a machine that passes
+// it computes the same bytes on each path.
+func TestKernelDigests(t *testing.T) {
+	root := dataRoot(t)
+	p := load(t, filepath.Join("testdata", "kernels.hcl"), map[string]string{"data_root": root})
+	c := openCache(t)
+	run(t, p, c)
+	infos, err := c.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, a := range infos {
+		lines = append(lines, fmt.Sprintf("%s %s %s", a.Address, a.Name, a.Digest))
+	}
+	sort.Strings(lines)
+	got := strings.Join(lines, "\n") + "\n"
+	golden := filepath.Join("testdata", "kernels.golden")
+	if *updateKernels {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s with the %s kernels", golden, vec.Path())
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("artifact digests with the %s kernels differ from %s:\n got:\n%s\nwant:\n%s", vec.Path(), golden, got, want)
+	}
+	t.Logf("%d artifacts, digests as pinned, with the %s kernels", len(lines), vec.Path())
+}
