@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/hylaflow/hylaflow/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -944,12 +945,7 @@ func (r *RFFMap) backwardRows(gradOut, gradZ *mat.Dense, lo, hi int) {
 	}
 }
 
-// KernelPath names the vector kernels the feature maps run on this CPU in
-// this build: "avx512" (a GOEXPERIMENT=simd build on a CPU with AVX-512)
-// or "portable" (the scalar Go code; same results to a few ulp).
-func KernelPath() string {
-	if hylaVecOK {
-		return "avx512"
-	}
-	return "portable"
-}
+// KernelPath names the vector kernels the feature maps and the classifier
+// run on this CPU: "avx512", "avx2" or "generic" (portable Go), as chosen by
+// internal/vec from the CPU and HYLAFLOW_CPU. All three give the same bits.
+func KernelPath() string { return vec.Path() }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/hyla"
 	"github.com/hylaflow/hylaflow/openblas" // selects OpenBLAS for blas64 in builds with -tags openblas
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/registry"
@@ -490,7 +491,7 @@ func benchCmdRun(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(map[string]any{"rows": results, "wall_s": wall, "peak_rss_bytes": benchPeakRSS(),
-			"gomaxprocs": runtime.GOMAXPROCS(0), "workers": *workers, "blas": openblas.Name()}); err != nil {
+			"gomaxprocs": runtime.GOMAXPROCS(0), "workers": *workers, "blas": openblas.Name(), "kernels": hyla.KernelPath()}); err != nil {
 			fmt.Fprintf(stderr, "hylaflow bench: %v\n", err)
 			return exitStageFailed
 		}
@@ -512,5 +513,5 @@ func benchPrint(w io.Writer, results []benchResult, wall float64) {
 			r.Sample, r.Train, r.TrainSeed, r.Total, r.CPU, float64(r.PeakRSS)/(1<<20), 100*r.Mean, 100*r.Std)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "wall %.2f s for everything above; peak RSS %.0f MiB; BLAS %s\n", wall, float64(benchPeakRSS())/(1<<20), openblas.Name())
+	fmt.Fprintf(w, "wall %.2f s for everything above; peak RSS %.0f MiB; kernels: %s; BLAS %s\n", wall, float64(benchPeakRSS())/(1<<20), hyla.KernelPath(), openblas.Name())
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/internal/vec"
 	"github.com/hylaflow/hylaflow/openblas"
 )
 
@@ -16,6 +17,7 @@ type benchTestOutput struct {
 	Wall    float64       `json:"wall_s"`
 	PeakRSS int64         `json:"peak_rss_bytes"`
 	BLAS    string        `json:"blas"`
+	Kernels string        `json:"kernels"`
 }
 
 func benchTestRun(t *testing.T, args ...string) benchTestOutput {
@@ -41,6 +43,9 @@ func TestBenchSynthetic(t *testing.T) {
 	r := out.Rows[0]
 	if out.BLAS != openblas.Name() || (out.BLAS != "gonum" && out.BLAS != "openblas") {
 		t.Errorf("blas %q, this build uses %q", out.BLAS, openblas.Name())
+	}
+	if out.Kernels != vec.Path() || out.Kernels == "" {
+		t.Errorf("kernels %q, this process runs %q", out.Kernels, vec.Path())
 	}
 	if r.Dataset != "disease-synth" || r.Model != "hyla" || r.Seeds != 2 || r.Epochs != 20 || r.Features != 500 || r.K != 5 {
 		t.Errorf("row header %+v", r)

@@ -24,10 +24,9 @@ const versionCmdUsage = `Usage: hylaflow version [--json]   (or hylaflow --versi
 Prints what this binary was built from: the module version, the VCS
 revision and time it was built at (with "dirty" when the work tree had
 uncommitted changes), the Go version and platform, and the numeric
-kernels it runs on this CPU (the HyLa feature-map path: avx512 in a
-GOEXPERIMENT=simd build on an AVX-512 CPU, else portable; the BLAS).
-Quote it in bug reports: results are bit-identical only between builds
-whose kernels agree.
+kernels it runs on this CPU (the vector kernels' path: avx512, avx2 or
+generic, forced lower with HYLAFLOW_CPU; the BLAS). Quote it in bug
+reports: the three kernel paths give bit-identical results.
 
 Flags:
   --json   one JSON object instead of text
