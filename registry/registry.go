@@ -41,7 +41,11 @@ type Param struct {
 	Default  any      // nil when Required; otherwise a value of the Go type of Type
 	Required bool     // no default: the pipeline must set it
 	Enum     []string // allowed values of a String parameter, if restricted
-	Doc      string
+	// Range bounds an Int or Float parameter, or every element of a list
+	// of them; nil allows any value. The runner checks it when it loads a
+	// pipeline, so a bad value fails validate and plan, not a run.
+	Range *Range
+	Doc   string
 }
 
 // Input describes an input slot: a parameter whose value is a reference to
@@ -113,6 +117,18 @@ type Type struct {
 	// data the stage reads (e.g. the sizes and digests of dataset files); it
 	// becomes part of the cache key, so a changed file invalidates the stage.
 	Fingerprint func(params Values) (string, error)
+	// Check, if set, checks one instance's parameters (types, enums and
+	// ranges already checked, defaults filled in, paths resolved) beyond
+	// what the schema says, e.g. that a name is in a catalogue. The runner
+	// calls it when it loads a pipeline and reports each Problem at the
+	// parameter's value in the file. It must not depend on the machine
+	// (files present, environment): that is Preflight's job.
+	Check func(params Values) []Problem
+	// Preflight, if set, checks what running the instance needs from the
+	// machine, e.g. that its data files exist, and returns warnings that
+	// say how to get what is missing. plan and run call it before anything
+	// runs; validate does not (a pipeline is valid whatever the machine).
+	Preflight func(params Values) []Problem
 }
 
 // Param returns the parameter of that name.
@@ -214,6 +230,23 @@ func (t *Type) check() error {
 				return fmt.Errorf("registry: stage type %q: default of %q: %w", t.Name, p.Name, err)
 			}
 		}
+		if p.Range != nil {
+			if err := p.Range.check(); err != nil {
+				return fmt.Errorf("registry: stage type %q: parameter %q: %w", t.Name, p.Name, err)
+			}
+			switch p.Type {
+			case Int, Float, Ints, Floats:
+			default:
+				return fmt.Errorf("registry: stage type %q: parameter %q: a range needs a numeric type, not %s", t.Name, p.Name, p.Type)
+			}
+			if !p.Required {
+				for _, x := range numbers(p.Default) {
+					if !p.Range.Contains(x) {
+						return fmt.Errorf("registry: stage type %q: default %v of %q is outside its range %s", t.Name, x, p.Name, p.Range)
+					}
+				}
+			}
+		}
 	}
 	for _, in := range t.Inputs {
 		if seen[in.Name] {
@@ -246,6 +279,25 @@ func checkValue(pt ParamType, v any) error {
 	}
 	if !ok {
 		return fmt.Errorf("value %v (%T) is not a %s", v, v, pt)
+	}
+	return nil
+}
+
+// numbers returns the numeric values of an int, float or list parameter value.
+func numbers(v any) []float64 {
+	switch x := v.(type) {
+	case int:
+		return []float64{float64(x)}
+	case float64:
+		return []float64{x}
+	case []int:
+		out := make([]float64, len(x))
+		for i, n := range x {
+			out[i] = float64(n)
+		}
+		return out
+	case []float64:
+		return x
 	}
 	return nil
 }

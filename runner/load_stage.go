@@ -439,11 +439,14 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 		for name := range failed {
 			set[name] = true
 		}
+		bad := false // a parameter was reported: Check sees complete parameters only
+		where := map[string]hcl.Range{}
 		for _, pl := range plans {
 			val, d := pl.a.Expr.Value(ctx)
 			l.diags = append(l.diags, d...)
 			if d.HasErrors() {
 				set[pl.a.Name] = true // reported; don't also call it missing
+				bad = true
 				continue
 			}
 			if val.IsNull() {
@@ -453,6 +456,9 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 			if pl.param != nil {
 				if v, ok := l.convertParam(t, pl.param, val, pl.a.Expr.Range()); ok {
 					inst.Params[pl.param.Name] = v
+					where[pl.param.Name] = pl.a.Expr.Range()
+				} else {
+					bad = true
 				}
 				continue
 			}
@@ -464,9 +470,11 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 			}
 			if dv, ok := l.defaults[t.Name][p.Name]; ok {
 				inst.Params[p.Name] = cloneParam(dv.value)
+				where[p.Name] = dv.rng
 				continue
 			}
 			if p.Required {
+				bad = true
 				detail := fmt.Sprintf("Stage type %q requires parameter %q (%s)", t.Name, p.Name, p.Type)
 				if p.Doc != "" {
 					detail += ": " + p.Doc
@@ -487,6 +495,15 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 					detail += ": " + in.Doc
 				}
 				l.errorf(rangePtr(sb.block.DefRange), "Missing required input", "%s; give it a stage reference such as stage.TYPE.NAME.", detail)
+			}
+		}
+		if t.Check != nil && !bad && len(failed) == 0 && len(inst.Params) == len(t.Params) {
+			for _, pr := range t.Check(inst.Params) {
+				rng, ok := where[pr.Param]
+				if !ok {
+					rng = sb.block.DefRange
+				}
+				l.diags = append(l.diags, problemDiag(pr, rng))
 			}
 		}
 		if sb.resources != nil && resOK {
@@ -652,11 +669,17 @@ func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value
 		if err != nil {
 			return bad("%v", err)
 		}
+		if !p.Range.Contains(float64(i)) {
+			return bad("must be %s, got %d", p.Range.Requirement(), i)
+		}
 		return i, true
 	case registry.Float:
 		f, _, err := num(cv, false)
 		if err != nil {
 			return bad("%v", err)
+		}
+		if !p.Range.Contains(f) {
+			return bad("must be %s, got %s", p.Range.Requirement(), registry.FormatNumber(f))
 		}
 		return f, true
 	case registry.Strings:
@@ -672,6 +695,9 @@ func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value
 			if err != nil {
 				return bad("element %d %v", i, err)
 			}
+			if !p.Range.Contains(float64(n)) {
+				return bad("element %d must be %s, got %d", i, p.Range.Requirement(), n)
+			}
 			out[i] = n
 		}
 		return out, true
@@ -681,6 +707,9 @@ func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value
 			f, _, err := num(e, false)
 			if err != nil {
 				return bad("element %d %v", i, err)
+			}
+			if !p.Range.Contains(f) {
+				return bad("element %d must be %s, got %s", i, p.Range.Requirement(), registry.FormatNumber(f))
 			}
 			out[i] = f
 		}
@@ -886,4 +915,13 @@ func (l *loader) decodeResources(b *hcl.Block, ctx *hcl.EvalContext, sc scope, b
 		}
 	}
 	return r
+}
+
+// problemDiag turns a stage type's Problem into a diagnostic at rng.
+func problemDiag(pr registry.Problem, rng hcl.Range) *hcl.Diagnostic {
+	sev := hcl.DiagError
+	if pr.Warning {
+		sev = hcl.DiagWarning
+	}
+	return &hcl.Diagnostic{Severity: sev, Summary: pr.Summary, Detail: pr.Detail, Subject: rng.Ptr()}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -20,6 +21,29 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/lo
 
 func loadTestRun(context.Context, *registry.Job) (map[string]*artifact.Artifact, error) {
 	return nil, fmt.Errorf("test stages do not run")
+}
+
+// loadTestCheck is the source type's Check hook: names come from a small
+// catalogue, and a directed graph takes no flag.
+func loadTestCheck(p registry.Values) []registry.Problem {
+	var out []registry.Problem
+	if name := p.String("name"); strings.HasPrefix(name, "cat:") {
+		known := []string{"cat:cora", "cat:citeseer"}
+		if !slices.Contains(known, name) {
+			detail := fmt.Sprintf("%q is not in the catalogue", name)
+			if s := registry.DidYouMean(name, known); s != "" {
+				detail += fmt.Sprintf("; did you mean %q?", s)
+			}
+			out = append(out, registry.Problemf("name", "Unknown dataset", "%s", detail))
+		}
+	}
+	if p.String("mode") == "directed" && p.Bool("flag") {
+		out = append(out, registry.Problemf("flag", "Conflicting parameters", "A directed source takes no flag."))
+	}
+	if p.Int("n") == 13 {
+		out = append(out, registry.Warningf("", "Unlucky size", "n = 13 is allowed but unlucky."))
+	}
+	return out
 }
 
 // loadTestRegistry is a registry of test-only stage types covering every
@@ -38,18 +62,19 @@ func loadTestRegistry(t testing.TB) *registry.Registry {
 				{Name: "mode", Type: registry.String, Default: "plain", Enum: []string{"plain", "weighted", "directed"}},
 				{Name: "rate", Type: registry.Float, Default: 0.5},
 				{Name: "tags", Type: registry.Strings, Default: []string{}},
-				{Name: "sizes", Type: registry.Ints, Default: []int{}},
-				{Name: "weights", Type: registry.Floats, Default: []float64{}},
+				{Name: "sizes", Type: registry.Ints, Range: registry.AtLeast(0), Default: []int{}},
+				{Name: "weights", Type: registry.Floats, Range: registry.Between(0, 1), Default: []float64{}},
 				{Name: "flag", Type: registry.Bool, Default: false},
 			},
+			Check:   loadTestCheck,
 			Outputs: []registry.Output{{Name: "graph", Kind: artifact.KindGraph}, {Name: "meta", Kind: artifact.KindValue}},
 		},
 		{
 			Name: "train", Version: "2", Doc: "Trains a model.", Run: loadTestRun,
 			Params: []registry.Param{
 				{Name: "seed", Type: registry.Int, Default: 0},
-				{Name: "epochs", Type: registry.Int, Default: 100},
-				{Name: "lr", Type: registry.Float, Default: 0.01},
+				{Name: "epochs", Type: registry.Int, Range: registry.AtLeast(1), Default: 100},
+				{Name: "lr", Type: registry.Float, Range: registry.Above(0).AtMost(10), Default: 0.01},
 			},
 			Inputs:  []registry.Input{{Name: "data", Kind: artifact.KindGraph, Doc: "the graph"}},
 			Outputs: []registry.Output{{Name: "model", Kind: artifact.KindModel}, {Name: "metrics", Kind: artifact.KindMetrics}},

@@ -41,7 +41,7 @@ func dataAugmentType() *registry.Type {
 			"HGCN appends them after normalising the features, so connect the graph of a normalize stage. " +
 			"Dense features stay dense, sparse stay sparse; everything else of the graph is passed through.",
 		Params: []registry.Param{
-			{Name: "max_degree", Type: registry.Int, Default: 5, Doc: "degrees above this share the last one-hot column (HGCN: 5)"},
+			{Name: "max_degree", Type: registry.Int, Range: registry.AtLeast(0), Default: 5, Doc: "degrees above this share the last one-hot column (HGCN: 5)"},
 			{Name: "constant", Type: registry.Bool, Default: true, Doc: "append a column of ones (HGCN: yes)"},
 		},
 		Inputs:  []registry.Input{{Name: "graph", Kind: artifact.KindGraph, Doc: "graph with node features (from a dataset or normalize stage)"}},

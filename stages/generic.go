@@ -75,8 +75,8 @@ func genericRandomType() *registry.Type {
 		Doc: "Emits a vector of n random numbers drawn from the stage's seeded generator " +
 			"(derived from seed and the cache key): standard normal or uniform on [0,1).",
 		Params: []registry.Param{
-			{Name: "n", Type: registry.Int, Default: 10, Doc: "length of the vector (0 … 16777216)"},
-			{Name: "seed", Type: registry.Int, Default: 0, Doc: "seed; different seeds give independent vectors"},
+			{Name: "n", Type: registry.Int, Range: registry.Between(0, 16777216), Default: 10, Doc: "length of the vector (0 … 16777216)"},
+			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "seed; different seeds give independent vectors"},
 			{Name: "dist", Type: registry.String, Default: "normal", Enum: []string{"normal", "uniform"}, Doc: "distribution"},
 		},
 		Outputs: genericOutput,
@@ -185,7 +185,7 @@ func genericSleepType() *registry.Type {
 		Name: "sleep", Version: "1",
 		Doc: "Waits ms milliseconds (reporting progress, stopping at once when canceled), then emits its " +
 			"input vector unchanged, or an empty vector without input.",
-		Params:  []registry.Param{{Name: "ms", Type: registry.Int, Default: 100, Doc: "milliseconds to wait (0 … 86400000)"}},
+		Params:  []registry.Param{{Name: "ms", Type: registry.Int, Range: registry.Between(0, 86400000), Default: 100, Doc: "milliseconds to wait (0 … 86400000)"}},
 		Inputs:  []registry.Input{{Name: "in", Kind: artifact.KindValue, Optional: true, Doc: "the vector to pass on"}},
 		Outputs: genericOutput,
 		Run: func(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
@@ -228,7 +228,7 @@ func genericFailType() *registry.Type {
 		Doc: "Always fails with its message (after waiting ms milliseconds): for testing failure handling.",
 		Params: []registry.Param{
 			{Name: "message", Type: registry.String, Default: "this stage always fails", Doc: "the error message"},
-			{Name: "ms", Type: registry.Int, Default: 0, Doc: "milliseconds to wait before failing"},
+			{Name: "ms", Type: registry.Int, Range: registry.Between(0, 86400000), Default: 0, Doc: "milliseconds to wait before failing"},
 		},
 		Inputs:  []registry.Input{{Name: "in", Kind: artifact.KindAny, Optional: true, Doc: "ignored; orders the stage after another"}},
 		Outputs: genericOutput,

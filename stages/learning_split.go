@@ -42,9 +42,9 @@ func learnHGCNSplitType() *registry.Type {
 			"p_val/p_test < 0 take the official values (disease 0.10/0.60, airport 0.15/0.15).",
 		Params: []registry.Param{
 			{Name: "variant", Type: registry.String, Default: "code", Enum: []string{"code", "disjoint"}, Doc: "the official code's lists (code) or disjoint sets"},
-			{Name: "seed", Type: registry.Int, Default: 0, Doc: "seed of the shuffles"},
-			{Name: "p_val", Type: registry.Float, Default: -1.0, Doc: "validation proportion (negative: the dataset's official value)"},
-			{Name: "p_test", Type: registry.Float, Default: -1.0, Doc: "test proportion (negative: the dataset's official value)"},
+			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "seed of the shuffles"},
+			{Name: "p_val", Type: registry.Float, Range: registry.Range{}.Below(1), Default: -1.0, Doc: "validation proportion (negative: the dataset's official value)"},
+			{Name: "p_test", Type: registry.Float, Range: registry.Range{}.Below(1), Default: -1.0, Doc: "test proportion (negative: the dataset's official value)"},
 		},
 		Inputs:  []registry.Input{{Name: "graph", Kind: artifact.KindGraph, Doc: "graph whose labels are split"}},
 		Outputs: []registry.Output{{Name: dataOutSplit, Kind: artifact.KindSplit, Doc: "train, val, test node indices (variant code: possibly repeated)"}},

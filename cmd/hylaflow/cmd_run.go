@@ -106,10 +106,14 @@ func runCmdWriteDiags(w io.Writer, diags hcl.Diagnostics) {
 	}
 }
 
-// runCmdLoad loads one pipeline file; ok is false (after printing the
-// diagnostics) when it is invalid.
+// runCmdLoad loads one pipeline file for plan or run; ok is false (after
+// printing the diagnostics) when it is invalid. A valid pipeline's
+// preflight warnings (data files missing on this machine) are printed too.
 func runCmdLoad(file string, opts runner.LoadOptions, stderr io.Writer) (*runner.Pipeline, bool) {
 	p, diags := runner.Load(runCmdRegistry(), file, opts)
+	if p != nil && !diags.HasErrors() {
+		diags = append(diags, runner.Preflight(p)...)
+	}
 	if len(diags) > 0 {
 		runCmdWriteDiags(stderr, diags)
 	}

@@ -65,6 +65,7 @@ type stagesCmdParam struct {
 	Default  any                `json:"default,omitempty"`
 	Required bool               `json:"required,omitempty"`
 	Enum     []string           `json:"enum,omitempty"`
+	Range    string             `json:"range,omitempty"`
 	Doc      string             `json:"doc,omitempty"`
 }
 
@@ -105,7 +106,7 @@ func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
 				j.Outputs = append(j.Outputs, stagesCmdOutput{o.Name, o.Kind, o.Doc})
 			}
 			for _, p := range t.Params {
-				jp := stagesCmdParam{Name: p.Name, Type: p.Type, Required: p.Required, Enum: p.Enum, Doc: p.Doc}
+				jp := stagesCmdParam{Name: p.Name, Type: p.Type, Required: p.Required, Enum: p.Enum, Range: p.Range.String(), Doc: p.Doc}
 				if !p.Required {
 					jp.Default = p.Default
 				}
@@ -172,6 +173,9 @@ func stagesCmdDescribe(w io.Writer, t *registry.Type) {
 			doc := p.Doc
 			if len(p.Enum) > 0 {
 				doc = strings.TrimSpace("one of " + strings.Join(p.Enum, "|") + ". " + doc)
+			}
+			if r := p.Range.String(); r != "" {
+				doc = strings.TrimSpace(r + ". " + doc)
 			}
 			stagesCmdRow(tw, doc, p.Name, string(p.Type), def)
 		}

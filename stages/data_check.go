@@ -1,0 +1,96 @@
+package stages
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hylaflow/hylaflow/datasets"
+	"github.com/hylaflow/hylaflow/registry"
+)
+
+// dataNames returns the dataset names a dataset stage accepts for source:
+// the catalogue's entries of that source and, for generated datasets, also
+// their short names without "synthetic_" (disease, sbm).
+func dataNames(source string) []string {
+	var out []string
+	for _, e := range datasets.Catalog() {
+		if e.Source != source {
+			continue
+		}
+		out = append(out, e.Name)
+		if short, ok := strings.CutPrefix(e.Name, "synthetic_"); ok && source == "synthetic" {
+			out = append(out, short)
+		}
+	}
+	return out
+}
+
+// dataEntry returns the catalogue entry a dataset stage reads, if any.
+func dataEntry(source, name string) (datasets.Entry, bool) {
+	if source == "synthetic" && !strings.HasPrefix(strings.ToLower(name), "synthetic_") {
+		name = "synthetic_" + name
+	}
+	e, ok := datasets.Lookup(name)
+	return e, ok && e.Source == source
+}
+
+// dataCheck checks a dataset stage's name against the catalogue (the
+// registry.Type Check hook), so a misspelt name fails validate, not a run.
+func dataCheck(p registry.Values) []registry.Problem {
+	source, name := p.String("source"), p.String("name")
+	names := dataNames(source)
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return nil
+		}
+	}
+	detail := fmt.Sprintf("unknown dataset %q for source %q", name, source)
+	if e, ok := datasets.Lookup(name); ok && e.Source != source {
+		detail = fmt.Sprintf("dataset %q is of source %q, not %q; set source = %q", name, e.Source, source, e.Source)
+	} else if s := registry.DidYouMean(strings.ToLower(name), names); s != "" {
+		detail += fmt.Sprintf("; did you mean %q?", s)
+	} else {
+		detail += fmt.Sprintf("; it has %s (see `hylaflow datasets list`)", strings.Join(names, ", "))
+	}
+	if !strings.HasSuffix(detail, "?") {
+		detail += "."
+	}
+	return []registry.Problem{registry.Problemf("name", "Unknown dataset", "%s", detail)}
+}
+
+// dataPreflight warns when the files a dataset stage reads are missing
+// under the root it would read them from, and says how to get them.
+func dataPreflight(p registry.Values) []registry.Problem {
+	source := p.String("source")
+	e, ok := dataEntry(source, p.String("name"))
+	if !ok || len(e.Files) == 0 {
+		return nil // unknown (Check reports it) or generated
+	}
+	root := dataRoot(p, source)
+	_, missing := e.Present(root)
+	missing = datasets.Required(missing)
+	if len(missing) == 0 {
+		return nil
+	}
+	paths := make([]string, len(missing))
+	fetchable := true
+	for i, f := range missing {
+		paths[i] = f.Path
+		fetchable = fetchable && f.URL != ""
+	}
+	how := fmt.Sprintf("get them with `hylaflow datasets fetch %s`", e.Name)
+	if !fetchable {
+		how = fmt.Sprintf("they cannot be downloaded: copy them with `hylaflow datasets fetch --from DIR %s`", e.Name)
+	}
+	where := "set HYLAFLOW_DATA to a data root that has them"
+	if p.String("root") != "" {
+		where = "point root at a data root that has them"
+	}
+	list := strings.Join(paths, ", ")
+	if len(paths) > 3 {
+		list = strings.Join(paths[:3], ", ") + fmt.Sprintf(" and %d more", len(paths)-3)
+	}
+	return []registry.Problem{registry.Warningf("name", "Missing data files",
+		"Dataset %s needs %d file(s) missing under %s: %s. Its stages will fail; %s, or %s.",
+		e.Name, len(missing), root, list, how, where)}
+}
