@@ -43,30 +43,55 @@ variable "seeds" {
   type        = list(number)
   default     = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
   description = "seeds (one split for Disease/Airport, one random-feature draw and one initialisation per seed)"
+
+  validation {
+    condition     = length(var.seeds) > 0 && length([for s in var.seeds : s if s < 0 || floor(s) != s]) == 0
+    error_message = "seeds must be a non-empty list of whole numbers ≥ 0, as in [0, 1, 2]."
+  }
 }
 
 variable "epochs" {
   type        = number
   default     = 0
   description = "training epochs of every run; 0 = each dataset's tuned value (CI sets a few)"
+
+  validation {
+    condition     = var.epochs >= 0 && floor(var.epochs) == var.epochs
+    error_message = "epochs must be a whole number ≥ 0 (0 = each dataset's tuned value)."
+  }
 }
 
 variable "hyperparameters" {
   type        = string
   default     = "json"
   description = "HyLa-SGC values: json (official nc/hyper_parameters_16d.json), appendix (the paper's appendix table), json50d (official nc/hyper_parameters_50d.json, d0 = 50), grid (json, with Disease, Citeseer and Pubmed chosen by a validation grid at d0 = 16) or validated (per dataset the set with the highest validation accuracy)"
+
+  validation {
+    condition     = contains(["json", "appendix", "json50d", "grid", "validated"], var.hyperparameters)
+    error_message = "hyperparameters must be one of json, appendix, json50d, grid or validated."
+  }
 }
 
 variable "airport_split" {
   type        = string
   default     = "code"
   description = "Airport split: code (the official code's overlapping lists, the paper's protocol) or disjoint"
+
+  validation {
+    condition     = contains(["code", "disjoint"], var.airport_split)
+    error_message = "airport_split must be code or disjoint."
+  }
 }
 
 variable "reddit" {
   type        = string
   default     = "auto"
   description = "Reddit section: off, auto (the Reddit files when present under the data root, else the Reddit-scale synthetic graph), files (FastGCN's reddit npz files) or synthetic (the Reddit-scale SBM graph)"
+
+  validation {
+    condition     = contains(["off", "auto", "files", "synthetic"], var.reddit)
+    error_message = "reddit must be one of off, auto, files or synthetic."
+  }
 }
 
 variable "data_root" {

@@ -35,36 +35,66 @@ variable "seeds" {
   type        = list(number)
   default     = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
   description = "training seeds (random features, initialisation)"
+
+  validation {
+    condition     = length(var.seeds) > 0 && length([for s in var.seeds : s if s < 0 || floor(s) != s]) == 0
+    error_message = "seeds must be a non-empty list of whole numbers ≥ 0, as in [0, 1, 2]."
+  }
 }
 
 variable "epochs" {
   type        = number
   default     = 200
   description = "training epochs of every model (the paper: 200; TextSGC: 3 L-BFGS steps; validated R52 HyLa-SGC: twice this)"
+
+  validation {
+    condition     = var.epochs >= 1 && floor(var.epochs) == var.epochs
+    error_message = "epochs must be a whole number ≥ 1."
+  }
 }
 
 variable "datasets" {
   type        = list(string)
   default     = ["r8", "r52", "ohsumed", "mr"]
   description = "TextGCN corpora to run"
+
+  validation {
+    condition     = length(var.datasets) > 0 && length(setsubtract(var.datasets, ["r8", "r52", "ohsumed", "mr"])) == 0
+    error_message = "datasets must be a non-empty list drawn from r8, r52, ohsumed and mr."
+  }
 }
 
 variable "settings" {
   type        = list(string)
   default     = ["transductive", "inductive"]
   description = "which half of the table to run"
+
+  validation {
+    condition     = length(var.settings) > 0 && length(setsubtract(var.settings, ["transductive", "inductive"])) == 0
+    error_message = "settings must be a non-empty list drawn from transductive and inductive."
+  }
 }
 
 variable "hyperparameters" {
   type        = string
   default     = "appendix"
   description = "HyLa's values: appendix (the paper's table), json (the official repository's JSON files) or validated (appendix, except R52 transductive's lr_e and epochs, chosen on validation)"
+
+  validation {
+    condition     = contains(["appendix", "json", "validated"], var.hyperparameters)
+    error_message = "hyperparameters must be one of appendix, json or validated."
+  }
 }
 
 variable "split_seed" {
   type        = number
   default     = 0
   description = "seed of the validation draw from the training documents"
+
+  validation {
+    condition     = var.split_seed >= 0 && floor(var.split_seed) == var.split_seed
+    error_message = "split_seed must be a whole number ≥ 0."
+  }
 }
 
 variable "data_root" {

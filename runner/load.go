@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -47,6 +48,11 @@ var pipelineSchema = &hcl.BodySchema{
 
 var variableSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
+}
+
+var validationSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "condition", Required: true}, {Name: "error_message", Required: true}},
 }
 
 // loader holds the state of one Load call.
@@ -81,6 +87,18 @@ type varDecl struct {
 	value cty.Value // the default, then overridden; cty.NilVal when unset
 	bad   bool      // a problem with it was reported already
 	block *hcl.Block
+	// origin says where value came from ("its default", "-var x=1", "the
+	// variables file f.hcl"), at valueRange when that is in a file.
+	origin     string
+	valueRange *hcl.Range
+	rules      []*validationRule
+}
+
+// validationRule is one `validation { condition = … error_message = … }`
+// block of a variable.
+type validationRule struct {
+	condition, message *hcl.Attribute
+	block              *hcl.Block
 }
 
 type defaultValue struct {
@@ -267,8 +285,12 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) {
 				if !d.HasErrors() {
 					v.value = l.convertVar(v, val, a.Expr.Range().Ptr(), "default")
 					v.bad = v.value == cty.NilVal
+					v.origin, v.valueRange = "its default", a.Expr.Range().Ptr()
 				}
 			}
+		}
+		for _, vb := range content.Blocks {
+			l.decodeValidation(v, vb)
 		}
 	}
 }
@@ -321,6 +343,7 @@ func (l *loader) applyVarOverrides() {
 			if !d.HasErrors() {
 				if c := l.convertVar(v, val, a.Expr.Range().Ptr(), "value from "+path); c != cty.NilVal {
 					v.value = c
+					v.origin, v.valueRange = "the variables file "+path, a.Expr.Range().Ptr()
 				}
 			}
 		}
@@ -342,6 +365,7 @@ func (l *loader) applyVarOverrides() {
 		}
 		if c := l.convertVar(v, val, nil, fmt.Sprintf("value of -var %s=%s", name, raw)); c != cty.NilVal {
 			v.value = c
+			v.origin, v.valueRange = fmt.Sprintf("-var %s=%s", name, raw), nil
 		}
 	}
 	for _, name := range sortedNames(l.varDecls) {
@@ -356,8 +380,97 @@ func (l *loader) applyVarOverrides() {
 			l.vars[name] = cty.DynamicVal
 			continue
 		}
+		if !l.validateVar(v) {
+			// Unknown: what uses the variable is not checked further, so
+			// the rule's message is the only error about the value.
+			l.vars[name] = cty.DynamicVal
+			continue
+		}
 		l.vars[name] = v.value
 	}
+}
+
+// decodeValidation reads one validation block of variable v. The condition
+// and the message may refer to the variable itself only, as in Terraform.
+func (l *loader) decodeValidation(v *varDecl, b *hcl.Block) {
+	content, d := b.Body.Content(validationSchema)
+	l.diags = append(l.diags, d...)
+	if d.HasErrors() {
+		v.bad = true
+		return
+	}
+	r := &validationRule{condition: content.Attributes["condition"], message: content.Attributes["error_message"], block: b}
+	ok := true
+	for _, a := range []*hcl.Attribute{r.condition, r.message} {
+		for _, t := range a.Expr.Variables() {
+			if name, has := attrStep(t, 1); t.RootName() != "var" || !has || name != v.name {
+				l.errorf(t.SourceRange().Ptr(), "Invalid reference in variable validation",
+					"The %s of a validation rule of variable %q can refer only to var.%s.", a.Name, v.name, v.name)
+				ok = false
+			}
+		}
+	}
+	if ok {
+		v.rules = append(v.rules, r)
+	} else {
+		v.bad = true
+	}
+}
+
+// validateVar evaluates v's validation rules on its value and reports each
+// rule that fails, with the rule's message, where the value came from and
+// the rule's position. It returns false when a rule failed or could not be
+// evaluated.
+func (l *loader) validateVar(v *varDecl) bool {
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": cty.ObjectVal(map[string]cty.Value{v.name: v.value})},
+		Functions: l.funcs,
+	}
+	ok := true
+	for _, r := range v.rules {
+		val, d := r.condition.Expr.Value(ctx)
+		l.diags = append(l.diags, d...)
+		if d.HasErrors() {
+			ok = false
+			continue
+		}
+		if val.IsNull() || !val.IsWhollyKnown() || val.Type() != cty.Bool {
+			l.errorf(r.condition.Expr.Range().Ptr(), "Invalid validation condition",
+				"The condition of a validation rule of variable %q must be true or false, got %s.", v.name, friendlyType(val.Type()))
+			ok = false
+			continue
+		}
+		if val.True() {
+			continue
+		}
+		ok = false
+		msg, d := r.message.Expr.Value(ctx)
+		l.diags = append(l.diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		if msg, err := convert.Convert(msg, cty.String); err != nil || msg.IsNull() || !msg.IsKnown() {
+			l.errorf(r.message.Expr.Range().Ptr(), "Invalid error message", "The error_message of a validation rule must be a string.")
+			continue
+		}
+		text, _ := convert.Convert(msg, cty.String)
+		subject := v.valueRange
+		if subject == nil {
+			subject = rangePtr(v.block.DefRange)
+		}
+		l.errorf(subject, "Invalid value for variable", "%s\n\nVariable %q is %s (from %s); the rule is on line %d.",
+			strings.TrimSpace(text.AsString()), v.name, showValue(v.value), v.origin, r.block.DefRange.Start.Line)
+	}
+	return ok
+}
+
+// showValue renders a variable's value briefly, as HCL would write it.
+func showValue(v cty.Value) string {
+	s := strings.Join(strings.Fields(string(hclwrite.TokensForValue(v).Bytes())), " ")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:77]) + "…"
+	}
+	return s
 }
 
 // ---- locals ----
