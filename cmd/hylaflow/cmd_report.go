@@ -265,27 +265,12 @@ func reportDirName(address string) string {
 	return s
 }
 
-// reportWrite writes every file member of t into out/ADDRESS/ and returns
-// the written paths.
+// reportWrite writes the files of t (artifact.WriteFiles) into
+// out/ADDRESS/ and returns the written paths.
 func reportWrite(out string, t reportTable) ([]string, error) {
-	dir := filepath.Join(out, reportDirName(t.address))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, name := range t.table.Names() {
-		b, err := t.table.File(name)
-		if err != nil {
-			continue // not a file member
-		}
-		if name != filepath.Base(name) || name == "." || name == ".." {
-			return files, fmt.Errorf("%s: member %q is not a plain file name", t.address, name)
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			return files, err
-		}
-		files = append(files, p)
+	files, err := artifact.WriteFiles(filepath.Join(out, reportDirName(t.address)), t.table, artifact.FilesOptions{})
+	if err != nil {
+		return files, fmt.Errorf("%s: %w", t.address, err)
 	}
 	return files, nil
 }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package artifact
+
+func syscallUmask(m int) int { return 0 }
