@@ -38,6 +38,12 @@ variable "grid" {
   description = "the disk rasters have grid × grid points (CI uses fewer)"
 }
 
+variable "docs" {
+  type        = bool
+  default     = false
+  description = "also publish Figure 1 and the error curve into docs/img, as README shows it (with the other variables at their defaults)"
+}
+
 stage "kernel" "figure1" {
   dim            = 3
   scale          = 0.5
@@ -50,4 +56,28 @@ stage "kernel" "figure1" {
   feature_counts = [for i in range(1, 21) : 50 * i]
   repeats        = var.repeats
   seed           = var.seed
+}
+
+# Every file of the figure (CSV, JSON, PNG, SVG, the disk rasters as .npz)
+# in results/kernel/kernel.figure1/ beside the pipelines directory.
+publish "../results/kernel" {
+  from = [stage.kernel.figure1]
+}
+
+# The README's figures: hylaflow run pipelines/kernel.hcl -var docs=true
+publish "../docs/img" {
+  enabled = var.docs
+
+  file "kernel_distance.png" {
+    from   = stage.kernel.figure1
+    member = "kernel_distance.png"
+  }
+  file "kernel_disk.png" {
+    from   = stage.kernel.figure1
+    member = "disk_kernel.png"
+  }
+  file "kernel_error.png" {
+    from   = stage.kernel.figure1
+    member = "error.png"
+  }
 }

@@ -109,3 +109,9 @@ stage "evaluate" "quickstart" {
   models     = ["hyla-sgc", "rff-sgc", "sgc"]
   title      = "Quickstart: synthetic disease tree"
 }
+
+# The table (table.md, table.csv, table.json, chart.png) in results/quickstart/
+# beside the pipelines directory, after every successful run, cached or not.
+publish "../results/quickstart" {
+  from = [stage.evaluate.quickstart]
+}

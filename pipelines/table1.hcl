@@ -100,6 +100,12 @@ variable "data_root" {
   description = "data root holding planetoid/, hgcn/, reddit/ (empty: $HYLAFLOW_DATA, else ../shared/datasets)"
 }
 
+variable "docs" {
+  type        = bool
+  default     = false
+  description = "also publish the Table 1 chart into docs/img, as README shows it (with the other variables at their defaults)"
+}
+
 locals {
   # HyLa-SGC: d0 (dim), D (features), K, s (lambda_scale), lr_e, lr_c, epochs.
   hyla_values = {
@@ -487,4 +493,19 @@ stage "evaluate" "reddit" {
   datasets    = [each.value == "files" ? "reddit" : "synthetic_sbm"]
   models      = ["hyla-sgc"]
   title       = "Table 1 (right): Reddit, inductive, test micro-F1 (%)"
+}
+
+# The tables (test accuracy, validation accuracy, Reddit) in results/table1/.
+publish "../results/table1" {
+  from = [stage.evaluate.table1, stage.evaluate.table1_val, stage.evaluate.reddit]
+}
+
+# The README's chart: hylaflow run pipelines/table1.hcl -var docs=true
+publish "../docs/img" {
+  enabled = var.docs
+
+  file "table1.png" {
+    from   = stage.evaluate.table1
+    member = "chart.png"
+  }
 }

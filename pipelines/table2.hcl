@@ -355,3 +355,8 @@ stage "evaluate" "inductive" {
   models      = ["hyla-lr", "rff-lr", "lr"]
   title       = "Table 2 (inductive): test accuracy (%)"
 }
+
+# The transductive and inductive tables in results/table2/.
+publish "../results/table2" {
+  from = [stage.evaluate.transductive, stage.evaluate.inductive]
+}

@@ -86,6 +86,12 @@ variable "data_root" {
   description = "folder holding planetoid/ and hgcn/ (empty: $HYLAFLOW_DATA, else ../shared/datasets)"
 }
 
+variable "docs" {
+  type        = bool
+  default     = false
+  description = "also publish Figure 3 into docs/img, as README shows it (with the other variables at their defaults)"
+}
+
 # ---------------------------------------------------------------- Cora
 
 stage "dataset" "cora" {
@@ -225,4 +231,19 @@ stage "visualize" "disease" {
 stage "panels" "figure3" {
   figures = [stage.visualize.cora, stage.visualize.airport, stage.visualize.disease]
   titles  = ["t-SNE on Cora", "t-SNE on Airport", "PCA on Disease"]
+}
+
+# The three projections and the panel figure in results/visualize/.
+publish "../results/visualize" {
+  from = [stage.visualize.cora, stage.visualize.airport, stage.visualize.disease, stage.panels.figure3]
+}
+
+# The README's Figure 3: hylaflow run pipelines/visualize.hcl -var docs=true
+publish "../docs/img" {
+  enabled = var.docs
+
+  file "figure3.png" {
+    from   = stage.panels.figure3
+    member = "panels.png"
+  }
 }

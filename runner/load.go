@@ -35,6 +35,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "variable", LabelNames: []string{"name"}},
 		{Type: "locals"},
 		{Type: "stage", LabelNames: []string{"type", "name"}},
+		{Type: "publish", LabelNames: []string{"dir"}},
 	},
 }
 
@@ -155,7 +156,7 @@ func (l *loader) loadFile(f *hcl.File, diags hcl.Diagnostics) (*Pipeline, hcl.Di
 
 	content, d := f.Body.Content(rootSchema)
 	l.diags = append(l.diags, d...)
-	var pipelines, variables, locals, stages []*hcl.Block
+	var pipelines, variables, locals, stages, publish []*hcl.Block
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "pipeline":
@@ -166,6 +167,8 @@ func (l *loader) loadFile(f *hcl.File, diags hcl.Diagnostics) (*Pipeline, hcl.Di
 			locals = append(locals, b)
 		case "stage":
 			stages = append(stages, b)
+		case "publish":
+			publish = append(publish, b)
 		}
 	}
 	l.decodeVariables(variables)
@@ -177,6 +180,7 @@ func (l *loader) loadFile(f *hcl.File, diags hcl.Diagnostics) (*Pipeline, hcl.Di
 	}
 	l.decodePipeline(pipelines)
 	l.decodeStages(stages)
+	l.decodePublish(publish)
 	l.buildDAG()
 	diags = l.finish()
 	if diags.HasErrors() {

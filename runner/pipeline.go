@@ -20,6 +20,8 @@ type Pipeline struct {
 	// ties broken by address), which plans and golden files rely on.
 	Instances []*Instance
 	ByAddress map[string]*Instance
+	// Publish are the publish blocks, in file order (see Publish).
+	Publish []*Publish
 }
 
 // Instance is one vertex of the DAG: a stage block, or one element of a

@@ -82,6 +82,9 @@ func planCmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitStageFailed
 	}
 	planCmdWrite(stdout, plan, *keys)
+	for _, line := range p.PublishSummary(runCmdRelPath) {
+		fmt.Fprintf(stdout, "publish %s\n", line)
+	}
 	return exitOK
 }
 

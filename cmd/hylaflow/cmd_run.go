@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -219,5 +220,34 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitStageFailed
 	}
+	if !runCmdPublish(res, c, *quiet, stdout, stderr) {
+		return exitStageFailed
+	}
 	return exitOK
+}
+
+// runCmdPublish carries out the pipeline's publish blocks after a
+// successful run and says where the files went; false when it failed.
+func runCmdPublish(res *runner.RunResult, c *cache.Cache, quiet bool, stdout, stderr io.Writer) bool {
+	done, err := runner.PublishOutputs(res, c)
+	if !quiet {
+		for _, d := range done {
+			fmt.Fprintf(stdout, "published %d files to %s\n", len(d.Files), runCmdRelPath(d.Dir))
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// runCmdRelPath shows path relative to the working directory when it lies below it.
+func runCmdRelPath(path string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return path
 }
