@@ -118,6 +118,11 @@ type VerifyReport struct {
 	// killed between writing a payload and indexing it). They are harmless
 	// and not problems; gc removes them.
 	Orphans int
+	// Repaired says what Repair did, one line each (empty for Verify).
+	Repaired []string
+	// Unrepaired counts the problems Repair cannot fix: a damaged index
+	// (recovered by Clear) and payload files that cannot be read.
+	Unrepaired int
 }
 
 // GCOptions selects what `hylaflow cache gc` keeps: everything referenced by

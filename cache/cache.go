@@ -176,11 +176,11 @@ func open(dir string, readOnly bool) (*Cache, error) {
 	c.db = db
 	if err := c.migrateRetrying(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("cache %s: %w", dir, err)
+		return nil, fmt.Errorf("cache %s: %w", dir, wrapDamaged(err))
 	}
 	if err := c.prepare(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("cache %s: %w", dir, err)
+		return nil, fmt.Errorf("cache %s: %w", dir, wrapDamaged(err))
 	}
 	return c, nil
 }
@@ -412,4 +412,35 @@ func fromUnixNano(ns int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, ns)
+}
+
+// ErrIndexDamaged marks an index.db that SQLite cannot read (not a
+// database, or a malformed page). Payload files carry no key, so the index
+// cannot be rebuilt from them: Reset (hylaflow cache clear --yes) removes
+// the index and the payloads, and the next run recomputes what it needs.
+var ErrIndexDamaged = errors.New("cache: the index is damaged")
+
+// indexDamaged reports whether err is SQLite saying the database file is
+// damaged.
+func indexDamaged(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB)
+}
+
+// wrapDamaged returns err wrapped with ErrIndexDamaged and the recovery
+// advice when it shows a damaged index, else err.
+func wrapDamaged(err error) error {
+	if !indexDamaged(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w%s", ErrIndexDamaged, err, damagedIndexHint(err))
+}
+
+// damagedIndexHint is the recovery advice appended to an error that shows a
+// damaged index ("" for other errors).
+func damagedIndexHint(err error) string {
+	if !indexDamaged(err) {
+		return ""
+	}
+	return " (recover with 'hylaflow cache clear --yes': it removes the index with the payloads it indexed and starts an empty cache; payload files carry no keys, so the index cannot be rebuilt from them)"
 }

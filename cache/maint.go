@@ -70,7 +70,7 @@ func (c *Cache) Stats() (Stats, error) {
 		(SELECT coalesce(sum(size), 0) FROM (SELECT digest, max(size) AS size FROM artifacts GROUP BY digest)),
 		(SELECT count(*) FROM runs)`).Scan(&s.Keys, &s.Artifacts, &s.Objects, &s.Bytes, &s.Runs)
 	if err != nil {
-		return s, fmt.Errorf("cache %s: stats: %w", c.dir, err)
+		return s, fmt.Errorf("cache %s: stats: %w", c.dir, wrapDamaged(err))
 	}
 	return s, nil
 }
@@ -154,7 +154,27 @@ func (c *Cache) walkObjects() ([]objectFile, error) {
 // objects both ways: every indexed payload exists with its size and digest,
 // every stored key has all its outputs, and every file under objects/ is a
 // payload. Payloads no key refers to are counted as orphans, not problems.
+// It never writes (beyond flushing this Cache's own buffered updates).
 func (c *Cache) Verify() (VerifyReport, error) {
+	return c.verify(false)
+}
+
+// Repair is Verify that also fixes what it finds, so the next run
+// recomputes what was damaged: the keys whose payload is missing, has the
+// wrong size or content, or whose outputs are incomplete lose their
+// outputs (their key records stay, so plan can say why they rerun), damaged
+// payload files and files under objects/ that are not payloads are
+// removed. The report lists the problems found and, in Repaired, what was
+// done; Unrepaired counts the problems left (a damaged index, which needs
+// `hylaflow cache clear`).
+func (c *Cache) Repair() (VerifyReport, error) {
+	if err := c.writable(); err != nil {
+		return VerifyReport{}, err
+	}
+	return c.verify(true)
+}
+
+func (c *Cache) verify(repair bool) (VerifyReport, error) {
 	var rep VerifyReport
 	if c.db == nil {
 		return rep, nil
@@ -164,20 +184,22 @@ func (c *Cache) Verify() (VerifyReport, error) {
 	}
 	var check string
 	if err := c.db.QueryRow(`PRAGMA quick_check`).Scan(&check); err != nil {
-		return rep, fmt.Errorf("cache %s: check the index: %w", c.dir, err)
+		return rep, fmt.Errorf("cache %s: check the index: %w", c.dir, wrapDamaged(err))
 	}
 	if check != "ok" {
-		rep.Problems = append(rep.Problems, fmt.Sprintf("index %s: %s", filepath.Join(c.dir, indexFile), check))
+		rep.Problems = append(rep.Problems, fmt.Sprintf("index %s: %s (the index is damaged: 'hylaflow cache clear --yes' recreates it; payloads carry no keys, so what it indexed is recomputed)", filepath.Join(c.dir, indexFile), check))
+		rep.Unrepaired++
 	}
 	objs, err := c.indexedObjects(c.db)
 	if err != nil {
-		return rep, fmt.Errorf("cache %s: verify: %w", c.dir, err)
+		return rep, fmt.Errorf("cache %s: verify: %w", c.dir, wrapDamaged(err))
 	}
 	rows, err := c.db.Query(`SELECT k.key, k.address, k.outputs, count(a.name) FROM keys k
 		LEFT JOIN artifacts a ON a.key = k.key GROUP BY k.key HAVING k.outputs IS NULL AND count(a.name) > 0 OR k.outputs != count(a.name)`)
 	if err != nil {
-		return rep, fmt.Errorf("cache %s: verify: %w", c.dir, err)
+		return rep, fmt.Errorf("cache %s: verify: %w", c.dir, wrapDamaged(err))
 	}
+	var badKeys []string
 	for rows.Next() {
 		var key, addr string
 		var want sql.NullInt64
@@ -186,6 +208,7 @@ func (c *Cache) Verify() (VerifyReport, error) {
 			rows.Close()
 			return rep, fmt.Errorf("cache %s: verify: %w", c.dir, err)
 		}
+		badKeys = append(badKeys, key)
 		if want.Valid {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("key %s (%s): %d outputs indexed, the key says %d", key, addr, have, want.Int64))
 		} else {
@@ -201,10 +224,13 @@ func (c *Cache) Verify() (VerifyReport, error) {
 		return rep, err
 	}
 	seen := map[string]bool{}
+	damaged := map[string]bool{} // digest → remove the file when dropping its keys
+	var strays []string
 	h := sha256.New()
 	for _, f := range files {
 		if f.digest == "" {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("object %s: not a payload (name is not its sha256 under objects/XX/)", f.path))
+			strays = append(strays, f.path)
 			continue
 		}
 		rep.Checked++
@@ -216,6 +242,7 @@ func (c *Cache) Verify() (VerifyReport, error) {
 		}
 		if err != nil {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("object %s: %v", f.path, err))
+			rep.Unrepaired++
 			continue
 		}
 		o := objs[f.digest]
@@ -225,6 +252,7 @@ func (c *Cache) Verify() (VerifyReport, error) {
 				who = strings.Join(o.refs, ", ")
 			}
 			rep.Problems = append(rep.Problems, fmt.Sprintf("object %s: content has sha256 %s (payload of %s)", f.path, got, who))
+			damaged[f.digest] = true
 			continue
 		}
 		if o == nil {
@@ -233,6 +261,7 @@ func (c *Cache) Verify() (VerifyReport, error) {
 		}
 		if size != o.size {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("object %s: %d bytes, the index says %d (payload of %s)", f.path, size, o.size, strings.Join(o.refs, ", ")))
+			damaged[f.digest] = false // the file is sound; the index entry is not
 		}
 	}
 	digests := make([]string, 0, len(objs))
@@ -243,7 +272,57 @@ func (c *Cache) Verify() (VerifyReport, error) {
 	for _, d := range digests {
 		if !seen[d] {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("payload %s of %s is missing", d, strings.Join(objs[d].refs, ", ")))
+			damaged[d] = false
 		}
+	}
+	if !repair {
+		return rep, nil
+	}
+
+	// Repair: every problem above except a damaged index or an unreadable
+	// file is fixed by dropping the keys concerned (their records stay)
+	// and removing files that are not sound payloads.
+	dropped := 0
+	for _, k := range badKeys {
+		err := c.withTx(func(tx *sql.Tx) error {
+			if _, err := tx.Exec(`UPDATE keys SET outputs = NULL WHERE key = ?`, k); err != nil {
+				return err
+			}
+			_, err := tx.Exec(`DELETE FROM artifacts WHERE key = ?`, k)
+			return err
+		})
+		if err != nil {
+			return rep, fmt.Errorf("cache %s: repair key %s: %w", c.dir, k, err)
+		}
+		dropped++
+	}
+	ds := make([]string, 0, len(damaged))
+	for d := range damaged {
+		ds = append(ds, d)
+	}
+	sort.Strings(ds)
+	removed := 0
+	for _, d := range ds {
+		n, err := c.dropDigestErr(d, damaged[d])
+		if err != nil {
+			return rep, fmt.Errorf("cache %s: repair payload %s: %w", c.dir, d, err)
+		}
+		dropped += n
+		if damaged[d] {
+			removed++
+		}
+	}
+	for _, p := range strays {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return rep, fmt.Errorf("cache %s: repair: %w", c.dir, err)
+		}
+		removed++
+	}
+	if dropped > 0 {
+		rep.Repaired = append(rep.Repaired, fmt.Sprintf("dropped the outputs of %d keys (the next run recomputes them)", dropped))
+	}
+	if removed > 0 {
+		rep.Repaired = append(rep.Repaired, fmt.Sprintf("removed %d damaged or stray files under %s", removed, filepath.Join(c.dir, objectsDir)))
 	}
 	return rep, nil
 }
@@ -517,7 +596,7 @@ func (c *Cache) Clear() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("cache %s: clear: %w", c.dir, err)
+		return fmt.Errorf("cache %s: clear: %w", c.dir, wrapDamaged(err))
 	}
 	files, err := c.walkObjects()
 	if err != nil {
@@ -529,4 +608,39 @@ func (c *Cache) Clear() error {
 		}
 	}
 	return nil
+}
+
+// Reset empties the cache in dir without reading its index, for an index
+// SQLite cannot read (see ErrIndexDamaged): it removes index.db with its
+// WAL files and every payload under objects/, leaving the temp files of
+// writers that still run, and Open then creates a fresh index. Payload
+// files carry no key, so nothing of the old index can be kept. A process
+// that still has the old index open keeps writing to the removed file;
+// what it stores is lost (recomputed by the next run). It returns the
+// number of payload files and bytes removed.
+func Reset(dir string) (files int, bytes int64, err error) {
+	if info, err := os.Stat(dir); err != nil {
+		return 0, 0, fmt.Errorf("cache %s: %w", dir, err)
+	} else if !info.IsDir() {
+		return 0, 0, fmt.Errorf("cache %s: not a directory", dir)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		p := filepath.Join(dir, indexFile+suffix)
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return 0, 0, fmt.Errorf("cache %s: reset: %w", dir, err)
+		}
+	}
+	c := &Cache{dir: dir}
+	objs, err := c.walkObjects()
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, f := range objs {
+		if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return files, bytes, fmt.Errorf("cache %s: reset: %w", dir, err)
+		}
+		files++
+		bytes += f.size
+	}
+	return files, bytes, nil
 }

@@ -58,7 +58,7 @@ func (c *Cache) Lookup(key string) (refs []OutputRef, ok bool, err error) {
 	}
 	rows, err := c.stLookup.Query(key)
 	if err != nil {
-		return nil, false, fmt.Errorf("cache %s: look up %s: %w", c.dir, key, err)
+		return nil, false, fmt.Errorf("cache %s: look up %s: %w", c.dir, key, wrapDamaged(err))
 	}
 	defer rows.Close()
 	outputs := sql.NullInt64{}
@@ -84,11 +84,54 @@ func (c *Cache) Lookup(key string) (refs []OutputRef, ok bool, err error) {
 		if !validDigest(r.Digest) {
 			return nil, false, nil
 		}
-		if _, err := os.Stat(c.objectPath(r.Digest)); err != nil {
+		// A payload of the wrong size is damaged (truncated, or replaced):
+		// a miss, so the stage is recomputed and Store replaces the file.
+		if info, err := os.Stat(c.objectPath(r.Digest)); err != nil || !info.Mode().IsRegular() || info.Size() != r.Size {
 			return nil, false, nil
 		}
 	}
 	return refs, true, nil
+}
+
+// CheckPayloads checks that the payload files of refs are sound: each
+// exists with the size the index records and, if rehash is set, the sha256
+// it is named by. It never writes. The first problem is returned as an
+// error naming the file and what was expected, wrapping ErrNotFound (no
+// file) or ErrCorrupt (wrong size or content). The runner re-hashes the
+// outputs the user reads (the pipeline's leaves) before serving them from
+// the cache; Load re-hashes every payload it reads anyway.
+func (c *Cache) CheckPayloads(refs []OutputRef, rehash bool) error {
+	var h hash.Hash
+	for _, r := range refs {
+		if !validDigest(r.Digest) {
+			return fmt.Errorf("cache %s: %s/%s: digest %q is not a hex sha256: %w", c.dir, r.Key, r.Name, r.Digest, ErrCorrupt)
+		}
+		path := c.objectPath(r.Digest)
+		info, err := os.Stat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cache %s: %s/%s: payload %s is missing: %w", c.dir, r.Key, r.Name, path, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("cache %s: %s/%s: %w", c.dir, r.Key, r.Name, err)
+		}
+		if info.Size() != r.Size {
+			return fmt.Errorf("cache %s: %s/%s: payload %s has %d bytes, the index says %d: %w", c.dir, r.Key, r.Name, path, info.Size(), r.Size, ErrCorrupt)
+		}
+		if !rehash {
+			continue
+		}
+		if h == nil {
+			h = sha256.New()
+		}
+		got, _, err := hashFile(path, h)
+		if err != nil {
+			return fmt.Errorf("cache %s: %s/%s: %w", c.dir, r.Key, r.Name, err)
+		}
+		if got != r.Digest {
+			return fmt.Errorf("cache %s: %s/%s: payload %s has sha256 %s, the index says %s: %w", c.dir, r.Key, r.Name, path, got, r.Digest, ErrCorrupt)
+		}
+	}
+	return nil
 }
 
 // scanRecord reads a key record from a row of (key, address, stage_type,
@@ -229,16 +272,31 @@ func (c *Cache) dropDigest(digest string, remove bool) {
 	if c.readOnly || c.db == nil {
 		return
 	}
-	c.withTx(func(tx *sql.Tx) error {
-		if _, err := tx.Exec(`UPDATE keys SET outputs = NULL WHERE key IN (SELECT key FROM artifacts WHERE digest = ?)`, digest); err != nil {
+	c.dropDigestErr(digest, remove)
+}
+
+// dropDigestErr is dropDigest reporting the index error; it returns the
+// number of keys whose outputs were dropped.
+func (c *Cache) dropDigestErr(digest string, remove bool) (int, error) {
+	var n int64
+	err := c.withTx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`UPDATE keys SET outputs = NULL WHERE key IN (SELECT key FROM artifacts WHERE digest = ?)`, digest)
+		if err != nil {
 			return err
 		}
-		_, err := tx.Exec(`DELETE FROM artifacts WHERE key IN (SELECT key FROM artifacts WHERE digest = ?)`, digest)
+		n, _ = res.RowsAffected()
+		_, err = tx.Exec(`DELETE FROM artifacts WHERE key IN (SELECT key FROM artifacts WHERE digest = ?)`, digest)
 		return err
 	})
-	if remove {
-		os.Remove(c.objectPath(digest))
+	if err != nil {
+		return 0, err
 	}
+	if remove {
+		if err := os.Remove(c.objectPath(digest)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return int(n), err
+		}
+	}
+	return int(n), nil
 }
 
 // Store writes the outputs of rec.Key and returns their refs, sorted by
@@ -322,7 +380,7 @@ func (c *Cache) Store(rec *KeyRecord, outputs map[string]*artifact.Artifact) ([]
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cache %s: store %s (%s): index: %w", c.dir, rec.Key, rec.Address, err)
+		return nil, fmt.Errorf("cache %s: store %s (%s): index: %w", c.dir, rec.Key, rec.Address, wrapDamaged(err))
 	}
 	c.bufMu.Lock()
 	delete(c.touched, rec.Key)
@@ -369,15 +427,19 @@ func (c *Cache) writeObject(write func(io.Writer) error) (digest string, size in
 	digest = hex.EncodeToString(h.Sum(nil))
 	final := c.objectPath(digest)
 	if info, err := os.Stat(final); err == nil && info.Mode().IsRegular() && info.Size() == cw.n {
-		// Stored already (by another key or process): keep that file. Its
-		// mtime is bumped so gc's grace period covers the index update
-		// that follows. Should it be damaged, Load notices, removes it and
-		// the key is recomputed.
-		tmp.Close()
-		os.Remove(tmpName)
-		now := time.Now()
-		os.Chtimes(final, now, now)
-		return digest, cw.n, nil
+		// Stored already (by another key or process)? Only a file whose
+		// content has this digest is kept: a damaged one (a flipped byte
+		// keeps the size) is replaced by the fresh payload below, so a
+		// recompute (run --force, --no-cache) heals it. A kept file's mtime
+		// is bumped so gc's grace period covers the index update that
+		// follows.
+		if got, _, err := hashFile(final, sha256.New()); err == nil && got == digest {
+			tmp.Close()
+			os.Remove(tmpName)
+			now := time.Now()
+			os.Chtimes(final, now, now)
+			return digest, cw.n, nil
+		}
 	}
 	if err := tmp.Sync(); err != nil {
 		return "", 0, fmt.Errorf("fsync %s: %w", tmpName, err)

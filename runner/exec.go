@@ -69,6 +69,10 @@ type RunResult struct {
 	Stages    []*StageResult
 	ByAddress map[string]*StageResult
 	Wall      time.Duration
+	// Warnings are problems the run worked around, for the user to see:
+	// a damaged cached output that was recomputed, a run record removed
+	// from the cache while the run went on (cache clear).
+	Warnings []string
 }
 
 // Count returns how many stages ended with status.
@@ -166,9 +170,12 @@ func Execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 	for i, s := range plan.Steps {
 		es := &execStep{Step: s, index: i, pending: map[string]bool{},
 			res:   &StageResult{Address: s.Instance.Address, Key: s.Key(), Reason: s.Reason},
-			force: opts.NoCache || forced[s.Instance.Address] || forced[s.Instance.Block]}
+			force: opts.NoCache || forced[s.Instance.Address] || forced[s.Instance.Block] || s.Damaged}
 		steps[i] = es
 		byAddr[s.Instance.Address] = es
+		if s.Damaged {
+			result.Warnings = append(result.Warnings, fmt.Sprintf("%s: %s; recomputing it", s.Instance.Address, s.Reason))
+		}
 		result.Stages = append(result.Stages, es.res)
 		result.ByAddress[es.res.Address] = es.res
 	}

@@ -20,6 +20,14 @@ type PlanStore interface {
 	LastRecord(address string) (rec *cache.KeyRecord, ok bool, err error)
 }
 
+// PayloadChecker is a PlanStore that can check stored payloads without
+// loading them (*cache.Cache implements it): each file exists with its
+// recorded size and, with rehash, its digest. MakePlan uses it to re-hash
+// the outputs of the pipeline's leaves before serving them from the cache.
+type PayloadChecker interface {
+	CheckPayloads(refs []cache.OutputRef, rehash bool) error
+}
+
 // Store is the part of the cache an executor needs to run one stage
 // instance: find, load and store artifacts, and claim keys so that two
 // processes never compute the same key at once. *cache.Cache implements it.

@@ -35,6 +35,11 @@ type Step struct {
 	// Reason says why a stage that is not Cached runs: "never run",
 	// "param lr changed 0.01 → 0.05", "forced", …
 	Reason string
+	// Damaged is true when the key is stored but a payload failed its
+	// check (a leaf's digest): the stage runs as if forced, so its
+	// executor does not serve the damaged outputs again, and the store
+	// replaces the file.
+	Damaged bool
 }
 
 // Key returns the step's cache key.
@@ -70,6 +75,18 @@ func MakePlan(p *Pipeline, store PlanStore, opts PlanOptions) (*Plan, error) {
 	}
 	matched := map[string]bool{}
 	plan := &Plan{Pipeline: p, ByAddress: map[string]*Step{}}
+	// The leaves (instances nothing consumes: tables, figures, reports)
+	// are what the user reads, so their stored payloads are re-hashed
+	// before they are served from the cache; a damaged one runs again.
+	checker, _ := store.(PayloadChecker)
+	consumed := map[string]bool{}
+	for _, inst := range p.Instances {
+		for _, refs := range inst.Inputs {
+			for _, r := range refs {
+				consumed[r.Producer] = true
+			}
+		}
+	}
 	for _, inst := range p.Instances {
 		rec, err := planRecord(inst, plan.ByAddress)
 		if err != nil {
@@ -94,6 +111,12 @@ func MakePlan(p *Pipeline, store PlanStore, opts PlanOptions) (*Plan, error) {
 			refs, ok, err := store.Lookup(rec.Key)
 			if err != nil {
 				return nil, fmt.Errorf("plan %s: %w", inst.Address, err)
+			}
+			if ok && checker != nil && !consumed[inst.Address] {
+				if err := checker.CheckPayloads(refs, true); err != nil {
+					step.Reason, step.Damaged = fmt.Sprintf("stored output damaged (%v)", err), true
+					break
+				}
 			}
 			if ok {
 				step.Cached, step.Outputs = true, refs

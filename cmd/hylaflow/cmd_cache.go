@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,12 +61,17 @@ artifacts and their bytes per stage type, largest first.
   --json   one JSON object {dir, keys, artifacts, objects, bytes, runs,
            by_stage_type: [{type, artifacts, bytes}]}
 `,
-	"verify": `Usage: hylaflow cache verify [--cache DIR]
+	"verify": `Usage: hylaflow cache verify [--repair] [--cache DIR]
 
 Re-hashes every payload and checks the index against the payload files both
 ways. Prints each problem on its own line and exits 1 if there is any.
 Payload files no key refers to (left by a killed process) are reported as
 orphans; they are harmless and gc removes them.
+  --repair   fix what was found: keys whose payload is missing, truncated or
+             damaged lose their outputs (the next run recomputes them) and
+             damaged or stray files are removed; exits 0 when everything
+             found was fixed. A damaged index cannot be repaired (payloads
+             carry no keys): 'hylaflow cache clear --yes' starts afresh.
 `,
 	"gc": `Usage: hylaflow cache gc [--keep-runs N] [--older-than D] [--dry-run] [--cache DIR]
 
@@ -81,7 +87,9 @@ that time. Run history is kept.
 	"clear": `Usage: hylaflow cache clear --yes [--cache DIR]
 
 Removes every stored key, payload and run from the cache. Without --yes it
-only says what it would remove.
+only says what it would remove. When the index (index.db) is damaged, clear
+--yes removes it with every payload and creates an empty cache: this is the
+recovery from a damaged index.
 `,
 	"export": `Usage: hylaflow cache export KEY[/OUTPUT] FILE [--cache DIR]
 
@@ -116,7 +124,7 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 	name := "cache " + sub
 	fs := cliFlagSet(name, stderr)
 	dir := fs.String("cache", "", "cache directory")
-	var asJSON, dryRun, yes *bool
+	var asJSON, dryRun, yes, repair *bool
 	var keepRuns *int
 	var olderThan, sortBy *string
 	switch sub {
@@ -131,6 +139,8 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 		dryRun = fs.Bool("dry-run", false, "only say what would be removed")
 	case "clear":
 		yes = fs.Bool("yes", false, "really remove everything")
+	case "verify":
+		repair = fs.Bool("repair", false, "drop damaged entries so the next run recomputes them")
 	}
 	pos, err := cliParse(fs, args[1:])
 	if err != nil {
@@ -163,13 +173,16 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	cdir := runCmdCacheDir(*dir)
 	var c *cache.Cache
-	switch sub {
-	case "gc", "clear":
+	switch {
+	case sub == "gc" || sub == "clear" || sub == "verify" && *repair:
 		if _, err := os.Stat(cdir); err != nil {
 			fmt.Fprintf(stderr, "hylaflow %s: no cache at %s: %v\n", name, cdir, err)
 			return exitStageFailed
 		}
 		c, err = cache.Open(cdir)
+		if sub == "clear" && *yes && errors.Is(err, cache.ErrIndexDamaged) {
+			return cacheCmdReset(cdir, stdout, stderr)
+		}
 	default:
 		// Reading commands never create or modify a cache.
 		c, err = cache.OpenReadOnly(cdir)
@@ -186,7 +199,7 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 	case "stats":
 		err = cacheCmdStats(c, *asJSON, stdout)
 	case "verify":
-		return cacheCmdVerify(c, stdout, stderr)
+		return cacheCmdVerify(c, *repair, stdout, stderr)
 	case "gc":
 		err = cacheCmdGC(c, cache.GCOptions{KeepRuns: *keepRuns, OlderThan: age, DryRun: *dryRun}, stdout)
 	case "clear":
@@ -194,6 +207,10 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 		code, err = cacheCmdClear(c, *yes, stdout, stderr)
 		if err == nil {
 			return code
+		}
+		if *yes && errors.Is(err, cache.ErrIndexDamaged) {
+			c.Close()
+			return cacheCmdReset(cdir, stdout, stderr)
 		}
 	case "export":
 		err = cacheCmdExport(c, pos[0], pos[1], stdout, stderr)
@@ -455,8 +472,12 @@ func cacheCmdStats(c *cache.Cache, asJSON bool, w io.Writer) error {
 	return tw.Flush()
 }
 
-func cacheCmdVerify(c *cache.Cache, stdout, stderr io.Writer) int {
-	rep, err := c.Verify()
+func cacheCmdVerify(c *cache.Cache, repair bool, stdout, stderr io.Writer) int {
+	verify := c.Verify
+	if repair {
+		verify = c.Repair
+	}
+	rep, err := verify()
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow cache verify: %v\n", err)
 		return exitStageFailed
@@ -473,7 +494,39 @@ func cacheCmdVerify(c *cache.Cache, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, p)
 	}
 	fmt.Fprintf(stdout, "checked %d payloads: %d problems%s\n", rep.Checked, len(rep.Problems), orphans)
-	return exitStageFailed
+	if !repair {
+		fmt.Fprintln(stdout, "(hylaflow cache verify --repair drops the damaged entries so the next run recomputes them)")
+		return exitStageFailed
+	}
+	for _, r := range rep.Repaired {
+		fmt.Fprintf(stdout, "repaired: %s\n", r)
+	}
+	if rep.Unrepaired > 0 {
+		fmt.Fprintf(stdout, "%d problems left unrepaired\n", rep.Unrepaired)
+		return exitStageFailed
+	}
+	return exitOK
+}
+
+// cacheCmdReset empties a cache whose index SQLite cannot read (clear --yes).
+func cacheCmdReset(dir string, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "hylaflow cache clear: %s is damaged (SQLite cannot read it); removing it with every payload\n", filepath.Join(dir, "index.db"))
+	files, bytes, err := cache.Reset(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow cache clear: %v\n", err)
+		return exitStageFailed
+	}
+	c, err := cache.Open(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow cache clear: recreate the index: %v\n", err)
+		return exitStageFailed
+	}
+	if err := c.Close(); err != nil {
+		fmt.Fprintf(stderr, "hylaflow cache clear: %v\n", err)
+		return exitStageFailed
+	}
+	fmt.Fprintf(stdout, "removed the damaged index and %d payload files (%s) from %s; created an empty index\n", files, cacheCmdSize(bytes), dir)
+	return exitOK
 }
 
 func cacheCmdGC(c *cache.Cache, opts cache.GCOptions, w io.Writer) error {

@@ -208,6 +208,9 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitStageFailed
 	}
 	runner.WriteSummary(stdout, res)
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "hylaflow run: warning: %s\n", w)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
 	}
