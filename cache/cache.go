@@ -357,9 +357,10 @@ func (c *Cache) flushLocked(also func(tx *sql.Tx) error) error {
 			}
 			defer next.Close()
 			seqs := map[int64]int64{}
+			// A run whose record was cleared meanwhile gets no stage rows.
 			st, err := tx.Prepare(`INSERT INTO run_stages
 				(run_id, seq, address, key, status, reason, start, duration, error, metrics)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+				SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?)`)
 			if err != nil {
 				return fmt.Errorf("cache %s: record stages: %w", c.dir, err)
 			}
@@ -374,7 +375,7 @@ func (c *Cache) flushLocked(also func(tx *sql.Tx) error) error {
 				seqs[b.run] = seq + 1
 				metrics := metricsJSON(b.s.Metrics)
 				if _, err := st.Exec(b.run, seq, b.s.Address, b.s.Key, b.s.Status, b.s.Reason,
-					unixNano(b.s.Start), int64(b.s.Duration), b.s.Error, metrics); err != nil {
+					unixNano(b.s.Start), int64(b.s.Duration), b.s.Error, metrics, b.run); err != nil {
 					return fmt.Errorf("cache %s: record stage %s of run %d: %w", c.dir, b.s.Address, b.run, err)
 				}
 			}

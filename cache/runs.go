@@ -13,6 +13,11 @@ import (
 // died before FinishRun (killed, crashed); its recorded status stays "running".
 const RunInterrupted = "interrupted"
 
+// ErrRunLost marks a run whose record was removed from the index while it
+// ran (by Clear from another process): FinishRun cannot record its end.
+// Its stages' outputs are stored all the same.
+var ErrRunLost = errors.New("cache: the run record was removed")
+
 // BeginRun records the start of a run and returns its id.
 func (c *Cache) BeginRun(pipeline string, args []string) (int64, error) {
 	if args == nil {
@@ -80,18 +85,56 @@ func (c *Cache) FinishRun(runID int64, status string) error {
 	}
 	c.bufMu.Lock()
 	defer c.bufMu.Unlock()
+	lost := false
 	err := c.flushLocked(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE runs SET status = ?, duration = max(0, ? - start) WHERE id = ?`, status, time.Now().UnixNano(), runID)
 		if err != nil {
 			return err
 		}
+		// No row: the record was cleared meanwhile. The uses buffered with
+		// it are still written (stage records of a missing run are not).
 		if n, err := res.RowsAffected(); err == nil && n == 0 {
-			return fmt.Errorf("no run %d", runID)
+			lost = true
 		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("cache %s: finish run %d: %w", c.dir, runID, err)
+	}
+	if lost {
+		return fmt.Errorf("cache %s: finish run %d: no run %d: %w", c.dir, runID, runID, ErrRunLost)
+	}
+	return nil
+}
+
+// Pin marks keys as used now, in one transaction written at once (Touch
+// is buffered). gc keeps what live runs use (everything used since the
+// oldest of them started), so a run that pins its planned keys after
+// BeginRun and before looking them up never has them removed under it.
+// Unknown keys are ignored.
+func (c *Cache) Pin(keys []string) error {
+	if err := c.writable(); err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	now := time.Now().UnixNano()
+	err := c.withTx(func(tx *sql.Tx) error {
+		st, err := tx.Prepare(`UPDATE keys SET last_used = max(last_used, ?) WHERE key = ?`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, k := range keys {
+			if _, err := st.Exec(now, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cache %s: pin %d keys: %w", c.dir, len(keys), err)
 	}
 	return nil
 }

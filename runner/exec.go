@@ -124,17 +124,50 @@ type execDone struct {
 // records the run and every stage's outcome in store. Stage failures and
 // cancellation are reported in the result (Status); the error is for
 // problems of the runner itself (planning, the run record).
+//
+// The run is recorded, and when store is a KeyPinner every planned key is
+// marked used, before anything is looked up, so a concurrent `cache gc`
+// (which keeps what live runs use) never removes what the plan counts as
+// cached.
 func Run(ctx context.Context, p *Pipeline, store RunStore, opts RunOptions) (*RunResult, error) {
 	start := time.Now()
-	plan, err := MakePlan(p, store, opts.PlanOptions)
+	plan, err := planKeys(p, opts.PlanOptions)
 	if err != nil {
 		return nil, err
 	}
-	return Execute(ctx, plan, store, opts, start)
+	runID, err := store.BeginRun(plan.Pipeline.Name, opts.Args)
+	if err != nil {
+		return nil, fmt.Errorf("record the run: %w", err)
+	}
+	if pinner, ok := store.(KeyPinner); ok {
+		keys := make([]string, len(plan.Steps))
+		for i, s := range plan.Steps {
+			keys[i] = s.Key()
+		}
+		if err := pinner.Pin(keys); err != nil {
+			store.FinishRun(runID, RunFailed)
+			return nil, fmt.Errorf("register the run's keys: %w", err)
+		}
+	}
+	if err := planLookup(plan, store, opts.PlanOptions); err != nil {
+		store.FinishRun(runID, RunFailed)
+		return nil, err
+	}
+	return execute(ctx, plan, store, opts, start, runID)
 }
 
-// Execute runs a plan made by MakePlan (see Run); start is the run's start time.
+// Execute runs a plan made by MakePlan (see Run); start is the run's start
+// time. The run is recorded after the plan was made, so unlike Run it does
+// not protect the plan's cached keys from a concurrent gc.
 func Execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, start time.Time) (*RunResult, error) {
+	runID, err := store.BeginRun(plan.Pipeline.Name, opts.Args)
+	if err != nil {
+		return nil, fmt.Errorf("record the run: %w", err)
+	}
+	return execute(ctx, plan, store, opts, start, runID)
+}
+
+func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, start time.Time, runID int64) (*RunResult, error) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
@@ -154,10 +187,6 @@ func Execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 	var memo *Memo
 	if l, ok := exe.(*Local); ok {
 		memo = l.Memo
-	}
-	runID, err := store.BeginRun(plan.Pipeline.Name, opts.Args)
-	if err != nil {
-		return nil, fmt.Errorf("record the run: %w", err)
 	}
 	result := &RunResult{RunID: runID, Plan: plan, ByAddress: map[string]*StageResult{}}
 	forced := map[string]bool{}
@@ -442,6 +471,12 @@ func Execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 	}
 	if err := store.FinishRun(runID, result.Status); err != nil && recordErr == nil {
 		recordErr = fmt.Errorf("finish the run record: %w", err)
+	}
+	if errors.Is(recordErr, cache.ErrRunLost) {
+		// The run record was removed while the run went on (cache clear):
+		// the stages' outcomes stand, only the history is lost.
+		result.Warnings = append(result.Warnings, fmt.Sprintf("the record of run %d was removed from the cache while it ran (cache clear?): %v; the stages' results above stand", runID, recordErr))
+		recordErr = nil
 	}
 	return result, recordErr
 }

@@ -44,6 +44,14 @@ type Store interface {
 	Claim(ctx context.Context, key string) (release func(), err error)
 }
 
+// KeyPinner is a RunStore that can mark keys as used at once (not
+// buffered), so that a gc running beside a live run keeps them. Run pins
+// every planned key after recording the run and before looking any up.
+// *cache.Cache implements it.
+type KeyPinner interface {
+	Pin(keys []string) error
+}
+
 // RunStore is a Store that also keeps the run history.
 // *cache.Cache implements it.
 type RunStore interface {

@@ -69,64 +69,38 @@ func (p *Plan) Counts() (run, cached int) {
 // parameters, fingerprint and its producers' keys) and looks it up in
 // store, which it never writes. A nil store plans everything to run.
 func MakePlan(p *Pipeline, store PlanStore, opts PlanOptions) (*Plan, error) {
+	plan, err := planKeys(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := planLookup(plan, store, opts); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// planKeys is the first half of MakePlan: every step with its key record,
+// and the forced ones with their reason. It needs no store (a key depends
+// on the producers' keys, never on what is stored), so Run can register
+// the keys with the cache before it looks any of them up.
+func planKeys(p *Pipeline, opts PlanOptions) (*Plan, error) {
 	force := map[string]bool{}
 	for _, f := range opts.Force {
 		force[f] = true
 	}
 	matched := map[string]bool{}
 	plan := &Plan{Pipeline: p, ByAddress: map[string]*Step{}}
-	// The leaves (instances nothing consumes: tables, figures, reports)
-	// are what the user reads, so their stored payloads are re-hashed
-	// before they are served from the cache; a damaged one runs again.
-	checker, _ := store.(PayloadChecker)
-	consumed := map[string]bool{}
-	for _, inst := range p.Instances {
-		for _, refs := range inst.Inputs {
-			for _, r := range refs {
-				consumed[r.Producer] = true
-			}
-		}
-	}
 	for _, inst := range p.Instances {
 		rec, err := planRecord(inst, plan.ByAddress)
 		if err != nil {
 			return nil, err
 		}
 		step := &Step{Instance: inst, Record: rec}
-		forced := false
 		if force[inst.Address] {
-			forced, matched[inst.Address] = true, true
+			step.Reason, matched[inst.Address] = "forced", true
 		}
 		if force[inst.Block] {
-			forced, matched[inst.Block] = true, true
-		}
-		switch {
-		case forced:
-			step.Reason = "forced"
-		case opts.NoCache:
-			step.Reason = "--no-cache"
-		case store == nil:
-			step.Reason = "no cache"
-		default:
-			refs, ok, err := store.Lookup(rec.Key)
-			if err != nil {
-				return nil, fmt.Errorf("plan %s: %w", inst.Address, err)
-			}
-			if ok && checker != nil && !consumed[inst.Address] {
-				if err := checker.CheckPayloads(refs, true); err != nil {
-					step.Reason, step.Damaged = fmt.Sprintf("stored output damaged (%v)", err), true
-					break
-				}
-			}
-			if ok {
-				step.Cached, step.Outputs = true, refs
-				break
-			}
-			last, found, err := store.LastRecord(inst.Address)
-			if err != nil {
-				return nil, fmt.Errorf("plan %s: %w", inst.Address, err)
-			}
-			step.Reason = planReason(rec, last, found, plan.ByAddress)
+			step.Reason, matched[inst.Block] = "forced", true
 		}
 		plan.Steps = append(plan.Steps, step)
 		plan.ByAddress[inst.Address] = step
@@ -141,6 +115,54 @@ func MakePlan(p *Pipeline, store PlanStore, opts PlanOptions) (*Plan, error) {
 		return nil, fmt.Errorf("--force %s: no such stage or instance in %s", strings.Join(unknown, ", "), p.File)
 	}
 	return plan, nil
+}
+
+// planLookup is the second half of MakePlan: it decides, for every step
+// that is not forced, whether it is cached, and why it runs if not.
+func planLookup(plan *Plan, store PlanStore, opts PlanOptions) error {
+	// The leaves (instances nothing consumes: tables, figures, reports)
+	// are what the user reads, so their stored payloads are re-hashed
+	// before they are served from the cache; a damaged one runs again.
+	checker, _ := store.(PayloadChecker)
+	consumed := map[string]bool{}
+	for _, step := range plan.Steps {
+		for _, refs := range step.Instance.Inputs {
+			for _, r := range refs {
+				consumed[r.Producer] = true
+			}
+		}
+	}
+	for _, step := range plan.Steps {
+		inst, rec := step.Instance, step.Record
+		switch {
+		case step.Reason == "forced":
+		case opts.NoCache:
+			step.Reason = "--no-cache"
+		case store == nil:
+			step.Reason = "no cache"
+		default:
+			refs, ok, err := store.Lookup(rec.Key)
+			if err != nil {
+				return fmt.Errorf("plan %s: %w", inst.Address, err)
+			}
+			if ok && checker != nil && !consumed[inst.Address] {
+				if err := checker.CheckPayloads(refs, true); err != nil {
+					step.Reason, step.Damaged = fmt.Sprintf("stored output damaged (%v)", err), true
+					break
+				}
+			}
+			if ok {
+				step.Cached, step.Outputs = true, refs
+				break
+			}
+			last, found, err := store.LastRecord(inst.Address)
+			if err != nil {
+				return fmt.Errorf("plan %s: %w", inst.Address, err)
+			}
+			step.Reason = planReason(rec, last, found, plan.ByAddress)
+		}
+	}
+	return nil
 }
 
 // planRecord builds the key record of inst; its producers are in done.

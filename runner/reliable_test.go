@@ -1,0 +1,134 @@
+package runner_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/runner"
+)
+
+// openCaches opens two handles on one new cache directory, as two
+// processes would.
+func openCaches(t *testing.T) (*cache.Cache, *cache.Cache) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "cache")
+	a, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	b, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return a, b
+}
+
+// gcAtLookup runs gc (from another handle) just before its n-th Lookup.
+type gcAtLookup struct {
+	*cache.Cache
+	n, at int
+	gc    func()
+}
+
+func (s *gcAtLookup) Lookup(key string) ([]cache.OutputRef, bool, error) {
+	s.n++
+	if s.n == s.at {
+		s.gc()
+	}
+	return s.Cache.Lookup(key)
+}
+
+// Issue 19 item 2: a gc in the middle of a run's plan lookups (here
+// keeping no finished run, so only what live runs use survives) removes
+// nothing the run counts as cached: the run is recorded and its keys are
+// marked used before the first lookup.
+func TestGCDuringPlanKeepsPlannedKeys(t *testing.T) {
+	c, other := openCaches(t)
+	p := execLoad(t, nil, execFanout)
+	if r := execRun(t, p, c, runner.RunOptions{Jobs: 2}); r.Count(runner.StatusRan) != 5 {
+		t.Fatalf("first run: %v", execStatuses(r))
+	}
+	var rep cache.GCReport
+	var gcErr error
+	s := &gcAtLookup{Cache: c, at: 3, gc: func() { rep, gcErr = other.GC(cache.GCOptions{KeepRuns: 0}) }}
+	r := execRun(t, p, s, runner.RunOptions{Jobs: 2})
+	if gcErr != nil {
+		t.Fatal(gcErr)
+	}
+	if s.n < 3 {
+		t.Fatalf("only %d lookups; the gc never ran", s.n)
+	}
+	if rep.Keys != 0 || rep.Objects != 0 {
+		t.Errorf("gc during the run removed %d keys and %d payloads, want none", rep.Keys, rep.Objects)
+	}
+	if got := r.Count(runner.StatusCached); got != 5 || r.Status != runner.RunOK {
+		t.Errorf("run with a gc during its plan: %s, %d cached, want all 5: %v", r.Status, got, execStatuses(r))
+	}
+	for _, st := range r.Stages {
+		if _, ok, err := c.Lookup(st.Key); !ok || err != nil {
+			t.Errorf("%s is gone after the run: ok=%v err=%v", st.Address, ok, err)
+		}
+	}
+	// Once no run is live, the same gc removes them.
+	if rep, err := other.GC(cache.GCOptions{KeepRuns: 0}); err != nil || rep.Keys != 5 {
+		t.Errorf("gc after the run: %+v %v, want the 5 keys removed", rep, err)
+	}
+}
+
+// clearOnFirstRan clears the cache (from another handle) when the first
+// stage has run.
+type clearOnFirstRan struct {
+	once  sync.Once
+	clear func() error
+	err   error
+}
+
+func (o *clearOnFirstRan) Event(e runner.Event) {
+	if e.Kind == runner.EventDone && e.Status == runner.StatusRan {
+		o.once.Do(func() { o.err = o.clear() })
+	}
+}
+
+// Issue 19 item 2: cache clear while a run goes on loses the run record,
+// not the run: every stage succeeds, the run is ok with a warning, and no
+// stage record is left without its run.
+func TestClearDuringRunKeepsExitHonest(t *testing.T) {
+	c, other := openCaches(t)
+	p := execLoad(t, nil, execFanout)
+	obs := &clearOnFirstRan{clear: other.Clear}
+	r, err := runner.Run(context.Background(), p, c, runner.RunOptions{Jobs: 1, Observer: obs})
+	if obs.err != nil {
+		t.Fatal(obs.err)
+	}
+	if err != nil {
+		t.Fatalf("run with a clear during it: %v, want no error", err)
+	}
+	if r.Status != runner.RunOK || r.Count(runner.StatusFailed) != 0 {
+		t.Fatalf("run with a clear during it: %s %v", r.Status, execStatuses(r))
+	}
+	if got := r.ByAddress["sum.all"].Metrics["total"]; got != 36 {
+		t.Errorf("total %v, want 36", got)
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "was removed from the cache while it ran") {
+		t.Errorf("warnings %q, want one saying the run record was lost", r.Warnings)
+	}
+	runs, err := c.Runs(0)
+	if err != nil || len(runs) != 0 {
+		t.Errorf("runs after the clear: %+v %v, want none", runs, err)
+	}
+	// The next run records normally and finds what was stored after the clear.
+	r2 := execRun(t, p, c, runner.RunOptions{Jobs: 1})
+	if len(r2.Warnings) != 0 || r2.Count(runner.StatusRan) != 1 {
+		t.Errorf("next run: %v, warnings %q; want only value.src (stored before the clear) recomputed", execStatuses(r2), r2.Warnings)
+	}
+	d, err := c.Run(r2.RunID)
+	if err != nil || len(d.Stages) != 5 {
+		t.Fatalf("the next run's record: %+v %v", d, err)
+	}
+}
