@@ -83,7 +83,7 @@ func dataDatasetType() *registry.Type {
 		Params: []registry.Param{
 			{Name: "source", Type: registry.String, Required: true, Enum: []string{"planetoid", "hgcn", "reddit", "textgcn", "synthetic"},
 				Doc: "which loader reads the files"},
-			{Name: "name", Type: registry.String, Required: true, Doc: "dataset name, e.g. cora, airport, R8, disease (synthetic), sbm (synthetic)"},
+			{Name: "name", Type: registry.String, Required: true, Doc: "dataset name, checked against the source's datasets in `hylaflow datasets list` when the pipeline loads: e.g. cora, airport, R8, disease (synthetic), sbm (synthetic)"},
 			{Name: "root", Type: registry.Path, Default: "", Doc: "data root holding planetoid/, hgcn/, reddit/, textgcn/; empty = default root"},
 			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "synthetic: generator seed; textgcn: seed of the validation draw"},
 			{Name: "nodes", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "synthetic: number of nodes (0 = 1044 for disease, 232965 for sbm)"},
