@@ -439,3 +439,62 @@ func TestTable1RedditAuto(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickstartLearns runs the shipped quickstart as a user does (its
+// defaults, the built-in tree, no data files) and checks that every model
+// learns: each model's mean test accuracy must be at least 10 points above
+// both chance (one over the number of classes) and the majority-class rate
+// of the test split, so the quickstart cannot silently fall back to
+// predicting one class (as it did when all three read 50.0 ± 0.0).
+func TestQuickstartLearns(t *testing.T) {
+	c := openCache(t)
+	res := run(t, load(t, "quickstart.hcl", nil), c)
+	loadOut := func(address string) *artifact.Artifact {
+		t.Helper()
+		s, ok := res.ByAddress[address]
+		if !ok || len(s.Outputs) == 0 {
+			t.Fatalf("no outputs of %s in the run", address)
+		}
+		a, err := c.Load(s.Outputs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	labels, err := loadOut("dataset.disease").Ints(artifact.MemberLabels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, err := loadOut("split.disease").Ints(artifact.MemberTest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[int]int{}
+	for _, i := range test {
+		counts[labels[i]]++
+	}
+	majority := 0
+	for _, n := range counts {
+		majority = max(majority, n)
+	}
+	floor := 100 * max(float64(majority)/float64(len(test)), 1/float64(len(counts)))
+	cells := evaluateTable(t, c, res, "evaluate.quickstart")
+	seen := map[string]bool{}
+	for _, cell := range cells {
+		seen[cell.Model] = true
+		if cell.Runs != 3 || len(cell.Values) != 3 {
+			t.Errorf("%s: %d runs, %d values, want the 3 default seeds", cell.Model, cell.Runs, len(cell.Values))
+			continue
+		}
+		mean := (cell.Values[0] + cell.Values[1] + cell.Values[2]) / 3
+		if mean < floor+10 {
+			t.Errorf("%s: mean test accuracy %.1f %v, want at least %.1f (10 points above the test split's majority-class rate and chance, %.1f)",
+				cell.Model, mean, cell.Values, floor+10, floor)
+		}
+	}
+	for _, m := range []string{"hyla-sgc", "rff-sgc", "sgc"} {
+		if !seen[m] {
+			t.Errorf("no %s cell in the quickstart's table (cells %+v)", m, cells)
+		}
+	}
+}

@@ -1,14 +1,16 @@
 # The quickstart: HyLa-SGC, RFF-SGC and SGC on the built-in synthetic
-# disease-propagation tree (no download, runs offline in a few seconds).
+# disease-propagation tree (no download, runs offline in about a second).
 #
 #   hylaflow run pipelines/quickstart.hcl            # trains, evaluates, prints the table
 #   hylaflow run pipelines/quickstart.hcl            # again: everything comes from the cache
-#   hylaflow run pipelines/quickstart.hcl -var seeds='[0,1,2,3]'   # only the new seeds train
+#   hylaflow run pipelines/quickstart.hcl -var seeds='[0,1,2,3]'   # only the new seed trains
 #
-# Hyper-parameters follow the official code's Disease values
-# (hyper_parameters_16d.json: d0 16, D 500, K 5, s 0.1, lr_e 0.1, lr_c 1e-4)
-# except lr_c, raised to 0.01 because the synthetic tree is smaller and
-# trains for fewer epochs.
+# The settings were chosen on validation accuracy only (docs/quickstart.md has
+# the grid and its numbers): the features are standardised (the susceptibility
+# columns are not centred, and without it no model leaves the majority class
+# in 100 epochs), K = 1, and per model the official code's Disease values where
+# they did best on validation (HyLa: D 500, s 0.1, lr_e 0.1, lr_c 0.01; SGC:
+# lr_c 0.01) and s 0.5, lr_e 1 for RFF.
 
 pipeline "quickstart" {
   description = "HyLa-SGC vs RFF-SGC vs SGC on a synthetic disease-propagation tree"
@@ -51,13 +53,14 @@ stage "split" "disease" {
 }
 
 stage "normalize" "disease" {
-  graph = stage.dataset.disease
+  graph    = stage.dataset.disease
+  features = "standardize"
 }
 
 stage "precompute" "disease" {
   graph = stage.normalize.disease
   split = stage.split.disease
-  k     = 5
+  k     = 1
 }
 
 stage "sample" "hyla" {
@@ -74,7 +77,7 @@ stage "sample" "rff" {
   kind     = "rff"
   dim      = 16
   features = 500
-  scale    = 0.1
+  scale    = 0.5
   seed     = each.value
 }
 
@@ -92,7 +95,7 @@ stage "train" "rff" {
   features     = stage.precompute.disease
   samples      = stage.sample.rff[each.key]
   model        = "rff"
-  lr_embedding = 0.1
+  lr_embedding = 1
   seed         = each.value
 }
 

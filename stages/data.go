@@ -167,6 +167,12 @@ func dataFingerprint(p registry.Values) (string, error) {
 	}
 	root := dataRoot(p, p.String("source"))
 	h := sha256.New()
+	if dataIsSyntheticDisease(p) {
+		// The generator's version, so that a new generator invalidates the
+		// graphs (and everything built on them) drawn by the old one while
+		// the keys of the loaded datasets and of the SBM graph stay.
+		fmt.Fprintf(h, "synthetic disease generator\x00%s\n", synthetic.DiseaseVersion)
+	}
 	for _, f := range files {
 		rel, err := filepath.Rel(root, f)
 		if err != nil {
@@ -254,6 +260,18 @@ func dataRunDataset(ctx context.Context, job *registry.Job) (map[string]*artifac
 	}
 	job.Logf("%s: %d nodes, %d edges, %d features, %d classes", g.Name, g.Nodes(), info.Edges, g.FeatureDim(), g.Classes)
 	return map[string]*artifact.Artifact{dataOutGraph: a}, nil
+}
+
+// dataIsSyntheticDisease tells whether p asks for the synthetic disease tree.
+func dataIsSyntheticDisease(p registry.Values) bool {
+	if p.String("source") != "synthetic" {
+		return false
+	}
+	switch strings.ToLower(p.String("name")) {
+	case "disease", "synthetic_disease":
+		return true
+	}
+	return false
 }
 
 func dataGenerate(ctx context.Context, name string, p registry.Values, workers int) (*datasets.Graph, error) {

@@ -2,6 +2,8 @@ package stages
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/datasets/synthetic"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -228,6 +231,33 @@ func TestDataFingerprintTracksFiles(t *testing.T) {
 	}
 	if f4, _ := st.Fingerprint(p); f4 == f3 {
 		t.Fatal("fingerprint misses a same-size change of contents")
+	}
+}
+
+// The synthetic disease tree's fingerprint carries its generator's version
+// (so a new generator invalidates the graphs of the old one), while the SBM
+// graph, which reads no files and did not change, keeps the empty
+// fingerprint it always had, and with it every cached result built on it.
+func TestDataFingerprintSyntheticGenerator(t *testing.T) {
+	st, _ := Default().Lookup("dataset")
+	fp := func(name string) string {
+		t.Helper()
+		f, err := st.Fingerprint(registry.Values{"source": "synthetic", "name": name, "root": ""})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	empty := hex.EncodeToString(sha256.New().Sum(nil))
+	want := sha256.Sum256([]byte("synthetic disease generator\x00" + synthetic.DiseaseVersion + "\n"))
+	for _, tc := range []struct{ name, want string }{
+		{"disease", hex.EncodeToString(want[:])},
+		{"Synthetic_Disease", hex.EncodeToString(want[:])},
+		{"sbm", empty},
+	} {
+		if got := fp(tc.name); got != tc.want {
+			t.Errorf("fingerprint of synthetic %s = %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }
 

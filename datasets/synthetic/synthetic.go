@@ -19,14 +19,29 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// DiseaseVersion identifies the disease generator's output: it changes
+// whenever GenerateDisease draws a different graph for the same options, so
+// caches keyed on the options can tell old graphs from new ones.
+const DiseaseVersion = "2"
+
 // DiseaseOptions configure GenerateDisease.
 type DiseaseOptions struct {
 	Nodes    int     // number of nodes (≥ 2); default 1044 like HGCN's disease_nc
 	Features int     // feature columns (≥ 1); default 16
 	Seed     uint64  // random seed
-	Beta     float64 // infection probability scale; default 1
-	Sources  int     // initially infected nodes; default max(1, Nodes/25) (about 20% end up infected)
+	Beta     float64 // infection probability scale, in (0,1]; default 1
+	Sources  int     // initially infected nodes, the root included; default max(1, Nodes/25)
 	Noise    float64 // std of the noise added to the susceptibility signal; default 0.1
+	// Heredity is the correlation ρ of a node's latent susceptibility with
+	// its parent's (families share susceptibility), in [0,1); default 0.9,
+	// negative = independent susceptibilities.
+	Heredity float64
+	// Susceptible is the fraction of the population whose susceptibility
+	// lies above the infection threshold, in (0,1]; default 0.4.
+	Susceptible float64
+	// Sharpness is the width of the logistic step of the infection
+	// probability around the threshold (> 0); default 0.05.
+	Sharpness float64
 }
 
 func (o *DiseaseOptions) defaults() error {
@@ -46,28 +61,59 @@ func (o *DiseaseOptions) defaults() error {
 		o.Noise = 0.1
 	}
 	switch {
+	case o.Heredity == 0:
+		o.Heredity = 0.9
+	case o.Heredity < 0:
+		o.Heredity = 0
+	}
+	if o.Susceptible == 0 {
+		o.Susceptible = 0.4
+	}
+	if o.Sharpness == 0 {
+		o.Sharpness = 0.05
+	}
+	switch {
 	case o.Nodes < 2 || o.Nodes > 1<<28:
 		return fmt.Errorf("synthetic disease: nodes = %d, want 2..%d", o.Nodes, 1<<28)
 	case o.Features < 1 || o.Features > 1<<16:
 		return fmt.Errorf("synthetic disease: features = %d, want 1..65536", o.Features)
-	case o.Beta < 0 || o.Beta > 1:
-		return fmt.Errorf("synthetic disease: beta = %v, want [0,1]", o.Beta)
+	case !(o.Beta > 0 && o.Beta <= 1):
+		return fmt.Errorf("synthetic disease: beta = %v, want (0,1]", o.Beta)
 	case o.Sources < 1 || o.Sources > o.Nodes:
 		return fmt.Errorf("synthetic disease: sources = %d, want 1..nodes", o.Sources)
-	case o.Noise < 0:
+	case !(o.Noise >= 0):
 		return fmt.Errorf("synthetic disease: noise = %v, want ≥ 0", o.Noise)
+	case !(o.Heredity < 1):
+		return fmt.Errorf("synthetic disease: heredity = %v, want [0,1)", o.Heredity)
+	case !(o.Susceptible > 0 && o.Susceptible <= 1):
+		return fmt.Errorf("synthetic disease: susceptible = %v, want (0,1]", o.Susceptible)
+	case !(o.Sharpness > 0):
+		return fmt.Errorf("synthetic disease: sharpness = %v, want > 0", o.Sharpness)
 	}
 	return nil
 }
 
 // GenerateDisease builds a random tree (node i > 0 attaches to a uniformly
-// chosen earlier node, so depth grows like log n), gives every node a
-// susceptibility s ~ U(0,1), and runs an SIR epidemic: the infected sources
-// (the root and random others) infect each susceptible neighbour v with
-// probability Beta·s_v, then recover. Label 1 = ever infected. Feature
-// column j is s + Noise·N(0,1) for the first half of the columns and pure
-// N(0,1) noise for the rest, so the features carry the susceptibility and
-// the graph carries the contagion. The split is left to the caller
+// chosen earlier node, so depth grows like log n) and runs an SIR epidemic on
+// it, in the spirit of HGCN's Disease (SIR on a tree, node features = the
+// susceptibility, label 1 = ever infected).
+//
+// Susceptibility is inherited: a latent Gaussian z (z_root ~ N(0,1),
+// z_v = ρ·z_parent + √(1−ρ²)·N(0,1), ρ = Heredity) gives s_v = Φ(z_v),
+// uniform on (0,1) at every node but alike within a family, so the tree
+// carries it. The root and Sources − 1 random nodes start infected; each infected
+// node infects each susceptible neighbour v with probability
+// Beta·σ((s_v − s*)/Sharpness), s* the (1 − Susceptible) quantile of s, then
+// recovers. The epidemic thus runs through the susceptible parts of the tree
+// that hold a source: which nodes are infected follows from the
+// susceptibilities around them, the signal a graph model can pick up after
+// propagating the features, and not from coin flips that no feature records
+// (version 1 of this generator drew an independent s per node and infected
+// with probability Beta·s: its labels were close to unpredictable, and every
+// model of the quickstart predicted the majority class).
+//
+// Feature column j is s + Noise·N(0,1) for the first half of the columns and
+// pure N(0,1) noise for the rest. The split is left to the caller
 // (datasets.HGCNSplit with datasets' Disease proportions).
 func GenerateDisease(opts DiseaseOptions) (*datasets.Graph, error) {
 	if err := opts.defaults(); err != nil {
@@ -88,10 +134,20 @@ func GenerateDisease(opts DiseaseOptions) (*datasets.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Parents precede their children, so one pass in index order inherits.
+	latent := make([]float64, n)
 	sus := make([]float64, n)
-	for i := range sus {
-		sus[i] = rng.Float64()
+	rho, rest := opts.Heredity, math.Sqrt(1-opts.Heredity*opts.Heredity)
+	for i := range latent {
+		latent[i] = rng.NormFloat64()
+		if i > 0 {
+			latent[i] = rho*latent[parent[i]] + rest*latent[i]
+		}
+		sus[i] = 0.5 * math.Erfc(-latent[i]/math.Sqrt2)
 	}
+	sorted := slices.Clone(sus)
+	slices.Sort(sorted)
+	threshold := sorted[min(n-1, int(float64(n)*(1-opts.Susceptible)))]
 	// SIR: state 0 susceptible, 1 infected (this round), 2 recovered.
 	state := make([]uint8, n)
 	frontier := []int{0}
@@ -108,7 +164,11 @@ func GenerateDisease(opts DiseaseOptions) (*datasets.Graph, error) {
 		for _, u := range frontier {
 			for p := adj.Indptr[u]; p < adj.Indptr[u+1]; p++ {
 				v := int(adj.Indices[p])
-				if state[v] == 0 && rng.Float64() < opts.Beta*sus[v] {
+				if state[v] != 0 {
+					continue
+				}
+				pv := opts.Beta / (1 + math.Exp(-(sus[v]-threshold)/opts.Sharpness))
+				if rng.Float64() < pv {
 					state[v] = 1
 					next = append(next, v)
 				}

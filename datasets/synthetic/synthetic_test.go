@@ -3,6 +3,7 @@ package synthetic
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,85 @@ func TestDiseaseIsSeededTreeWithSignal(t *testing.T) {
 	}
 	if _, err := GenerateDisease(DiseaseOptions{Nodes: 1}); err == nil {
 		t.Error("1 node: no error")
+	}
+}
+
+// TestDiseaseHeredityAndEpidemic checks the two properties the quickstart
+// relies on, over several seeds: susceptibility is inherited along the tree
+// (the parent–child correlation of the susceptibility column is near
+// (6/π)·asin(ρ/2), the correlation of Φ(z) for latent Gaussians of
+// correlation ρ = Heredity, times 0.89 for the feature noise (1/12 against
+// 1/12 + 0.1²): 0.79 for ρ = 0.9, 0.43 for 0.5, 0 when independent), and the epidemic
+// infects a HGCN-Disease-like share of the nodes (disease_nc: 20 %), chiefly
+// the susceptible ones.
+func TestDiseaseHeredityAndEpidemic(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		heredity       float64
+		corrLo, corrHi float64
+	}{
+		{"default", 0, 0.62, 0.88},
+		{"weak", 0.5, 0.3, 0.56},
+		{"independent", -1, -0.1, 0.1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var fracs []float64
+			for seed := uint64(1); seed <= 8; seed++ {
+				g, err := GenerateDisease(DiseaseOptions{Nodes: 3000, Seed: seed, Heredity: tc.heredity})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Node i > 0's parent is its smallest neighbour (parents precede children).
+				var child, par []float64
+				infected, infSus, healthySus := 0, 0.0, 0.0
+				for i := 0; i < g.Nodes(); i++ {
+					s := g.DenseFeatures.At(i, 0)
+					if i > 0 {
+						child = append(child, s)
+						par = append(par, g.DenseFeatures.At(int(g.Adj.Indices[g.Adj.Indptr[i]]), 0))
+					}
+					if g.Labels[i] == 1 {
+						infected++
+						infSus += s
+					} else {
+						healthySus += s
+					}
+				}
+				if c := stat.Correlation(child, par, nil); c < tc.corrLo || c > tc.corrHi {
+					t.Errorf("seed %d: parent–child susceptibility correlation %.3f, want [%.2f, %.2f]", seed, c, tc.corrLo, tc.corrHi)
+				}
+				fracs = append(fracs, float64(infected)/3000)
+				if mi, mh := infSus/float64(infected), healthySus/float64(3000-infected); mi < mh+0.2 {
+					t.Errorf("seed %d: mean susceptibility infected %.3f, healthy %.3f: want the infected clearly more susceptible", seed, mi, mh)
+				}
+			}
+			if m := stat.Mean(fracs, nil); m < 0.12 || m > 0.4 {
+				t.Errorf("mean infected fraction over seeds %.3f (%v), want 0.12–0.40 (disease_nc: 0.20)", m, fracs)
+			}
+		})
+	}
+}
+
+func TestDiseaseOptionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		opts DiseaseOptions
+		want string
+	}{
+		{DiseaseOptions{Nodes: 1}, "nodes = 1"},
+		{DiseaseOptions{Features: -1}, "features = -1"},
+		{DiseaseOptions{Beta: 1.5}, "beta = 1.5, want (0,1]"},
+		{DiseaseOptions{Beta: -0.5}, "beta = -0.5"},
+		{DiseaseOptions{Nodes: 10, Sources: 11}, "sources = 11"},
+		{DiseaseOptions{Noise: math.NaN()}, "noise = NaN"},
+		{DiseaseOptions{Heredity: 1}, "heredity = 1, want [0,1)"},
+		{DiseaseOptions{Susceptible: 1.5}, "susceptible = 1.5"},
+		{DiseaseOptions{Susceptible: -0.1}, "susceptible = -0.1"},
+		{DiseaseOptions{Sharpness: -1}, "sharpness = -1"},
+	} {
+		_, err := GenerateDisease(tc.opts)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one containing %q", tc.opts, err, tc.want)
+		}
 	}
 }
 
