@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -173,13 +174,7 @@ func TestCatalogFilesHaveChecksums(t *testing.T) {
 		}
 	}
 	// Against the shared datasets, every listed file with a checksum verifies.
-	root := os.Getenv("HYLAFLOW_DATA")
-	if root == "" {
-		root, _ = filepath.Abs(filepath.Join("..", "..", "shared", "datasets"))
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("datasets directory absent: %v", err)
-	}
+	root := testenv.Data(t)
 	checked := 0
 	for _, e := range Catalog() {
 		present, _ := e.Present(root)

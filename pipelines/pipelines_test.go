@@ -18,25 +18,18 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
-// dataRoot is $HYLAFLOW_DATA, else ../shared/datasets beside the repository.
+// dataRoot is the shared datasets folder: $HYLAFLOW_DATA, else
+// shared/datasets beside the repository (testenv.Data: skips without it,
+// fails on CI).
 func dataRoot(t *testing.T) string {
 	t.Helper()
-	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
-		return d
-	}
-	root, err := filepath.Abs(filepath.Join("..", "..", "shared", "datasets"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("datasets directory absent: %v", err)
-	}
-	return root
+	return testenv.Data(t)
 }
 
 func load(t *testing.T, file string, vars map[string]string) *runner.Pipeline {

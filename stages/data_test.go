@@ -13,6 +13,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/datasets/synthetic"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -52,19 +53,11 @@ func dataRunErr(typ string, params map[string]any, inputs map[string][]*artifact
 	return st.Run(context.Background(), job)
 }
 
+// dataTestRoot is the shared datasets folder (testenv.Data: skips without
+// it, fails on CI).
 func dataTestRoot(t *testing.T) string {
 	t.Helper()
-	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
-		return d
-	}
-	root, err := filepath.Abs(filepath.Join("..", "..", "shared", "datasets"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("datasets directory absent: %v", err)
-	}
-	return root
+	return testenv.Data(t)
 }
 
 func TestDataSyntheticPipeline(t *testing.T) {

@@ -1,12 +1,11 @@
 package stages
 
 import (
-	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 )
 
 // TestDataTextR8Accuracy trains Table 2's inductive models on the real R8
@@ -69,17 +68,8 @@ func BenchmarkDataPrecomputeR8Corpus(b *testing.B) {
 }
 
 func dataBenchRoot(b *testing.B) string {
-	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
-		return d
-	}
-	root, err := filepath.Abs(filepath.Join("..", "..", "shared", "datasets"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := os.Stat(root); err != nil {
-		b.Skipf("datasets directory absent: %v", err)
-	}
-	return root
+	b.Helper()
+	return testenv.Data(b)
 }
 
 func dataBenchRun(b *testing.B, typ string, params map[string]any, inputs map[string][]*artifact.Artifact) map[string]*artifact.Artifact {

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/registry"
 )
 
@@ -55,19 +54,11 @@ func learnRunErr(typ string, params map[string]any, inputs map[string][]*artifac
 	return st.Run(context.Background(), job)
 }
 
+// learnDataRoot is the shared datasets folder (testenv.Data: skips without
+// it, fails on CI).
 func learnDataRoot(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
-		return d
-	}
-	root, err := filepath.Abs(filepath.Join("..", "..", "shared", "datasets"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("datasets directory absent: %v", err)
-	}
-	return root
+	return testenv.Data(t)
 }
 
 // learnPrecompute runs dataset → normalize → [split] → precompute with

@@ -7,12 +7,11 @@ import (
 	"image/png"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/registry"
 	"gonum.org/v1/gonum/mat"
 )
@@ -278,19 +277,11 @@ func TestVisualStageErrors(t *testing.T) {
 	}
 }
 
+// visDataRoot is the shared datasets folder (testenv.Data: skips without
+// it, fails on CI).
 func visDataRoot(t *testing.T) string {
 	t.Helper()
-	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
-		return d
-	}
-	root, err := filepath.Abs(filepath.Join("..", "..", "shared", "datasets"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("datasets directory absent: %v", err)
-	}
-	return root
+	return testenv.Data(t)
 }
 
 // Figure 3 on the real Cora files: HyLa-SGC with the official JSON values,

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/internal/vec"
 	"github.com/hylaflow/hylaflow/openblas"
 )
@@ -84,13 +84,8 @@ func TestBenchSynthetic(t *testing.T) {
 // reports 81.0; one seed here) and with HyLa-SGC (the official JSON values;
 // seed 0 lands at 78.7, the official code at 79.3 ± 2.2).
 func TestBenchCora(t *testing.T) {
-	root := os.Getenv("HYLAFLOW_DATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "shared", "datasets")
-	}
-	if _, err := os.Stat(filepath.Join(root, "planetoid")); err != nil {
-		t.Skipf("datasets directory absent: %v", err)
-	}
+	testenv.Data(t, "planetoid")
+	root := testenv.Data(t)
 	out := benchTestRun(t, "--dataset", "cora", "--seeds", "1", "--model", "sgc", "--data", root)
 	r := out.Rows[0]
 	if r.Level != "features" || r.K != 2 || r.Metric != "accuracy" {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 )
 
 var cacheCmdUpdate = flag.Bool("update-cache", false, "rewrite the cache_*/runs_* golden files in testdata")
@@ -326,7 +327,7 @@ func cacheCmdNumpyValues(t *testing.T, file string, want []float64) {
 	t.Helper()
 	const py = "/usr/bin/python3"
 	if out, err := exec.Command(py, "-c", "import numpy").CombinedOutput(); err != nil {
-		if os.Getenv("CI") == "true" {
+		if testenv.CI() {
 			t.Fatalf("numpy is not importable by %s: %v %s", py, err, out)
 		}
 		t.Logf("skipping the numpy check: %v %s", err, out)

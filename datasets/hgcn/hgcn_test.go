@@ -9,17 +9,14 @@ import (
 
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/datasets/npy"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 )
 
+// dataDir is the shared datasets' hgcn folder (testenv.Data: skips without
+// it, fails on CI).
 func dataDir(t testing.TB) string {
-	root := os.Getenv("HYLAFLOW_DATA")
-	if root == "" {
-		root, _ = filepath.Abs(filepath.Join("..", "..", "..", "shared", "datasets"))
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("datasets directory absent: %v", err)
-	}
-	return filepath.Join(root, "hgcn")
+	t.Helper()
+	return testenv.Data(t, "hgcn")
 }
 
 func TestAirport(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/sparse"
 )
 
@@ -168,15 +169,11 @@ func TestSparseArchive(t *testing.T) {
 	}
 }
 
+// dataRoot is the shared datasets folder (testenv.Data: skips without it,
+// fails on CI).
 func dataRoot(t testing.TB) string {
-	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
-		return d
-	}
-	root, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "datasets"))
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("datasets directory absent: %v", err)
-	}
-	return root
+	t.Helper()
+	return testenv.Data(t)
 }
 
 func TestRealFiles(t *testing.T) {

@@ -6,17 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/internal/testenv"
 )
 
+// dataDir is the shared datasets' planetoid folder (testenv.Data: skips
+// without it, fails on CI).
 func dataDir(t testing.TB) string {
-	root := os.Getenv("HYLAFLOW_DATA")
-	if root == "" {
-		root, _ = filepath.Abs(filepath.Join("..", "..", "..", "shared", "datasets"))
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("datasets directory absent: %v", err)
-	}
-	return filepath.Join(root, "planetoid")
+	t.Helper()
+	return testenv.Data(t, "planetoid")
 }
 
 // The paper's statistics (nodes, classes, features) and the distinct

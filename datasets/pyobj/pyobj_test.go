@@ -5,12 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nlpodyssey/gopickle/types"
+
+	"github.com/hylaflow/hylaflow/internal/testenv"
 )
 
 // pk builds protocol-2 pickles opcode by opcode, the way Python 2's cPickle
@@ -260,15 +261,11 @@ func TestMalformedPicklesFailCleanly(t *testing.T) {
 	}
 }
 
+// dataRoot is the shared datasets folder (testenv.Data: skips without it,
+// fails on CI).
 func dataRoot(t testing.TB) string {
-	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
-		return d
-	}
-	root, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "datasets"))
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("datasets directory absent: %v", err)
-	}
-	return root
+	t.Helper()
+	return testenv.Data(t)
 }
 
 func TestRealPickles(t *testing.T) {

@@ -2,28 +2,19 @@ package textgcn
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/sparse"
 )
 
 // testRoot locates the TextGCN folder of the shared datasets: $HYLAFLOW_DATA,
-// else ../shared/datasets beside the repository root. It skips only when the
-// folder is absent.
+// else shared/datasets beside the repository (testenv.Data: skips without
+// it, fails on CI).
 func testRoot(tb testing.TB) string {
 	tb.Helper()
-	dir := os.Getenv("HYLAFLOW_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "datasets")
-	}
-	root := filepath.Join(dir, "textgcn")
-	if _, err := os.Stat(root); err != nil {
-		tb.Skipf("no TextGCN data at %s", root)
-	}
-	return root
+	return testenv.Data(tb, "textgcn")
 }
 
 // realCorpora caches each real corpus (default options) for the test binary.
