@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"gonum.org/v1/gonum/floats"
+	"github.com/hylaflow/hylaflow/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -92,17 +92,14 @@ func mulDenseInto(ctx context.Context, m *CSR, x, out *mat.Dense, workers int) e
 //	dst[i·ds : i·ds+w] = Σ_p m.Data[p]·src[j·ss : j·ss+w],  j = m.Indices[p],
 //
 // summing over row i's entries in their stored order, each term rounded
-// before it is added (no fused multiply-add). Every entry is therefore the
+// before it is added (no fused multiply-add; vec.SpMMRow, whose AVX-512,
+// AVX2 and portable paths give the same bits). Every entry is therefore the
 // same floating-point sum whichever kernel, column blocking or worker count
 // computes it. dst must not overlap src.
 func spmmRange(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int) {
 	for i := lo; i < hi; i++ {
-		d := dst[i*ds : i*ds+w]
-		clear(d)
-		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
-			j := int(m.Indices[p])
-			floats.AddScaled(d, m.Data[p], src[j*ss:j*ss+w])
-		}
+		p0, p1 := m.Indptr[i], m.Indptr[i+1]
+		vec.SpMMRow(m.Indices[p0:p1], m.Data[p0:p1], src, ss, dst[i*ds:i*ds+w], false)
 	}
 }
 
@@ -115,13 +112,11 @@ func spmmSeg(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int, s1
 	for i := lo; i < hi; i++ {
 		p0, end := cur[i], m.Indptr[i+1]
 		p := p0
-		d := dst[i*ds : i*ds+w]
-		if first {
-			clear(d)
+		for p < end && m.Indices[p] < s1 {
+			p++
 		}
-		for ; p < end && m.Indices[p] < s1; p++ {
-			j := int(m.Indices[p])
-			floats.AddScaled(d, m.Data[p], src[j*ss:j*ss+w])
+		if p > p0 || first {
+			vec.SpMMRow(m.Indices[p0:p], m.Data[p0:p], src, ss, dst[i*ds:i*ds+w], !first)
 		}
 		cur[i] = p
 	}
@@ -406,7 +401,7 @@ func PowerDenseRows(ctx context.Context, m *CSR, x *mat.Dense, k int, rows []int
 					if !full {
 						j = int(pos[j])
 					}
-					floats.AddScaled(dst, m.Data[p], praw.Data[j*praw.Stride:j*praw.Stride+xc])
+					addScaled(dst, m.Data[p], praw.Data[j*praw.Stride:j*praw.Stride+xc])
 				}
 			}
 		})
@@ -557,4 +552,14 @@ func MulNNZ(ctx context.Context, a, b *CSR, workers int) (int64, error) {
 		total += c
 	}
 	return total, err
+}
+
+// addScaled sets d += alpha·s, each product rounded before it is added (the
+// float64 conversion keeps the compiler from fusing them on any CPU, as
+// vec.SpMMRow's portable path does).
+func addScaled(d []float64, alpha float64, s []float64) {
+	s = s[:len(d)]
+	for c, x := range s {
+		d[c] += float64(alpha * x)
+	}
 }

@@ -1095,3 +1095,131 @@ ysc_bad:
 	MOVB $0, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func spmmRowAVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int)
+//
+// One row of a sparse×dense product (SpMMRow) on nb blocks of eight columns,
+// four blocks at a time, then one: acc = d (accumulate ≠ 0) or 0, then for
+// each entry q in order acc = acc + val[q]·src[idx[q]] (the product rounded
+// first, never fused).
+TEXT ·spmmRowAVX2(SB), NOSPLIT, $0-64
+	MOVQ idx+0(FP), SI
+	MOVQ val+8(FP), R8
+	MOVQ nnz+16(FP), R9
+	MOVQ src+24(FP), DI
+	MOVQ strideBytes+32(FP), R10
+	MOVQ d+40(FP), DX
+	MOVQ nb+48(FP), CX
+	MOVQ accumulate+56(FP), R11
+
+ysp4:
+	CMPQ CX, $4
+	JLT  ysp1
+	TESTQ R11, R11
+	JEQ   ysp4zero
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	VMOVUPD 96(DX), Y3
+	VMOVUPD 128(DX), Y4
+	VMOVUPD 160(DX), Y5
+	VMOVUPD 192(DX), Y6
+	VMOVUPD 224(DX), Y7
+	JMP   ysp4go
+
+ysp4zero:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+ysp4go:
+	XORQ BX, BX
+	TESTQ R9, R9
+	JEQ   ysp4store
+
+ysp4q:
+	MOVLQSX (SI)(BX*4), AX
+	IMULQ R10, AX
+	ADDQ DI, AX
+	VBROADCASTSD (R8)(BX*8), Y8
+	VMULPD (AX), Y8, Y9
+	VMULPD 32(AX), Y8, Y10
+	VMULPD 64(AX), Y8, Y11
+	VMULPD 96(AX), Y8, Y12
+	VADDPD Y9, Y0, Y0
+	VADDPD Y10, Y1, Y1
+	VADDPD Y11, Y2, Y2
+	VADDPD Y12, Y3, Y3
+	VMULPD 128(AX), Y8, Y9
+	VMULPD 160(AX), Y8, Y10
+	VMULPD 192(AX), Y8, Y11
+	VMULPD 224(AX), Y8, Y12
+	VADDPD Y9, Y4, Y4
+	VADDPD Y10, Y5, Y5
+	VADDPD Y11, Y6, Y6
+	VADDPD Y12, Y7, Y7
+	INCQ BX
+	CMPQ BX, R9
+	JLT  ysp4q
+
+ysp4store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VMOVUPD Y4, 128(DX)
+	VMOVUPD Y5, 160(DX)
+	VMOVUPD Y6, 192(DX)
+	VMOVUPD Y7, 224(DX)
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $4, CX
+	JMP  ysp4
+
+ysp1:
+	TESTQ CX, CX
+	JEQ   yspdone
+	TESTQ R11, R11
+	JEQ   ysp1zero
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	JMP   ysp1go
+
+ysp1zero:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+
+ysp1go:
+	XORQ BX, BX
+	TESTQ R9, R9
+	JEQ   ysp1store
+
+ysp1q:
+	MOVLQSX (SI)(BX*4), AX
+	IMULQ R10, AX
+	ADDQ DI, AX
+	VBROADCASTSD (R8)(BX*8), Y8
+	VMULPD (AX), Y8, Y9
+	VMULPD 32(AX), Y8, Y10
+	VADDPD Y9, Y0, Y0
+	VADDPD Y10, Y1, Y1
+	INCQ BX
+	CMPQ BX, R9
+	JLT  ysp1q
+
+ysp1store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ $64, DX
+	ADDQ $64, DI
+	DECQ CX
+	JMP  ysp1
+
+yspdone:
+	VZEROUPPER
+	RET

@@ -1254,3 +1254,106 @@ scbad:
 	MOVB $0, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int)
+//
+// One row of a sparse×dense product (SpMMRow) on nb blocks of eight columns,
+// four blocks at a time, then one: acc = d (accumulate ≠ 0) or 0, then for
+// each entry q in order acc = acc + val[q]·src[idx[q]] (the product rounded
+// first, never fused).
+TEXT ·spmmRowAVX512(SB), NOSPLIT, $0-64
+	MOVQ idx+0(FP), SI
+	MOVQ val+8(FP), R8
+	MOVQ nnz+16(FP), R9
+	MOVQ src+24(FP), DI
+	MOVQ strideBytes+32(FP), R10
+	MOVQ d+40(FP), DX
+	MOVQ nb+48(FP), CX
+	MOVQ accumulate+56(FP), R11
+
+zsp4:
+	CMPQ CX, $4
+	JLT  zsp1
+	TESTQ R11, R11
+	JEQ   zsp4zero
+	VMOVUPD (DX), Z0
+	VMOVUPD 64(DX), Z1
+	VMOVUPD 128(DX), Z2
+	VMOVUPD 192(DX), Z3
+	JMP   zsp4go
+
+zsp4zero:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+
+zsp4go:
+	XORQ BX, BX
+	TESTQ R9, R9
+	JEQ   zsp4store
+
+zsp4q:
+	MOVLQSX (SI)(BX*4), AX
+	IMULQ R10, AX
+	ADDQ DI, AX
+	VBROADCASTSD (R8)(BX*8), Z8
+	VMULPD (AX), Z8, Z9
+	VMULPD 64(AX), Z8, Z10
+	VMULPD 128(AX), Z8, Z11
+	VMULPD 192(AX), Z8, Z12
+	VADDPD Z9, Z0, Z0
+	VADDPD Z10, Z1, Z1
+	VADDPD Z11, Z2, Z2
+	VADDPD Z12, Z3, Z3
+	INCQ BX
+	CMPQ BX, R9
+	JLT  zsp4q
+
+zsp4store:
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $4, CX
+	JMP  zsp4
+
+zsp1:
+	TESTQ CX, CX
+	JEQ   zspdone
+	TESTQ R11, R11
+	JEQ   zsp1zero
+	VMOVUPD (DX), Z0
+	JMP   zsp1go
+
+zsp1zero:
+	VXORPD Z0, Z0, Z0
+
+zsp1go:
+	XORQ BX, BX
+	TESTQ R9, R9
+	JEQ   zsp1store
+
+zsp1q:
+	MOVLQSX (SI)(BX*4), AX
+	IMULQ R10, AX
+	ADDQ DI, AX
+	VBROADCASTSD (R8)(BX*8), Z8
+	VMULPD (AX), Z8, Z9
+	VADDPD Z9, Z0, Z0
+	INCQ BX
+	CMPQ BX, R9
+	JLT  zsp1q
+
+zsp1store:
+	VMOVUPD Z0, (DX)
+	ADDQ $64, DX
+	ADDQ $64, DI
+	DECQ CX
+	JMP  zsp1
+
+zspdone:
+	VZEROUPPER
+	RET

@@ -239,3 +239,16 @@ func sinCosAddGeneric(arg, sinB, cosB []float64, scale float64, o, e []float64) 
 	}
 	return true
 }
+
+func spmmRowGeneric(idx []int32, val []float64, src []float64, stride int, d []float64, accumulate bool) {
+	if !accumulate {
+		clear(d)
+	}
+	for q, j := range idx {
+		v := val[q]
+		row := src[int(j)*stride : int(j)*stride+len(d)]
+		for c, x := range row {
+			d[c] += float64(v * x)
+		}
+	}
+}

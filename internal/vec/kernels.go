@@ -297,3 +297,42 @@ func SinCosAdd(arg, sinB, cosB []float64, scale float64, o, e []float64) bool {
 	}
 	return sinCosAddGeneric(arg, sinB, cosB, scale, o, e)
 }
+
+// SpMMRow sets d[c] = d0 + Σ_q val[q]·src[idx[q]·stride+c] for c < len(d),
+// with d0 = d[c] if accumulate, else 0: one row of a sparse×dense product,
+// over the row's entries q in order, each product rounded before it is
+// added (no fused multiply-add, as the portable sparse code always did), so
+// every entry is the same sum however the columns are blocked. Every
+// idx[q] must address a row of src (stride apart) holding len(d) values.
+func SpMMRow(idx []int32, val []float64, src []float64, stride int, d []float64, accumulate bool) {
+	w := len(d)
+	if w == 0 {
+		return
+	}
+	val = val[:len(idx)]
+	for _, j := range idx {
+		if j < 0 || int(j)*stride+w > len(src) {
+			panic("vec: SpMMRow: column index out of range")
+		}
+	}
+	n := w / 8 * 8
+	if n > 0 && active != Generic {
+		var p0, p1 *float64
+		var pi *int32
+		if len(idx) > 0 {
+			pi, p0, p1 = &idx[0], &val[0], &src[0]
+		}
+		acc := 0
+		if accumulate {
+			acc = 1
+		}
+		if active == AVX512 {
+			spmmRowAVX512(pi, p0, len(idx), p1, stride*8, &d[0], n/8, acc)
+		} else {
+			spmmRowAVX2(pi, p0, len(idx), p1, stride*8, &d[0], n/8, acc)
+		}
+		spmmRowGeneric(idx, val, src[n:], stride, d[n:], accumulate)
+		return
+	}
+	spmmRowGeneric(idx, val, src, stride, d, accumulate)
+}

@@ -76,3 +76,11 @@ func sinCosAddAVX2(arg, sinB, cosB *float64, scale float64, o, e *float64) bool 
 }
 
 func dots4x4AVX2(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64) { noAsm() }
+
+func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int) {
+	noAsm()
+}
+
+func spmmRowAVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int) {
+	noAsm()
+}

@@ -265,3 +265,36 @@ func TestPolynomialsAccurate(t *testing.T) {
 		}
 	}
 }
+
+func TestSpMMRowSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const rows = 50
+	for _, w := range []int{1, 7, 8, 9, 31, 32, 33, 40, 64, 100} {
+		for _, nnz := range []int{0, 1, 3, 20} {
+			for _, accumulate := range []bool{false, true} {
+				stride := w + 3
+				src := randSlice(r, rows*stride, 1)
+				idx := make([]int32, nnz)
+				for q := range idx {
+					idx[q] = int32(r.IntN(rows))
+				}
+				val := randSlice(r, nnz, 2)
+				if nnz > 1 {
+					val[1] = -0.0 // products of −0 must not turn a +0 sum into −0
+				}
+				d0 := randSlice(r, w, 1)
+				sameBits(t, fmt.Sprintf("SpMMRow w=%d nnz=%d acc=%v", w, nnz, accumulate), onEveryPath(t, func() []float64 {
+					d := append([]float64(nil), d0...)
+					SpMMRow(idx, val, src, stride, d, accumulate)
+					return d
+				}))
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("SpMMRow with an index past src: no panic")
+		}
+	}()
+	SpMMRow([]int32{rows}, []float64{1}, make([]float64, rows*8), 8, make([]float64, 8), false)
+}
