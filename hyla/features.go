@@ -294,7 +294,7 @@ func (h *HyLaMap) forwardRows(out *mat.Dense, lo, hi int) {
 		for j := range o {
 			lam := h.lam[j]
 			mag := o[j]
-			sn, cs := math.Sincos(lam*e1[j] + h.s.B[j])
+			sn, cs := vec.Sincos(float64(lam*e1[j]) + h.s.B[j])
 			o[j] = mag * cs
 			d := mag * (rho*cs - lam*sn)
 			e1[j] = d
@@ -314,7 +314,7 @@ func transposedSamples(s *Samples, dp int) (omegaT, sinB, cosB []float64) {
 		for k, v := range s.Omega.RawRowView(src) {
 			omegaT[k*dp+j] = v
 		}
-		sinB[j], cosB[j] = math.Sincos(s.B[src])
+		sinB[j], cosB[j] = vec.Sincos(s.B[src])
 	}
 	return omegaT, sinB, cosB
 }
@@ -332,6 +332,7 @@ const hylaVecMaxDim = 1024
 type hylaVec struct {
 	dp              int
 	omegaT          []float64 // Ωᵀ, d0×dp
+	phase           []float64 // RFF only: b, dp (vec.RFFExact)
 	lam, sinB, cosB []float64 // λ', sin b, cos b, dp each
 	scratch         []*hylaScratch
 	wpad            []float64 // Wᵀ with zero columns up to dp (C×dp)
@@ -547,7 +548,7 @@ func (h *HyLaMap) forwardScalar(zi []float64, a float64, o, e1, e2 []float64, jl
 		p := a * invq
 		mag := powHalf(p, h.twoRho)
 		lam := h.lam[j]
-		sn, cs := math.Sincos(float64(lam*math.Log(p)) + h.s.B[j])
+		sn, cs := vec.Sincos(float64(lam*math.Log(p)) + h.s.B[j])
 		o[j] = mag * cs
 		d := mag * (float64(rho*cs) - float64(lam*sn))
 		e1[j] = d
@@ -783,6 +784,10 @@ func NewRFF(s *Samples) (*RFFMap, error) {
 		dp := (s.Features() + 7) / 8 * 8
 		r.lin = &hylaVec{dp: dp}
 		r.lin.omegaT, r.lin.sinB, r.lin.cosB = transposedSamples(s, dp)
+		r.lin.phase = make([]float64, dp)
+		for j := range dp {
+			r.lin.phase[j] = s.B[min(j, s.Features()-1)]
+		}
 	}
 	return r, nil
 }
@@ -843,7 +848,7 @@ func (r *RFFMap) forwardRows(z, out *mat.Dense, lo, hi int) {
 			dot4(zi, omega.Data, omega.Stride, j0, o[j0:min(j0+4, D)])
 		}
 		for j, arg := range o {
-			sn, cs := math.Sincos(arg + r.s.B[j])
+			sn, cs := vec.Sincos(arg + r.s.B[j])
 			o[j] = r.scale * cs
 			e[j] = -r.scale * sn
 		}
@@ -863,7 +868,7 @@ func (r *RFFMap) forwardScalar(zi, o, e []float64, jlo, jhi int) {
 		for k, v := range zi {
 			arg += float64(v * w[k])
 		}
-		sn, cs := math.Sincos(arg + r.s.B[j])
+		sn, cs := vec.Sincos(arg + r.s.B[j])
 		o[j] = r.scale * cs
 		e[j] = -r.scale * sn
 	}

@@ -157,8 +157,9 @@ func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, u, zi []float64, a float64, gz
 // rffForwardRow computes one row of the RFF map's Forward: o = φ(z) and
 // e = −√(2/d0)·sin(⟨Λ_j, z⟩ + b_j), eight samples at a time (the arguments
 // in two chains, vec.Args2), with cos/sin(b+δ) as in the HyLa kernel; the
-// scalar code for a block with an |argument| > 0.5 and for the last D mod 8
-// samples. The arguments go into o first (SinCosAdd reads a block before it
+// scalar code's operations (vec.RFFExact, eight lanes at a time, else
+// forwardScalar) for a block with an |argument| > 0.5 and the scalar code
+// for the last D mod 8 samples. The arguments go into o first (SinCosAdd reads a block before it
 // writes it).
 func rffForwardRow(r *RFFMap, zi, o, e []float64) {
 	D := len(o)
@@ -166,7 +167,8 @@ func rffForwardRow(r *RFFMap, zi, o, e []float64) {
 	q := o[:n]
 	vec.Args2(zi, r.omegaT, D, q)
 	for j := 0; j < n; j += 8 {
-		if !vec.SinCosAdd(q[j:j+8], r.sinB[j:j+8], r.cosB[j:j+8], r.scale, o[j:j+8], e[j:j+8]) {
+		if !vec.SinCosAdd(q[j:j+8], r.sinB[j:j+8], r.cosB[j:j+8], r.scale, o[j:j+8], e[j:j+8]) &&
+			!vec.RFFExact(zi, r.omegaT[j:], D, r.s.B[j:j+8], r.scale, o[j:j+8], e[j:j+8]) {
 			r.forwardScalar(zi, o, e, j, j+8)
 		}
 	}
@@ -178,8 +180,9 @@ func rffForwardRow(r *RFFMap, zi, o, e []float64) {
 // rffVecRow computes one row of the RFF map on the padded samples of v:
 // φ_j = √(2/d0)·cos(⟨Λ_j, z⟩ + b_j) into phi and −√(2/d0)·sin(⟨Λ_j, z⟩ + b_j)
 // into e (length dp), the arguments first (into q), then eight samples at a
-// time with the angle-addition formula (scalar code for a block with an
-// |argument| > 0.5; padded samples zero there).
+// time with the angle-addition formula (the scalar code's operations for a
+// block with an |argument| > 0.5, vec.RFFExact or forwardScalar; padded
+// samples zero there).
 func rffVecRow(r *RFFMap, v *hylaVec, q, phi, e, zi []float64) {
 	dp := v.dp
 	d0 := len(zi)
@@ -190,7 +193,9 @@ func rffVecRow(r *RFFMap, v *hylaVec, q, phi, e, zi []float64) {
 	for j := 0; j < dp; j += 8 {
 		if !vec.SinCosAdd(q[j:j+8], sinB[j:j+8], cosB[j:j+8], r.scale, phi[j:j+8], e[j:j+8]) {
 			end := min(j+8, D)
-			r.forwardScalar(zi, phi, e, j, end)
+			if !vec.RFFExact(zi, v.omegaT[j:], dp, v.phase[j:j+8], r.scale, phi[j:j+8], e[j:j+8]) {
+				r.forwardScalar(zi, phi, e, j, end)
+			}
 			clear(phi[end : j+8])
 			clear(e[end : j+8])
 		}

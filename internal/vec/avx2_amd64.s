@@ -1223,3 +1223,249 @@ ysp1store:
 yspdone:
 	VZEROUPPER
 	RET
+
+// Constants of rffExactAVX2 (the math package's sincos), four copies each.
+DATA vecR<>+0(SB)/8, $0x8000000000000000 // sign
+DATA vecR<>+8(SB)/8, $0x8000000000000000
+DATA vecR<>+16(SB)/8, $0x8000000000000000
+DATA vecR<>+24(SB)/8, $0x8000000000000000
+DATA vecR<>+32(SB)/8, $0x3ff45f306dc9c883 // fopi
+DATA vecR<>+40(SB)/8, $0x3ff45f306dc9c883
+DATA vecR<>+48(SB)/8, $0x3ff45f306dc9c883
+DATA vecR<>+56(SB)/8, $0x3ff45f306dc9c883
+DATA vecR<>+64(SB)/8, $0x3fc0000000000000 // eighth
+DATA vecR<>+72(SB)/8, $0x3fc0000000000000
+DATA vecR<>+80(SB)/8, $0x3fc0000000000000
+DATA vecR<>+88(SB)/8, $0x3fc0000000000000
+DATA vecR<>+96(SB)/8, $0x4020000000000000 // eight
+DATA vecR<>+104(SB)/8, $0x4020000000000000
+DATA vecR<>+112(SB)/8, $0x4020000000000000
+DATA vecR<>+120(SB)/8, $0x4020000000000000
+DATA vecR<>+128(SB)/8, $0x4008000000000000 // three
+DATA vecR<>+136(SB)/8, $0x4008000000000000
+DATA vecR<>+144(SB)/8, $0x4008000000000000
+DATA vecR<>+152(SB)/8, $0x4008000000000000
+DATA vecR<>+160(SB)/8, $0x4010000000000000 // four
+DATA vecR<>+168(SB)/8, $0x4010000000000000
+DATA vecR<>+176(SB)/8, $0x4010000000000000
+DATA vecR<>+184(SB)/8, $0x4010000000000000
+DATA vecR<>+192(SB)/8, $0x41c0000000000000 // smax
+DATA vecR<>+200(SB)/8, $0x41c0000000000000
+DATA vecR<>+208(SB)/8, $0x41c0000000000000
+DATA vecR<>+216(SB)/8, $0x41c0000000000000
+DATA vecR<>+224(SB)/8, $0x3fe921fb40000000 // pi4a
+DATA vecR<>+232(SB)/8, $0x3fe921fb40000000
+DATA vecR<>+240(SB)/8, $0x3fe921fb40000000
+DATA vecR<>+248(SB)/8, $0x3fe921fb40000000
+DATA vecR<>+256(SB)/8, $0x3e64442d00000000 // pi4b
+DATA vecR<>+264(SB)/8, $0x3e64442d00000000
+DATA vecR<>+272(SB)/8, $0x3e64442d00000000
+DATA vecR<>+280(SB)/8, $0x3e64442d00000000
+DATA vecR<>+288(SB)/8, $0x3ce8469898cc5170 // pi4c
+DATA vecR<>+296(SB)/8, $0x3ce8469898cc5170
+DATA vecR<>+304(SB)/8, $0x3ce8469898cc5170
+DATA vecR<>+312(SB)/8, $0x3ce8469898cc5170
+DATA vecR<>+320(SB)/8, $0x3de5d8fd1fd19ccd // ss0
+DATA vecR<>+328(SB)/8, $0x3de5d8fd1fd19ccd
+DATA vecR<>+336(SB)/8, $0x3de5d8fd1fd19ccd
+DATA vecR<>+344(SB)/8, $0x3de5d8fd1fd19ccd
+DATA vecR<>+352(SB)/8, $0xbe5ae5e5a9291f5d // ss1
+DATA vecR<>+360(SB)/8, $0xbe5ae5e5a9291f5d
+DATA vecR<>+368(SB)/8, $0xbe5ae5e5a9291f5d
+DATA vecR<>+376(SB)/8, $0xbe5ae5e5a9291f5d
+DATA vecR<>+384(SB)/8, $0x3ec71de3567d48a1 // ss2
+DATA vecR<>+392(SB)/8, $0x3ec71de3567d48a1
+DATA vecR<>+400(SB)/8, $0x3ec71de3567d48a1
+DATA vecR<>+408(SB)/8, $0x3ec71de3567d48a1
+DATA vecR<>+416(SB)/8, $0xbf2a01a019bfdf03 // ss3
+DATA vecR<>+424(SB)/8, $0xbf2a01a019bfdf03
+DATA vecR<>+432(SB)/8, $0xbf2a01a019bfdf03
+DATA vecR<>+440(SB)/8, $0xbf2a01a019bfdf03
+DATA vecR<>+448(SB)/8, $0x3f8111111110f7d0 // ss4
+DATA vecR<>+456(SB)/8, $0x3f8111111110f7d0
+DATA vecR<>+464(SB)/8, $0x3f8111111110f7d0
+DATA vecR<>+472(SB)/8, $0x3f8111111110f7d0
+DATA vecR<>+480(SB)/8, $0xbfc5555555555548 // ss5
+DATA vecR<>+488(SB)/8, $0xbfc5555555555548
+DATA vecR<>+496(SB)/8, $0xbfc5555555555548
+DATA vecR<>+504(SB)/8, $0xbfc5555555555548
+DATA vecR<>+512(SB)/8, $0xbda8fa49a0861a9b // sc0
+DATA vecR<>+520(SB)/8, $0xbda8fa49a0861a9b
+DATA vecR<>+528(SB)/8, $0xbda8fa49a0861a9b
+DATA vecR<>+536(SB)/8, $0xbda8fa49a0861a9b
+DATA vecR<>+544(SB)/8, $0x3e21ee9d7b4e3f05 // sc1
+DATA vecR<>+552(SB)/8, $0x3e21ee9d7b4e3f05
+DATA vecR<>+560(SB)/8, $0x3e21ee9d7b4e3f05
+DATA vecR<>+568(SB)/8, $0x3e21ee9d7b4e3f05
+DATA vecR<>+576(SB)/8, $0xbe927e4f7eac4bc6 // sc2
+DATA vecR<>+584(SB)/8, $0xbe927e4f7eac4bc6
+DATA vecR<>+592(SB)/8, $0xbe927e4f7eac4bc6
+DATA vecR<>+600(SB)/8, $0xbe927e4f7eac4bc6
+DATA vecR<>+608(SB)/8, $0x3efa01a019c844f5 // sc3
+DATA vecR<>+616(SB)/8, $0x3efa01a019c844f5
+DATA vecR<>+624(SB)/8, $0x3efa01a019c844f5
+DATA vecR<>+632(SB)/8, $0x3efa01a019c844f5
+DATA vecR<>+640(SB)/8, $0xbf56c16c16c14f91 // sc4
+DATA vecR<>+648(SB)/8, $0xbf56c16c16c14f91
+DATA vecR<>+656(SB)/8, $0xbf56c16c16c14f91
+DATA vecR<>+664(SB)/8, $0xbf56c16c16c14f91
+DATA vecR<>+672(SB)/8, $0x3fa555555555554b // sc5
+DATA vecR<>+680(SB)/8, $0x3fa555555555554b
+DATA vecR<>+688(SB)/8, $0x3fa555555555554b
+DATA vecR<>+696(SB)/8, $0x3fa555555555554b
+GLOBL vecR<>(SB), RODATA|NOPTR, $704
+#define RSIGN vecR<>+0(SB)
+#define RFOPI vecR<>+32(SB)
+#define REIGHTH vecR<>+64(SB)
+#define REIGHT vecR<>+96(SB)
+#define RTHREE vecR<>+128(SB)
+#define RFOUR vecR<>+160(SB)
+#define RSMAX vecR<>+192(SB)
+#define RPI4A vecR<>+224(SB)
+#define RPI4B vecR<>+256(SB)
+#define RPI4C vecR<>+288(SB)
+#define RSS0 vecR<>+320(SB)
+#define RSS1 vecR<>+352(SB)
+#define RSS2 vecR<>+384(SB)
+#define RSS3 vecR<>+416(SB)
+#define RSS4 vecR<>+448(SB)
+#define RSS5 vecR<>+480(SB)
+#define RSC0 vecR<>+512(SB)
+#define RSC1 vecR<>+544(SB)
+#define RSC2 vecR<>+576(SB)
+#define RSC3 vecR<>+608(SB)
+#define RSC4 vecR<>+640(SB)
+#define RSC5 vecR<>+672(SB)
+
+// One half-block of rffExactAVX2: x from e[off], o[off] = scale·cos x,
+// e[off] = −scale·sin x (Y14 = scale, Y15 = −scale), with math.Sincos's
+// operations: j = trunc(|x|·4/π), odd j moves up by one, the octant j mod 8,
+// z = ((|x| − j·π4A) − j·π4B) − j·π4C, the sign flips, the polynomials
+// (multiply, then add: nothing fused) and the swap of sin and cos.
+#define RXHALF(off) \
+	VMOVUPD off(R12), Y0; \
+	VANDPD RSIGN, Y0, Y1; \
+	VANDPD YABS, Y0, Y2; \
+	VMULPD RFOPI, Y2, Y3; \
+	VROUNDPD $3, Y3, Y3; \
+	VMULPD YHALF, Y3, Y5; \
+	VROUNDPD $3, Y5, Y6; \
+	VCMPPD $0x04, Y5, Y6, Y6; \
+	VANDPD YONE, Y6, Y6; \
+	VADDPD Y6, Y3, Y3; \
+	VMULPD REIGHTH, Y3, Y5; \
+	VROUNDPD $3, Y5, Y5; \
+	VMULPD REIGHT, Y5, Y5; \
+	VSUBPD Y5, Y3, Y4; \
+	VMULPD RPI4A, Y3, Y5; \
+	VSUBPD Y5, Y2, Y6; \
+	VMULPD RPI4B, Y3, Y5; \
+	VSUBPD Y5, Y6, Y6; \
+	VMULPD RPI4C, Y3, Y5; \
+	VSUBPD Y5, Y6, Y6; \
+	VCMPPD $0x1e, RTHREE, Y4, Y5; \
+	VANDPD RFOUR, Y5, Y7; \
+	VSUBPD Y7, Y4, Y4; \
+	VANDPD RSIGN, Y5, Y7; \
+	VXORPD Y7, Y1, Y1; \
+	VCMPPD $0x1e, YONE, Y4, Y5; \
+	VANDPD RSIGN, Y5, Y5; \
+	VXORPD Y5, Y7, Y8; \
+	VMULPD Y6, Y6, Y9; \
+	VMULPD RSC0, Y9, Y10; \
+	VADDPD RSC1, Y10, Y10; \
+	VMULPD RSS0, Y9, Y11; \
+	VADDPD RSS1, Y11, Y11; \
+	VMULPD Y9, Y10, Y10; \
+	VADDPD RSC2, Y10, Y10; \
+	VMULPD Y9, Y11, Y11; \
+	VADDPD RSS2, Y11, Y11; \
+	VMULPD Y9, Y10, Y10; \
+	VADDPD RSC3, Y10, Y10; \
+	VMULPD Y9, Y11, Y11; \
+	VADDPD RSS3, Y11, Y11; \
+	VMULPD Y9, Y10, Y10; \
+	VADDPD RSC4, Y10, Y10; \
+	VMULPD Y9, Y11, Y11; \
+	VADDPD RSS4, Y11, Y11; \
+	VMULPD Y9, Y10, Y10; \
+	VADDPD RSC5, Y10, Y10; \
+	VMULPD Y9, Y11, Y11; \
+	VADDPD RSS5, Y11, Y11; \
+	VMULPD YHALF, Y9, Y12; \
+	VMOVUPD YONE, Y13; \
+	VSUBPD Y12, Y13, Y12; \
+	VMULPD Y9, Y9, Y13; \
+	VMULPD Y10, Y13, Y13; \
+	VADDPD Y13, Y12, Y12; \
+	VMULPD Y9, Y6, Y13; \
+	VMULPD Y11, Y13, Y13; \
+	VADDPD Y13, Y6, Y13; \
+	VCMPPD $0x00, YONE, Y4, Y5; \
+	VCMPPD $0x00, YTWO, Y4, Y7; \
+	VORPD Y7, Y5, Y5; \
+	VBLENDVPD Y5, Y12, Y13, Y10; \
+	VBLENDVPD Y5, Y13, Y12, Y11; \
+	VXORPD Y1, Y10, Y10; \
+	VXORPD Y8, Y11, Y11; \
+	VMULPD Y11, Y14, Y11; \
+	VMOVUPD Y11, off(R11); \
+	VMULPD Y10, Y15, Y10; \
+	VMOVUPD Y10, off(R12)
+
+// func rffExactAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, phase *float64, scale float64, o, e *float64) bool
+//
+// RFFExact: the arguments of the block's two halves (products rounded, then
+// added, k in order, from zero) plus the phases into e, then false if a
+// lane has x = 0, |x| ≥ 2^29 or a NaN, else each half through RXHALF.
+TEXT ·rffExactAVX2(SB), NOSPLIT, $0-65
+	MOVQ z+0(FP), SI
+	MOVQ d0+8(FP), R8
+	MOVQ omegaT+16(FP), DI
+	MOVQ strideBytes+24(FP), R9
+	MOVQ phase+32(FP), R10
+	MOVQ o+48(FP), R11
+	MOVQ e+56(FP), R12
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+
+rxk:
+	VBROADCASTSD (SI), Y4
+	VMULPD (DI), Y4, Y5
+	VMULPD 32(DI), Y4, Y6
+	VADDPD Y5, Y0, Y0
+	VADDPD Y6, Y1, Y1
+	ADDQ $8, SI
+	ADDQ R9, DI
+	DECQ R8
+	JNE  rxk
+	VADDPD (R10), Y0, Y0
+	VADDPD 32(R10), Y1, Y1
+	VMOVUPD Y0, (R12)
+	VMOVUPD Y1, 32(R12)
+	VXORPD Y7, Y7, Y7
+	VANDPD YABS, Y0, Y2
+	VCMPPD $0x1e, Y7, Y2, Y3
+	VCMPPD $0x11, RSMAX, Y2, Y4
+	VANDPD Y4, Y3, Y3
+	VANDPD YABS, Y1, Y2
+	VCMPPD $0x1e, Y7, Y2, Y5
+	VCMPPD $0x11, RSMAX, Y2, Y4
+	VANDPD Y4, Y5, Y5
+	VANDPD Y5, Y3, Y3
+	VMOVMSKPD Y3, AX
+	CMPQ AX, $15
+	JNE  rxbad
+	VBROADCASTSD scale+40(FP), Y14
+	VXORPD RSIGN, Y14, Y15
+	RXHALF(0)
+	RXHALF(32)
+	MOVB $1, ret+64(FP)
+	VZEROUPPER
+	RET
+
+rxbad:
+	MOVB $0, ret+64(FP)
+	VZEROUPPER
+	RET
+

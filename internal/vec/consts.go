@@ -41,3 +41,29 @@ var (
 		math.Float64frombits(0x3ff0000000000000),
 	}
 )
+
+// The math package's sin/cos (Cephes' sin.c) coefficients and π/4 in three
+// parts; sincosMax is where math.Sincos switches to Payne–Hanek reduction.
+var (
+	sincosS = [6]float64{
+		math.Float64frombits(0x3de5d8fd1fd19ccd),
+		math.Float64frombits(0xbe5ae5e5a9291f5d),
+		math.Float64frombits(0x3ec71de3567d48a1),
+		math.Float64frombits(0xbf2a01a019bfdf03),
+		math.Float64frombits(0x3f8111111110f7d0),
+		math.Float64frombits(0xbfc5555555555548),
+	}
+	sincosC = [6]float64{
+		math.Float64frombits(0xbda8fa49a0861a9b),
+		math.Float64frombits(0x3e21ee9d7b4e3f05),
+		math.Float64frombits(0xbe927e4f7eac4bc6),
+		math.Float64frombits(0x3efa01a019c844f5),
+		math.Float64frombits(0xbf56c16c16c14f91),
+		math.Float64frombits(0x3fa555555555554b),
+	}
+	sincosPi4A = math.Float64frombits(0x3fe921fb40000000)
+	sincosPi4B = math.Float64frombits(0x3e64442d00000000)
+	sincosPi4C = math.Float64frombits(0x3ce8469898cc5170)
+)
+
+const sincosMax = 1 << 29

@@ -252,3 +252,76 @@ func spmmRowGeneric(idx []int32, val []float64, src []float64, stride int, d []f
 		}
 	}
 }
+
+// Sincos returns math.Sincos(x) bit for bit (on amd64 builds below
+// GOAMD64=v3, whose math package the kernels were checked against), computed
+// with the math package's algorithm for 0 < |x| < 2^29 (Cody–Waite
+// reduction, Cephes' polynomials) written so that no compiler can fuse its
+// steps, and with math.Sincos itself otherwise (0, huge arguments, Inf,
+// NaN). The RFF kernels' wide-argument path (RFFExact) does the same
+// operations eight lanes at a time.
+func Sincos(x float64) (sin, cos float64) {
+	ax := math.Abs(x)
+	if !(ax > 0 && ax < sincosMax) {
+		return math.Sincos(x)
+	}
+	sinSign, cosSign := x < 0, false
+	y := math.Trunc(float64(ax * (4 / math.Pi)))
+	if math.Trunc(float64(y*0.5)) != float64(y*0.5) {
+		y++
+	}
+	oct := y - float64(math.Trunc(float64(y*0.125))*8)
+	z := ((ax - float64(y*sincosPi4A)) - float64(y*sincosPi4B)) - float64(y*sincosPi4C)
+	if oct > 3 {
+		oct -= 4
+		sinSign, cosSign = !sinSign, !cosSign
+	}
+	if oct > 1 {
+		cosSign = !cosSign
+	}
+	zz := float64(z * z)
+	c := float64(sincosC[0]*zz) + sincosC[1]
+	s := float64(sincosS[0]*zz) + sincosS[1]
+	for k := 2; k < 6; k++ {
+		c = float64(c*zz) + sincosC[k]
+		s = float64(s*zz) + sincosS[k]
+	}
+	cos = (1 - float64(0.5*zz)) + float64(float64(zz*zz)*c)
+	sin = z + float64(float64(z*zz)*s)
+	if oct == 1 || oct == 2 {
+		sin, cos = cos, sin
+	}
+	if cosSign {
+		cos = -cos
+	}
+	if sinSign {
+		sin = -sin
+	}
+	return sin, cos
+}
+
+// rffArgsUnfused returns Σ_k z_k·omegaT[k·stride+j] summed left to right,
+// each product rounded before it is added.
+func rffArgUnfused(z, omegaT []float64, stride, j int) float64 {
+	var arg float64
+	for k, v := range z {
+		arg += float64(v * omegaT[k*stride+j])
+	}
+	return arg
+}
+
+func rffExactGeneric(z, omegaT []float64, stride int, phase []float64, scale float64, o, e []float64) bool {
+	var x [8]float64
+	for l := range x {
+		x[l] = rffArgUnfused(z, omegaT, stride, l) + phase[l]
+		if ax := math.Abs(x[l]); !(ax > 0 && ax < sincosMax) {
+			return false
+		}
+	}
+	for l, v := range x {
+		sn, cs := Sincos(v)
+		o[l] = float64(scale * cs)
+		e[l] = float64(-scale * sn)
+	}
+	return true
+}

@@ -336,3 +336,21 @@ func SpMMRow(idx []int32, val []float64, src []float64, stride int, d []float64,
 	}
 	spmmRowGeneric(idx, val, src, stride, d, accumulate)
 }
+
+// RFFExact computes one block of eight entries of the RFF map exactly as
+// the scalar code (hyla's forwardScalar) does: arg = Σ_k z_k·omegaT[k·stride+l]
+// summed left to right with each product rounded, x = arg + phase[l],
+// o = scale·cos x and e = −scale·sin x with cos x, sin x from Sincos (the
+// math package's bits). It reports false, with o and e unspecified, when a
+// lane has x = 0, |x| ≥ 2^29 or a NaN (the scalar code handles those).
+func RFFExact(z, omegaT []float64, stride int, phase []float64, scale float64, o, e []float64) bool {
+	if len(z) == 0 {
+		return false
+	}
+	_, _, _ = phase[7], o[7], e[7]
+	_ = omegaT[(len(z)-1)*stride+7]
+	if active != Generic {
+		return rffExactAVX2(&z[0], len(z), &omegaT[0], stride*8, &phase[0], scale, &o[0], &e[0])
+	}
+	return rffExactGeneric(z, omegaT, stride, phase, scale, o, e)
+}

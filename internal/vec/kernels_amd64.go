@@ -51,6 +51,12 @@ func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes 
 //go:noescape
 func spmmRowAVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int)
 
+// rffExactAVX2 serves the AVX-512 path too: the same bits, and the
+// fallback is not where the RFF map spends most of its time on Table 1.
+//
+//go:noescape
+func rffExactAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, phase *float64, scale float64, o, e *float64) bool
+
 //go:noescape
 func distAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
 

@@ -84,3 +84,8 @@ func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes 
 func spmmRowAVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int) {
 	noAsm()
 }
+
+func rffExactAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, phase *float64, scale float64, o, e *float64) bool {
+	noAsm()
+	return false
+}

@@ -298,3 +298,73 @@ func TestSpMMRowSameBits(t *testing.T) {
 	}()
 	SpMMRow([]int32{rows}, []float64{1}, make([]float64, rows*8), 8, make([]float64, 8), false)
 }
+
+// Sincos is math.Sincos bit for bit (where the math package is unfused),
+// on the reduction's edges, every octant and the special cases.
+func TestSincosMatchesMath(t *testing.T) {
+	if !mathUnfused {
+		t.Skip("this build's math package may fuse multiply-adds")
+	}
+	r := rand.New(rand.NewPCG(15, 16))
+	xs := []float64{0, math.Copysign(0, -1), 1e-300, 5e-324, math.Pi / 4, math.Pi / 2, math.Pi, 1 << 29, 1<<29 - 1, 1e10, math.Inf(1), math.Inf(-1), math.NaN()}
+	for i := 0; i < 200000; i++ {
+		xs = append(xs, (2*r.Float64()-1)*math.Pow(10, float64(r.IntN(12)-4)))
+	}
+	for _, x := range xs {
+		s, c := Sincos(x)
+		ms, mc := math.Sincos(x)
+		if math.Float64bits(s) != math.Float64bits(ms) || math.Float64bits(c) != math.Float64bits(mc) {
+			if !(x != x && s != s && c != c) {
+				t.Fatalf("Sincos(%v) = %v, %v; math.Sincos %v, %v", x, s, c, ms, mc)
+			}
+		}
+	}
+}
+
+func TestRFFExactSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	done := 0
+	defer func() {
+		if done < 150 {
+			t.Errorf("only %d of 300 blocks took the exact path", done)
+		}
+	}()
+	for i := 0; i < 300; i++ {
+		d0 := 1 + r.IntN(20)
+		stride := 8 + r.IntN(5)
+		z := randSlice(r, d0, 3)
+		om := randSlice(r, d0*stride, 5)
+		phase := randSlice(r, 8, 6)
+		switch i % 7 {
+		case 1:
+			phase[r.IntN(8)] = math.NaN()
+		case 2:
+			om[r.IntN(8)] = 1e12 // |x| ≥ 2^29
+		case 3:
+			clear(z) // x = phase
+		}
+		res := onEveryPath(t, func() []float64 {
+			o, e := make([]float64, 8), make([]float64, 8)
+			if !RFFExact(z, om, stride, phase, 0.35, o, e) {
+				return []float64{-1}
+			}
+			return append(o, e...)
+		})
+		sameBits(t, fmt.Sprint("RFFExact ", i), res)
+		if len(res[Generic]) == 16 {
+			done++
+		}
+		if got := res[Generic]; len(got) == 16 && mathUnfused {
+			for l := 0; l < 8; l++ {
+				var arg float64
+				for k := range z {
+					arg += float64(z[k] * om[k*stride+l])
+				}
+				s, c := math.Sincos(arg + phase[l])
+				if got[l] != 0.35*c || got[8+l] != -0.35*s {
+					t.Fatalf("RFFExact %d lane %d: %v, %v; scalar %v, %v", i, l, got[l], got[8+l], 0.35*c, -0.35*s)
+				}
+			}
+		}
+	}
+}
