@@ -785,7 +785,54 @@ func TestClaimTakeover(t *testing.T) {
 			} else if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("claim of a live lease: %v, want to wait until the deadline", err)
 			}
+			// TryClaim decides the same without waiting.
+			if _, err := c.db.Exec(`INSERT OR REPLACE INTO leases (key, host, pid, pstart, claim, expires) VALUES (?, ?, ?, ?, 0, ?)`,
+				key, tt.host, tt.pid, tt.start, tt.expires); err != nil {
+				t.Fatal(err)
+			}
+			t0 := time.Now()
+			release, ok, err := c.TryClaim(key)
+			if err != nil || ok != tt.takesOver || time.Since(t0) > 5*time.Second {
+				t.Fatalf("TryClaim: ok=%v err=%v after %v, want ok=%v at once", ok, err, time.Since(t0), tt.takesOver)
+			}
+			if ok {
+				release()
+			}
 		})
+	}
+}
+
+// TryClaim never waits: a claim held in this process (by any Cache on the
+// directory) makes it fail until released.
+func TestTryClaimInProcess(t *testing.T) {
+	c1 := openTest(t)
+	c2, err := Open(c1.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	key := testRecord("try", 0).Key
+	release, ok, err := c1.TryClaim(key)
+	if err != nil || !ok {
+		t.Fatalf("first TryClaim: ok=%v err=%v", ok, err)
+	}
+	for name, c := range map[string]*Cache{"same cache": c1, "other cache": c2} {
+		if _, ok, err := c.TryClaim(key); ok || err != nil {
+			t.Errorf("%s: TryClaim of a held key: ok=%v err=%v, want false", name, ok, err)
+		}
+	}
+	release()
+	release2, ok, err := c2.TryClaim(key)
+	if err != nil || !ok {
+		t.Fatalf("TryClaim after release: ok=%v err=%v", ok, err)
+	}
+	var n int
+	c1.db.QueryRow(`SELECT count(*) FROM leases WHERE key = ?`, key).Scan(&n)
+	release2()
+	var after int
+	c1.db.QueryRow(`SELECT count(*) FROM leases WHERE key = ?`, key).Scan(&after)
+	if n != 1 || after != 0 {
+		t.Errorf("lease rows while held %d, after release %d; want 1 and 0", n, after)
 	}
 }
 

@@ -78,19 +78,7 @@ func (c *Cache) Claim(ctx context.Context, key string) (release func(), err erro
 		case <-h.done:
 		}
 	}
-	drop := func() {
-		s.mu.Lock()
-		if s.mine[key] == mine {
-			delete(s.mine, key)
-		}
-		s.mu.Unlock()
-		procClaims.Lock()
-		if procClaims.held[pkey] == mine {
-			delete(procClaims.held, pkey)
-			close(mine.done)
-		}
-		procClaims.Unlock()
-	}
+	drop, release := c.claimFuncs(key, pkey, mine)
 	// Between processes: the lease row.
 	wait := 5 * time.Millisecond
 	for {
@@ -116,14 +104,77 @@ func (c *Cache) Claim(ctx context.Context, key string) (release func(), err erro
 		wait = min(2*wait, claimPollMax)
 	}
 	c.startRenewer()
+	return release, nil
+}
+
+// TryClaim is Claim without waiting: ok is false when another holder (a
+// goroutine of this process, or a live process) has the claim. Expired
+// leases and leases of dead processes (gone, or their pid reused: another
+// start time) are taken over. A scheduler uses it to run other ready
+// stages while another process computes this key, and retries later.
+func (c *Cache) TryClaim(key string) (release func(), ok bool, err error) {
+	if err := c.writable(); err != nil {
+		return nil, false, err
+	}
+	s := &c.claims
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped {
+		return nil, false, fmt.Errorf("cache %s: claim %s: the cache is closed", c.dir, key)
+	}
+	pkey := c.absDir + "\x00" + key
+	procClaims.Lock()
+	if _, busy := procClaims.held[pkey]; busy {
+		procClaims.Unlock()
+		return nil, false, nil
+	}
+	procClaims.next++
+	mine := &heldClaim{id: procClaims.next, done: make(chan struct{})}
+	procClaims.held[pkey] = mine
+	procClaims.Unlock()
+	drop, release := c.claimFuncs(key, pkey, mine)
+	taken, err := c.tryLease(key, mine.id)
+	if err != nil || !taken {
+		drop()
+		if err != nil {
+			return nil, false, fmt.Errorf("cache %s: claim %s: %w", c.dir, key, err)
+		}
+		return nil, false, nil
+	}
+	s.mu.Lock()
+	s.mine[key] = mine
+	s.mu.Unlock()
+	c.startRenewer()
+	return release, true, nil
+}
+
+// claimFuncs returns the functions that undo a claim of key by mine: drop
+// forgets it in memory, release also deletes its lease row (idempotent).
+func (c *Cache) claimFuncs(key, pkey string, mine *heldClaim) (drop, release func()) {
+	s := &c.claims
+	drop = func() {
+		s.mu.Lock()
+		if s.mine[key] == mine {
+			delete(s.mine, key)
+		}
+		s.mu.Unlock()
+		procClaims.Lock()
+		if procClaims.held[pkey] == mine {
+			delete(procClaims.held, pkey)
+			close(mine.done)
+		}
+		procClaims.Unlock()
+	}
 	var once sync.Once
-	return func() {
+	release = func() {
 		once.Do(func() {
 			c.db.Exec(`DELETE FROM leases WHERE key = ? AND host = ? AND pid = ? AND pstart = ? AND claim = ?`,
 				key, c.self.host, c.self.pid, c.self.start, mine.id)
 			drop()
 		})
-	}, nil
+	}
+	return drop, release
 }
 
 // tryLease takes the lease row of key unless a live holder has it.

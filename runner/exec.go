@@ -110,7 +110,18 @@ type execStep struct {
 	retried    bool // recomputed once because a cached output was unreadable
 	// inputRetried: retried once after an input's producer was recomputed.
 	inputRetried bool
+	// A stage whose key another process is computing waits in the
+	// scheduler (not in a worker slot) until retryAt; busyWait is its
+	// current retry interval.
+	retryAt  time.Time
+	busyWait time.Duration
 }
+
+// Retry intervals of a stage whose key another process is computing.
+const (
+	busyWaitMin = 20 * time.Millisecond
+	busyWaitMax = 250 * time.Millisecond
+)
 
 type execDone struct {
 	step *execStep
@@ -293,6 +304,11 @@ func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 
 	stageCtx, cancelStages := context.WithCancel(ctx)
 	defer cancelStages()
+	// Executors that can return a BusyError instead of waiting for a key
+	// another process computes; such stages wait in `waiting` while the
+	// worker slots run other ready stages.
+	execCtx := withoutClaimWait(stageCtx)
+	var waiting []*execStep
 	doneCh := make(chan execDone)
 	running := 0
 	stopping := false // after a failure without KeepGoing
@@ -350,7 +366,7 @@ func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 			// this process; the second finds the first's outputs.
 			mu, _ := keyLocks.LoadOrStore(task.Key(), &sync.Mutex{})
 			mu.(*sync.Mutex).Lock()
-			res, err := exe.Execute(stageCtx, task, hooks)
+			res, err := exe.Execute(execCtx, task, hooks)
 			mu.(*sync.Mutex).Unlock()
 			doneCh <- execDone{step: es, res: res, err: err, at: time.Now()}
 		}()
@@ -363,21 +379,72 @@ func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 			ready = ready[1:]
 			launch(es)
 		}
-		if running == 0 {
+		// Free slots retry the stages another process was computing.
+		var nextRetry time.Time
+		if !stopping && !canceled {
+			now := time.Now()
+			for i := 0; i < len(waiting) && running < jobs; {
+				if es := waiting[i]; !es.retryAt.After(now) || len(es.pending) > 0 {
+					waiting = append(waiting[:i], waiting[i+1:]...)
+					// A stage whose input is being recomputed meanwhile
+					// returns to ready when that is done.
+					if len(es.pending) == 0 {
+						launch(es)
+					}
+					continue
+				}
+				i++
+			}
+			for _, es := range waiting {
+				if nextRetry.IsZero() || es.retryAt.Before(nextRetry) {
+					nextRetry = es.retryAt
+				}
+			}
+		}
+		if running == 0 && nextRetry.IsZero() {
 			break
 		}
+		var retry <-chan time.Time
+		var timer *time.Timer
+		if !nextRetry.IsZero() {
+			timer = time.NewTimer(time.Until(nextRetry))
+			retry = timer.C
+		}
 		var d execDone
+		got := true
 		select {
 		case d = <-doneCh:
+		case <-retry:
+			got = false
 		case <-ctx.Done():
 			cancelStages()
-			d = <-doneCh
+			if running > 0 {
+				d = <-doneCh
+			} else {
+				got = false
+			}
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if !got {
+			continue
 		}
 		running--
 		es := d.step
 		es.res.Duration = d.at.Sub(es.res.Start)
 		var inErr *InputError
+		var busy *BusyError
 		switch {
+		case errors.As(d.err, &busy):
+			// Another process computes this key: wait for it outside the
+			// worker slots, then try again (it is then usually cached).
+			es.started = false
+			es.busyWait = min(max(2*es.busyWait, busyWaitMin), busyWaitMax)
+			es.retryAt = time.Now().Add(es.busyWait)
+			waiting = append(waiting, es)
+			obs.Event(Event{Kind: EventProgress, Time: time.Now(), Address: es.Instance.Address,
+				Msg: "another process is computing it; running other stages meanwhile"})
 		case d.err == nil:
 			es.res.Outputs, es.res.Metrics = d.res.Outputs, d.res.Metrics
 			status := StatusRan

@@ -36,7 +36,17 @@ func (l *Local) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	release, err := l.Store.Claim(ctx, key)
+	var release func()
+	var err error
+	if tc, ok := l.Store.(ClaimTrier); ok && noClaimWait(ctx) {
+		var taken bool
+		release, taken, err = tc.TryClaim(key)
+		if err == nil && !taken {
+			return nil, &BusyError{Address: task.Address(), Key: key}
+		}
+	} else {
+		release, err = l.Store.Claim(ctx, key)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -75,6 +85,38 @@ func (l *Local) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 		return nil, fmt.Errorf("store the outputs of %s (%s): %w", task.Address(), key, err)
 	}
 	return &Result{Outputs: orderRefs(task.Type, refs), Metrics: Metrics(outs), Artifacts: outs, Duration: dur}, nil
+}
+
+// ClaimTrier is a Store that can try a claim without waiting (see
+// cache.Cache.TryClaim). *cache.Cache implements it.
+type ClaimTrier interface {
+	TryClaim(key string) (release func(), ok bool, err error)
+}
+
+// BusyError is returned by an executor asked not to wait for claims (the
+// scheduler's context, see withoutClaimWait) when another process, or
+// another run in this one, is computing the key. The scheduler runs other
+// ready stages meanwhile and tries the stage again later; by then the key
+// is usually stored and the stage is served from the cache.
+type BusyError struct {
+	Address, Key string
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("%s: key %s is being computed by another process", e.Address, e.Key)
+}
+
+type noClaimWaitKey struct{}
+
+// withoutClaimWait marks ctx so that executors which can (Local on a
+// ClaimTrier) return a BusyError instead of waiting for a claim.
+func withoutClaimWait(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noClaimWaitKey{}, true)
+}
+
+func noClaimWait(ctx context.Context) bool {
+	v, _ := ctx.Value(noClaimWaitKey{}).(bool)
+	return v
 }
 
 // runStage calls the stage's RunFunc, turning a panic into an error so one

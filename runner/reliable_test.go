@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/runner"
@@ -131,4 +132,64 @@ func TestClearDuringRunKeepsExitHonest(t *testing.T) {
 	if err != nil || len(d.Stages) != 5 {
 		t.Fatalf("the next run's record: %+v %v", d, err)
 	}
+}
+
+// execShared: one source, eight sleeping stages (distinct keys), one sink.
+const execShared = `
+stage "value" "src" { values = [1, 2, 3] }
+stage "sleep" "s" {
+  for_each = toset([for i in range(8) : tostring(i)])
+  in       = stage.value.src
+  ms       = 150 + tonumber(each.key)
+}
+stage "sum" "all" { in = stage.sleep.s }
+`
+
+// Issue 19 item 3: two runs on one cache at once share the work. A run
+// whose next stage another run is computing runs other ready stages
+// meanwhile instead of waiting in its worker slot; every stage is computed
+// exactly once, and both runs compute some of the sleeping stages.
+func TestTwoRunsShareWork(t *testing.T) {
+	c, other := openCaches(t)
+	p := execLoad(t, nil, execShared)
+	var wg sync.WaitGroup
+	results := make([]*runner.RunResult, 2)
+	errs := make([]error, 2)
+	start := time.Now()
+	for i, s := range []*cache.Cache{c, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = runner.Run(context.Background(), p, s, runner.RunOptions{Jobs: 2})
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	ran := map[string]int{}
+	for i, r := range results {
+		if errs[i] != nil || r.Status != runner.RunOK {
+			t.Fatalf("run %d: %v %v", i, errs[i], r)
+		}
+		sleeps := 0
+		for _, st := range r.Stages {
+			if st.Status == runner.StatusRan {
+				ran[st.Address]++
+				if strings.HasPrefix(st.Address, "sleep.") {
+					sleeps++
+				}
+			}
+		}
+		if sleeps < 2 {
+			t.Errorf("run %d computed %d of the 8 sleeping stages, want its share (≥ 2): %v", i, sleeps, execStatuses(r))
+		}
+		if sum := r.ByAddress["sum.all"]; sum.Status == runner.StatusRan && sum.Metrics["total"] != 48 {
+			t.Errorf("run %d: total %v, want 48", i, sum.Metrics["total"])
+		}
+	}
+	for _, st := range results[0].Stages {
+		if ran[st.Address] != 1 {
+			t.Errorf("%s computed %d times, want once", st.Address, ran[st.Address])
+		}
+	}
+	t.Logf("two runs of 8 × 150 ms stages at -j 2 each: %v (one run alone: about 600 ms of sleeping)", wall)
 }
