@@ -141,6 +141,9 @@ func dataFiles(p registry.Values) ([]string, error) {
 	root := dataRoot(p, source)
 	switch source {
 	case "planetoid":
+		if err := planetoid.CheckName(name); err != nil {
+			return nil, err
+		}
 		return planetoid.Files(filepath.Join(root, "planetoid"), name), nil
 	case "hgcn":
 		return hgcn.Files(filepath.Join(root, "hgcn"), name), nil

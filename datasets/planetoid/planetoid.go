@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hylaflow/hylaflow/datasets"
@@ -26,8 +27,26 @@ var Names = []string{"cora", "citeseer", "pubmed"}
 // Suffixes are the file suffixes of one dataset: ind.NAME.SUFFIX.
 var Suffixes = []string{"x", "y", "tx", "ty", "allx", "ally", "graph", "test.index"}
 
+// CheckName checks that name can be used in the file names ind.NAME.*:
+// letters, digits, '.', '_' and '-', starting with a letter or digit,
+// without "..", at most 64 bytes. A name from a pipeline never reaches
+// the file system otherwise (no path separators, no traversal).
+func CheckName(name string) error {
+	ok := name != "" && len(name) <= 64 && !strings.Contains(name, "..")
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		ok = alnum || i > 0 && (c == '.' || c == '_' || c == '-')
+	}
+	if !ok {
+		return fmt.Errorf("planetoid: dataset name %q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (the files are ind.NAME.x, …; e.g. %s)",
+			name, strings.Join(Names, ", "))
+	}
+	return nil
+}
+
 // Files returns the paths of the files of dataset name under dir (the
-// planetoid/ folder of the data root).
+// planetoid/ folder of the data root). The name must pass CheckName.
 func Files(dir, name string) []string {
 	out := make([]string, len(Suffixes))
 	for i, s := range Suffixes {
@@ -44,6 +63,9 @@ func Files(dir, name string) []string {
 // the adjacency lists (duplicates merged, self loops dropped). Split: train =
 // the first len(y) nodes, val = the next 500, test = the sorted test.index.
 func Load(dir, name string) (*datasets.Graph, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
 	path := func(s string) string { return filepath.Join(dir, "ind."+name+"."+s) }
 	sparseFile := func(s string) (*sparse.CSR, error) {
 		v, err := pyobj.LoadFile(path(s))

@@ -125,3 +125,28 @@ func TestCorruptFiles(t *testing.T) {
 		t.Errorf("missing files: %v", err)
 	}
 }
+
+// Issue 19 item 7: a dataset name is checked before it is used in a path.
+func TestCheckName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"cora", true}, {"Citeseer", true}, {"nell.0.001", true}, {"my_set-2", true},
+		{"", false}, {"../../etc/passwd", false}, {"a/b", false}, {"..", false}, {"a..b", false},
+		{".hidden", false}, {"-flag", false}, {"a b", false}, {"a\x00b", false}, {"a\\b", false},
+		{strings.Repeat("x", 65), false}, {strings.Repeat("x", 64), true},
+	} {
+		err := CheckName(tc.name)
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckName(%q) = %v, want ok=%v", tc.name, err, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "cora, citeseer, pubmed") {
+			t.Errorf("CheckName(%q): %v, want the known names", tc.name, err)
+		}
+	}
+	dir := t.TempDir()
+	if _, err := Load(dir, "../../x"); err == nil || !strings.Contains(err.Error(), `dataset name "../../x"`) {
+		t.Errorf("Load with a traversing name: %v", err)
+	}
+}

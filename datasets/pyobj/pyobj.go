@@ -15,6 +15,9 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/hylaflow/hylaflow/datasets/npy"
@@ -40,7 +43,42 @@ func (e *Error) Error() string {
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
-	return s
+	// A pickle's strings (GLOBAL names, …) end up in messages printed to
+	// a terminal: control characters must not reach it raw.
+	return Printable(s)
+}
+
+// Printable returns s with every byte or rune a terminal would interpret
+// (control characters, escape sequences, invalid UTF-8, non-printable
+// runes) written as a Go escape (\x1b, \u200b, …); printable text,
+// spaces included, stays as it is.
+func Printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case unicode.IsPrint(r):
+			b.WriteString(s[i : i+n])
+		case r < 0x80:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+		i += n
+	}
+	return b.String()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -109,7 +147,7 @@ func findClass(module, name string) (any, error) {
 		"__builtin__.set", "builtins.set", "__builtin__.int", "builtins.int":
 		return builtinFactory(name), nil
 	}
-	return nil, fmt.Errorf("class %s.%s is not allowed in dataset pickles", module, name)
+	return nil, fmt.Errorf("class %s is not allowed in dataset pickles", Printable(module+"."+name))
 }
 
 // builtinFactory stands for a builtin type used as a factory (defaultdict(list),

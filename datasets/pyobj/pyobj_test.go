@@ -398,3 +398,45 @@ func TestCSRIndexDtypes(t *testing.T) {
 		t.Fatalf("Raw = %v, want %v", a.(*NDArray).Raw, payload)
 	}
 }
+
+// Issue 19 item 7: a GLOBAL name with control characters (a terminal
+// escape sequence) is printed escaped, never raw.
+func TestGlobalNameEscaped(t *testing.T) {
+	for _, tc := range []struct {
+		module, name string
+		want         string
+	}{
+		{"os", "system\x1b[2J", `class os.system\x1b[2J is not allowed`},
+		{"evil\rmod", "x", `class evil\x0dmod.x is not allowed`},
+		{"bad\xffutf8", "x\u200b", `class bad\xffutf8.x\u200b is not allowed`},
+		{"ünïcode", "ok", "class ünïcode.ok is not allowed"},
+	} {
+		p := &pk{}
+		p.op(0x80, 2).global(tc.module, tc.name).str("a").op(0x85, 'R', '.')
+		_, err := Load(p.Bytes(), "evil.pkl")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("GLOBAL %q %q: error %v, want it to contain %q", tc.module, tc.name, err, tc.want)
+			continue
+		}
+		for _, r := range err.Error() {
+			if r < 0x20 || r == 0x7f || r == '\u200b' {
+				t.Errorf("GLOBAL %q %q: error %q holds control character %U", tc.module, tc.name, err, r)
+			}
+		}
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, spaces": "plain text, spaces",
+		"tab\there":          `tab\x09here`,
+		"\x1b]0;title\x07":   `\x1b]0;title\x07`,
+		"del\x7f":            `del\x7f`,
+		"bidi\u202eoverride": `bidi\u202eoverride`,
+		"":                   "",
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
