@@ -77,3 +77,58 @@ func TestSearchGrid(t *testing.T) {
 		})
 	}
 }
+
+// The quickstart's validation grid shares the quickstart's dataset, split
+// and normalisation (cached by a quickstart run), reports one validation cell
+// per model and setting, and widening a list plans only the new cells.
+func TestQuickstartSearchGrid(t *testing.T) {
+	c := openCache(t)
+	run(t, load(t, "quickstart.hcl", map[string]string{"seeds": "[0]", "epochs": "3"}), c)
+	vars := map[string]string{"seeds": "[0, 1]", "ks": "[1]", "lr_cs": "[0.01]", "scales": "[0.5]", "lr_es": "[1]", "epochs": "3"}
+	p := load(t, "quickstart-search.hcl", vars)
+	plan, err := runner.MakePlan(p, c, runner.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"dataset.disease", "split.disease", "normalize.disease"} {
+		if s := plan.ByAddress[a]; s == nil || !s.Cached {
+			t.Errorf("%s is not cached after the quickstart's run: the grid must share its data stages", a)
+		}
+	}
+	res := run(t, p, c)
+	var models []string
+	for _, cell := range evaluateTable(t, c, res, "evaluate.validation") {
+		models = append(models, cell.Model)
+		if cell.Dataset != "synthetic_disease" || cell.Runs != 2 {
+			t.Errorf("cell %s/%s has %d runs, want synthetic_disease with 2", cell.Dataset, cell.Model, cell.Runs)
+		}
+	}
+	sort.Strings(models)
+	if want := []string{"hyla-sgc k=1 s=0.5 lr_e=1 lr_c=0.01", "rff-sgc k=1 s=0.5 lr_e=1 lr_c=0.01", "sgc k=1 lr_c=0.01"}; !slices.Equal(models, want) {
+		t.Errorf("cells %q, want %q", models, want)
+	}
+
+	vars["ks"] = "[1, 2]"
+	plan, err = runner.MakePlan(load(t, "quickstart-search.hcl", vars), c, runner.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	for _, s := range plan.Steps {
+		if !s.Cached {
+			runs = append(runs, s.Instance.Address)
+		}
+	}
+	sort.Strings(runs)
+	want := []string{"evaluate.validation", `precompute.k["2"]`}
+	for _, m := range []string{"hyla", "rff"} {
+		for _, seed := range []string{"0", "1"} {
+			want = append(want, `train.`+m+`["k=2,lr_c=0.01,lr_e=1,scale=0.5,seed=`+seed+`"]`)
+		}
+	}
+	want = append(want, `train.sgc["k=2,lr_c=0.01,seed=0"]`, `train.sgc["k=2,lr_c=0.01,seed=1"]`)
+	sort.Strings(want)
+	if !slices.Equal(runs, want) {
+		t.Errorf("adding K = 2 plans %q, want %q", runs, want)
+	}
+}
