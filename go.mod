@@ -6,6 +6,7 @@ require (
 	github.com/dominikbraun/graph v0.23.0
 	github.com/hashicorp/hcl/v2 v2.25.0
 	github.com/mattn/go-sqlite3 v1.14.53
+	github.com/mitchellh/go-wordwrap v1.0.1
 	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/zclconf/go-cty v1.19.0
 	golang.org/x/sys v0.49.0
@@ -25,7 +26,6 @@ require (
 	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/go-cmp v0.6.0 // indirect
-	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/mod v0.29.0 // indirect
 	golang.org/x/sync v0.18.0 // indirect

@@ -24,9 +24,9 @@ run() {
   shift 2
   echo "--- $name: hylaflow run $file $* [$(date -u +%H:%M:%S)]"
   local t0=$SECONDS
-  "$bin" run -q "$file" "$@" | tee "$work/$name-1.txt"
+  "$bin" run -q "$file" "$@" 2>&1 | tee "$work/$name-1.txt"
   echo "--- $name: cold run took $((SECONDS - t0)) s"
-  "$bin" run -q "$file" "$@" | tee "$work/$name-2.txt"
+  "$bin" run -q "$file" "$@" 2>&1 | tee "$work/$name-2.txt"
   grep -Eq '^nothing to do: all [0-9]+ stages cached' "$work/$name-2.txt" ||
     fail "$name: the second run was not fully cached"
 }
@@ -75,7 +75,7 @@ done
 
 # The ablation sweep: two dims × two seeds, then a third dim runs only its cells.
 run ablation pipelines/ablation-dim.hcl -var 'dims=[2,4]' -var 'seeds=[0,1]' -var epochs=5
-"$bin" run -q pipelines/ablation-dim.hcl -var 'dims=[2,4,8]' -var 'seeds=[0,1]' -var epochs=5 | tee "$work/ablation-3.txt"
+"$bin" run -q pipelines/ablation-dim.hcl -var 'dims=[2,4,8]' -var 'seeds=[0,1]' -var epochs=5 2>&1 | tee "$work/ablation-3.txt"
 grep -Eq ' [1-9][0-9]* ran, [1-9][0-9]* cached, 0 failed' "$work/ablation-3.txt" ||
   fail "ablation: adding a dimension did not reuse the finished cells"
 ran=$(grep -Eo ' [0-9]+ ran' "$work/ablation-3.txt" | grep -Eo '[0-9]+')
@@ -93,5 +93,5 @@ run search pipelines/search.hcl -var dataset=disease -var 'seeds=[0,1]' -var 'sc
 report search
 grep -Eq '^\| s=1 lr_e=1 lr_c=0.3 \| [0-9.]+ ± [0-9.]+' "$work/report-search.txt" || fail "search: no validation cell for s=1 lr_e=1 lr_c=0.3"
 "$bin" run -q pipelines/search.hcl -var dataset=disease -var 'seeds=[0,1]' -var 'scales=[0.5,1]' \
-  -var 'lr_es=[1]' -var 'lr_cs=[0.1,0.3,1]' -var epochs=5 | tee "$work/search-3.txt"
+  -var 'lr_es=[1]' -var 'lr_cs=[0.1,0.3,1]' -var epochs=5 2>&1 | tee "$work/search-3.txt"
 grep -Eq '^[0-9]+ stages: 5 ran, ' "$work/search-3.txt" || fail "search: adding lr_c = 1 did not run just its 4 cells and the table"

@@ -129,6 +129,10 @@ type Type struct {
 	// say how to get what is missing. plan and run call it before anything
 	// runs; validate does not (a pipeline is valid whatever the machine).
 	Preflight func(params Values) []Problem
+	// Hidden types (the generic stages tests and runner benchmarks use)
+	// work in pipelines but are not listed to users: Names leaves them
+	// out, so `hylaflow stages` and the "Registered types" hints do too.
+	Hidden bool
 }
 
 // Param returns the parameter of that name.
@@ -200,13 +204,15 @@ func (r *Registry) Lookup(name string) (*Type, bool) {
 	return t, ok
 }
 
-// Names returns the registered names, sorted.
+// Names returns the registered names of the types that are not Hidden, sorted.
 func (r *Registry) Names() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	names := make([]string, 0, len(r.types))
-	for n := range r.types {
-		names = append(names, n)
+	for n, t := range r.types {
+		if !t.Hidden {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	return names

@@ -284,6 +284,7 @@ func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 		record(es)
 	}
 
+	obs.Event(Event{Kind: EventPlan, Time: start, Total: len(steps)})
 	// Cached steps are done before anything runs.
 	var ready []*execStep
 	for _, es := range steps {

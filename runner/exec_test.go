@@ -320,8 +320,11 @@ func TestFailureStopsOrKeepsGoing(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	runner.WriteSummary(&buf, keep)
+	// The error itself was printed by the progress display as the stage
+	// failed; the summary names the stage without repeating it.
 	if got := buf.String(); !strings.HasPrefix(got, "5 stages: 3 ran, 0 cached, 1 failed, 1 skipped in ") ||
-		!strings.Contains(got, "error: fail.a: stage fail.a: broken on purpose") {
+		!strings.HasSuffix(got, fmt.Sprintf("\nfailed (errors above; hylaflow runs show %d lists them): fail.a\n", keep.RunID)) ||
+		strings.Contains(got, "broken on purpose") {
 		t.Errorf("summary:\n%s", got)
 	}
 }
@@ -340,7 +343,8 @@ stage "sum" "after" { in = [stage.value.quick] }
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(400*time.Millisecond, cancel)
 	start := time.Now()
-	r, err := runner.Run(ctx, p, s, runner.RunOptions{Jobs: 2})
+	var log bytes.Buffer
+	r, err := runner.Run(ctx, p, s, runner.RunOptions{Jobs: 2, Observer: runner.NewLogProgress(&log, runner.Normal)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,6 +364,32 @@ stage "sum" "after" { in = [stage.value.quick] }
 			t.Errorf("%s stored outputs after cancellation", a)
 		}
 		canceled++
+	}
+	// No line per canceled stage; one summary line counts them.
+	if strings.Contains(log.String(), "canceled") {
+		t.Errorf("progress has lines for canceled stages:\n%s", log.String())
+	}
+	stopped, notStarted, ran := 0, 0, 0
+	for _, st := range r.Stages {
+		started := strings.Contains(log.String(), "start    "+st.Address+"\n")
+		switch {
+		case st.Status == runner.StatusRan:
+			ran++
+		case st.Status == runner.StatusCanceled && started:
+			stopped++
+		case st.Status == runner.StatusCanceled:
+			notStarted++
+		}
+	}
+	var sum bytes.Buffer
+	runner.WriteSummary(&sum, r)
+	want := fmt.Sprintf(": %s stopped, %d finished (%d ran, 0 cached), %d not started; the next run resumes\n",
+		runner.Plural(stopped, "stage", "stages"), ran, ran, notStarted)
+	if got := sum.String(); !strings.HasPrefix(got, "canceled after ") || !strings.HasSuffix(got, want) || strings.Count(got, "\n") != 1 {
+		t.Errorf("summary %q, want one line ending %q", got, want)
+	}
+	if stopped != 2 {
+		t.Errorf("%d sleeps started with -j 2 before the cancel, want 2:\n%s", stopped, log.String())
 	}
 	run, _ := s.Run(r.RunID)
 	if run.Status != runner.RunCanceled || len(run.Stages) != 5 {
@@ -504,6 +534,7 @@ func TestLogProgressLines(t *testing.T) {
 		": stage fail.a: broken on purpose\n",
 		"12:00:01 skipped  sleep.after_a  (input from fail.a failed)\n",
 		"12:00:01 ran      scale.d  ",
+		"12:00:01 start    scale.d\n", // a start line for each stage that runs
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("log output lacks %q:\n%s", want, got)
@@ -512,7 +543,7 @@ func TestLogProgressLines(t *testing.T) {
 	buf.Reset()
 	q := runner.NewLogProgress(&buf, runner.Quiet)
 	execRun(t, p, executortest.NewMemStore(), runner.RunOptions{Jobs: 1, KeepGoing: true, Observer: q})
-	if lines := strings.Count(buf.String(), "\n"); lines != 1 || !strings.Contains(buf.String(), "failed   fail.a") {
+	if lines := strings.Count(buf.String(), "\n"); lines != 1 || !strings.Contains(buf.String(), "failed   fail.a") || strings.Contains(buf.String(), "start") {
 		t.Errorf("quiet output:\n%s", buf.String())
 	}
 }
@@ -524,8 +555,8 @@ func TestTermProgressDraws(t *testing.T) {
 	execRun(t, p, executortest.NewMemStore(), runner.RunOptions{Observer: tp})
 	tp.Close()
 	out := buf.String()
-	if !strings.Contains(out, "  sleep.s  ") || !strings.Contains(out, "sleeping") || !strings.Contains(out, "\x1b[1A\x1b[J") ||
-		!strings.Contains(out, "ran      sleep.s") {
+	if !strings.Contains(out, "  sleep.s  ") || !strings.Contains(out, "sleeping") || !strings.Contains(out, "\x1b[2A\x1b[J") ||
+		!strings.Contains(out, "\n[0/1 stages] 1 running, ") || !strings.Contains(out, "ran      sleep.s") {
 		t.Errorf("terminal output %q", out)
 	}
 }

@@ -123,7 +123,7 @@ func LoadSource(reg *registry.Registry, filename string, src []byte, opts LoadOp
 }
 
 func (l *loader) load() (*Pipeline, hcl.Diagnostics) {
-	f, diags := l.parser.ParseHCLFile(l.file)
+	f, diags := parseFile(l.parser, l.file, "pipeline")
 	return l.loadFile(f, diags)
 }
 
@@ -329,7 +329,7 @@ func (l *loader) applyVarOverrides() {
 		return v
 	}
 	for _, path := range l.opts.VarFiles {
-		f, d := l.parser.ParseHCLFile(path)
+		f, d := parseFile(l.parser, path, "variables")
 		l.diags = append(l.diags, d...)
 		if f == nil || f.Body == nil {
 			continue

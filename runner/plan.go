@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -65,6 +66,10 @@ func (p *Plan) Counts() (run, cached int) {
 	return run, cached
 }
 
+// ErrUnknownName marks an error about a name the caller gave that the
+// pipeline does not have (a --force stage or instance).
+var ErrUnknownName = errors.New("unknown name")
+
 // MakePlan computes every instance's cache key (from its type, version,
 // parameters, fingerprint and its producers' keys) and looks it up in
 // store, which it never writes. A nil store plans everything to run.
@@ -112,7 +117,7 @@ func planKeys(p *Pipeline, opts PlanOptions) (*Plan, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("--force %s: no such stage or instance in %s", strings.Join(unknown, ", "), p.File)
+		return nil, fmt.Errorf("--force %s: no such stage or instance in %s: %w", strings.Join(unknown, ", "), p.File, ErrUnknownName)
 	}
 	return plan, nil
 }

@@ -18,6 +18,7 @@ const (
 	EventProgress                  // a running stage reported progress
 	EventLog                       // a running stage wrote a log line
 	EventDone                      // a stage finished (any status, including cached and skipped)
+	EventPlan                      // before anything runs: Total = the run's number of stages
 )
 
 // Event is one thing that happened during a run.
@@ -29,7 +30,7 @@ type Event struct {
 	Reason   string        // EventStart/EventDone: why it runs, or why it was skipped
 	Duration time.Duration // EventDone
 	Done     int           // EventProgress
-	Total    int           // EventProgress (0 = unknown)
+	Total    int           // EventProgress (0 = unknown); EventPlan: stages in the run
 	Msg      string        // EventProgress: the stage's message; EventLog: the line
 	Err      error         // EventDone of a failed stage
 }
@@ -53,11 +54,15 @@ const (
 	Verbose Verbosity = 1  // also the stages' log lines
 )
 
-// LogProgress prints plain timestamped lines, one per finished stage, for
-// non-terminals (CI logs):
+// LogProgress prints plain timestamped lines for non-terminals (CI logs,
+// pipes, TERM=dumb): one when a stage starts and one when it finishes, so a
+// long stage is never silence:
 //
-//	12:00:01 ran      train.cora["3"]  1.2s
 //	12:00:01 cached   dataset.cora
+//	12:00:01 start    train.cora["3"]
+//	12:00:02 ran      train.cora["3"]  1.2s
+//
+// Stages canceled by Ctrl-C get no line each: the run's summary counts them.
 type LogProgress struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -88,11 +93,13 @@ func (p *LogProgress) Event(e Event) {
 			fmt.Fprintf(p.w, "%s          %s: %s\n", p.stamp(e.Time), e.Address, e.Msg)
 		}
 	case EventStart:
-		if p.level >= Verbose {
+		if p.level >= Verbose && e.Reason != "" {
 			fmt.Fprintf(p.w, "%s start    %s  (%s)\n", p.stamp(e.Time), e.Address, e.Reason)
+		} else if p.level >= Normal {
+			fmt.Fprintf(p.w, "%s start    %s\n", p.stamp(e.Time), e.Address)
 		}
 	case EventDone:
-		if p.level < Normal && e.Status != StatusFailed {
+		if e.Status == StatusCanceled || p.level < Normal && e.Status != StatusFailed {
 			return
 		}
 		fmt.Fprintln(p.w, formatDone(p.stamp(e.Time), e, p.level >= Verbose))
@@ -137,7 +144,10 @@ func FormatDuration(d time.Duration) string {
 
 // TermProgress is the live display for terminals: finished stages scroll
 // above a block with one line per running stage (address, elapsed time and
-// the stage's own progress), redrawn at most 10 times a second.
+// the stage's own progress) and a status line (stages finished of the
+// run's total, running, elapsed, an estimate of the time left), redrawn at
+// most 10 times a second. It moves the cursor with ANSI escapes, so it is
+// for terminals that understand them (not TERM=dumb).
 type TermProgress struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -150,6 +160,11 @@ type TermProgress struct {
 	stopped chan struct{}
 	once    sync.Once
 	now     func() time.Time
+
+	total    int       // stages in the run (EventPlan; 0 = unknown)
+	finished int       // stages finished (any status)
+	ran      int       // stages that ran and finished (ran or failed)
+	first    time.Time // the first stage start
 }
 
 type termLine struct {
@@ -205,7 +220,12 @@ func (p *TermProgress) Event(e Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch e.Kind {
+	case EventPlan:
+		p.total = e.Total
 	case EventStart:
+		if p.first.IsZero() {
+			p.first = e.Time
+		}
 		p.running[e.Address] = &termLine{start: e.Time}
 		p.redraw(false)
 	case EventProgress:
@@ -221,6 +241,14 @@ func (p *TermProgress) Event(e Event) {
 		}
 	case EventDone:
 		delete(p.running, e.Address)
+		p.finished++
+		if e.Status == StatusRan || e.Status == StatusFailed {
+			p.ran++
+		}
+		if e.Status == StatusCanceled {
+			p.redraw(true) // the run's summary counts the canceled stages
+			return
+		}
 		if p.level >= Normal || e.Status == StatusFailed {
 			p.erase()
 			fmt.Fprintln(p.w, p.fit(formatDone(e.Time.Format("15:04:05"), e, p.level >= Verbose)))
@@ -279,8 +307,36 @@ func (p *TermProgress) redraw(force bool) {
 		b.WriteByte('\n')
 		n++
 	}
+	if status := p.status(now); status != "" {
+		b.WriteString(p.fit(status))
+		b.WriteByte('\n')
+		n++
+	}
 	io.WriteString(p.w, b.String())
 	p.drawn = n
+}
+
+// status is the live block's last line while stages run:
+//
+//	[12/357 stages] 2 running, 1m04s elapsed, about 2m10s left
+//
+// The estimate assumes the stages still to run take as long on average as
+// those that ran so far (it needs at least one finished stage).
+func (p *TermProgress) status(now time.Time) string {
+	if len(p.running) == 0 || p.total == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("[%d/%d stages] %d running", p.finished, p.total, len(p.running))
+	if p.first.IsZero() {
+		return line
+	}
+	elapsed := now.Sub(p.first)
+	line += ", " + FormatDuration(elapsed) + " elapsed"
+	if left := p.total - p.finished; p.ran > 0 && left > 0 && elapsed > 0 {
+		eta := time.Duration(float64(elapsed) / float64(p.ran) * float64(left))
+		line += ", about " + FormatDuration(eta.Round(time.Second)) + " left"
+	}
+	return line
 }
 
 // fit cuts a line to the terminal width.
@@ -296,26 +352,73 @@ func (p *TermProgress) fit(s string) string {
 //
 //	5 stages: 3 ran, 2 cached, 0 failed, 0 skipped in 1.4s
 //
-// or "nothing to do: all 5 stages cached (0.1s)", followed by the errors of
-// the failed stages.
+// or "nothing to do: all 5 stages cached (0.1s)", then the addresses of the
+// failed stages (their errors were printed as they failed). A canceled run
+// gets one line instead:
+//
+//	canceled after 4.2s: 2 stages stopped, 15 finished (3 ran, 12 cached), 340 not started; the next run resumes
 func WriteSummary(w io.Writer, r *RunResult) {
 	n := len(r.Stages)
 	ran, cached := r.Count(StatusRan), r.Count(StatusCached)
-	failed, skipped, canceled := r.Count(StatusFailed), r.Count(StatusSkipped), r.Count(StatusCanceled)
+	failed, skipped := r.Count(StatusFailed), r.Count(StatusSkipped)
 	wall := FormatDuration(r.Wall)
-	if cached == n {
-		fmt.Fprintf(w, "nothing to do: all %d stages cached (%s)\n", n, wall)
+	if r.Status == RunCanceled {
+		stopped, notStarted := 0, 0
+		for _, s := range r.Stages {
+			if s.Status != StatusCanceled {
+				continue
+			}
+			if s.Err != nil || s.Duration > 0 {
+				stopped++
+			} else {
+				notStarted++
+			}
+		}
+		fin := fmt.Sprintf("%d ran, %d cached", ran, cached)
+		if failed > 0 {
+			fin += fmt.Sprintf(", %d failed", failed)
+		}
+		if skipped > 0 {
+			fin += fmt.Sprintf(", %d skipped", skipped)
+		}
+		fmt.Fprintf(w, "canceled after %s: %s stopped, %d finished (%s), %d not started; the next run resumes\n",
+			wall, Plural(stopped, "stage", "stages"), n-stopped-notStarted, fin, notStarted)
+		writeFailed(w, r)
 		return
 	}
-	line := fmt.Sprintf("%d stages: %d ran, %d cached, %d failed, %d skipped", n, ran, cached, failed, skipped)
-	if canceled > 0 {
-		line += fmt.Sprintf(", %d canceled", canceled)
+	if cached == n {
+		if n == 1 {
+			fmt.Fprintf(w, "nothing to do: the 1 stage is cached (%s)\n", wall)
+		} else {
+			fmt.Fprintf(w, "nothing to do: all %d stages cached (%s)\n", n, wall)
+		}
+		return
 	}
-	fmt.Fprintf(w, "%s in %s\n", line, wall)
+	fmt.Fprintf(w, "%s: %d ran, %d cached, %d failed, %d skipped in %s\n", Plural(n, "stage", "stages"), ran, cached, failed, skipped, wall)
+	writeFailed(w, r)
+}
+
+// writeFailed names the failed stages of r on one line.
+func writeFailed(w io.Writer, r *RunResult) {
+	var names []string
 	for _, s := range r.Failed() {
-		fmt.Fprintf(w, "error: %s: %v\n", s.Address, s.Err)
+		names = append(names, s.Address)
 	}
-	if r.Status == RunCanceled {
-		fmt.Fprintln(w, "run canceled")
+	if len(names) == 0 {
+		return
 	}
+	const most = 5
+	list := strings.Join(names[:min(len(names), most)], ", ")
+	if len(names) > most {
+		list += fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	fmt.Fprintf(w, "failed (errors above; hylaflow runs show %d lists them): %s\n", r.RunID, list)
+}
+
+// Plural returns "1 stage" or "N stages": n followed by one or many.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

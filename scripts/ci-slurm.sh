@@ -67,7 +67,7 @@ same() {
 	echo "$name: $(wc -l <"$d/local.txt") artifacts, identical keys and digests"
 	local before after out
 	before=$(find "$d/store/logs" -name '*.out' | wc -l)
-	out=$("$bin" run --cache "$d/slurm" --executor slurm --store "$d/store" "$@")
+	out=$("$bin" run --cache "$d/slurm" --executor slurm --store "$d/store" "$@" 2>&1)
 	echo "$out" | tail -n 1
 	after=$(find "$d/store/logs" -name '*.out' | wc -l)
 	if [ "$after" != "$before" ] || ! echo "$out" | grep -qE 'nothing to do| 0 ran,'; then

@@ -32,6 +32,31 @@ type Client struct {
 
 var _ Cluster = (*Client)(nil)
 
+// Commands are the Slurm commands a Client runs.
+var Commands = []string{"sbatch", "squeue", "scontrol", "scancel"}
+
+// Preflight checks that the commands the client runs are on PATH, so a
+// driver can fail once, up front, instead of once per submitted stage. The
+// error names the missing commands and how to provide them. A client with
+// its own Run function (tests) needs none.
+func (c *Client) Preflight() error {
+	if c.Run != nil {
+		return nil
+	}
+	var missing []string
+	for _, name := range Commands {
+		if _, err := exec.LookPath(name); err != nil {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s not found on PATH; run hylaflow where Slurm's client commands work (a login node), "+
+		"install them (Debian/Ubuntu: apt-get install slurm-client, plus the cluster's slurm.conf) "+
+		"or add their directory to PATH", strings.Join(missing, ", "))
+}
+
 func (c *Client) run(ctx context.Context, stdin []byte, name string, args ...string) ([]byte, []byte, error) {
 	timeout := c.Timeout
 	if timeout <= 0 {

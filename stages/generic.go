@@ -28,6 +28,7 @@ func registerGeneric(r *registry.Registry) error {
 		genericValueType(), genericRandomType(), genericScaleType(),
 		genericSumType(), genericSleepType(), genericFailType(),
 	} {
+		t.Hidden = true // for tests and runner benchmarks, not for users
 		if err := r.Register(t); err != nil {
 			return err
 		}

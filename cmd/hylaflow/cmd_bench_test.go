@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/internal/vec"
 	"github.com/hylaflow/hylaflow/openblas"
+	"github.com/hylaflow/hylaflow/stages"
 )
 
 type benchTestOutput struct {
@@ -36,7 +38,7 @@ func benchTestRun(t *testing.T, args ...string) benchTestOutput {
 // TestBenchSynthetic runs the quickstart's synthetic disease tree end to end
 // (no data files needed) and checks the report's shape and values.
 func TestBenchSynthetic(t *testing.T) {
-	out := benchTestRun(t, "--dataset", "disease-synth", "--seeds", "2", "--epochs", "20", "--model", "hyla", "-j", "2")
+	out := benchTestRun(t, "--dataset", "synthetic_disease", "--seeds", "2", "--epochs", "20", "--model", "hyla", "-j", "2")
 	if len(out.Rows) != 1 {
 		t.Fatalf("%d rows, want 1", len(out.Rows))
 	}
@@ -47,7 +49,7 @@ func TestBenchSynthetic(t *testing.T) {
 	if out.Kernels != vec.Path() || out.Kernels == "" {
 		t.Errorf("kernels %q, this process runs %q", out.Kernels, vec.Path())
 	}
-	if r.Dataset != "disease-synth" || r.Model != "hyla" || r.Seeds != 2 || r.Epochs != 20 || r.Features != 500 || r.K != 5 {
+	if r.Dataset != "synthetic_disease" || r.Model != "hyla" || r.Seeds != 2 || r.Epochs != 20 || r.Features != 500 || r.K != 5 {
 		t.Errorf("row header %+v", r)
 	}
 	if len(r.Tests) != 2 {
@@ -72,7 +74,11 @@ func TestBenchSynthetic(t *testing.T) {
 		t.Errorf("peak RSS row %d, process %d", r.PeakRSS, out.PeakRSS)
 	}
 	// The same seeds give the same accuracies.
+	// (The old name still works, with a note.)
 	again := benchTestRun(t, "--dataset", "disease-synth", "--seeds", "2", "--epochs", "20", "--model", "hyla", "-j", "4")
+	if again.Rows[0].Dataset != "synthetic_disease" {
+		t.Errorf("--dataset disease-synth ran %q", again.Rows[0].Dataset)
+	}
 	for i, v := range again.Rows[0].Tests {
 		if v != r.Tests[i] {
 			t.Errorf("seed %d: test %v with -j 4, %v with -j 2", i, v, r.Tests[i])
@@ -111,6 +117,7 @@ func TestBenchUsage(t *testing.T) {
 		{"--dataset", "nope"},
 		{"--model", "gcn"},
 		{"--seeds", "0"},
+		{"--split", "random"},
 		{"extra"},
 	} {
 		var stdout, stderr bytes.Buffer
@@ -123,7 +130,45 @@ func TestBenchUsage(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	dispatch([]string{"bench", "--dataset", "nope"}, &stdout, &stderr)
-	if !strings.Contains(stderr.String(), `unknown dataset "nope"`) {
+	if !strings.Contains(stderr.String(), `unknown dataset "nope" (want cora, citeseer, pubmed, airport, disease_nc, synthetic_disease, synthetic_sbm)`) {
 		t.Errorf("message %q", stderr.String())
+	}
+}
+
+// The HGCN rows run table1.hcl's workload: hgcn_split (variant --split)
+// with each run's seed, so split and precompute run once per seed.
+func TestBenchHGCNSplitPerSeed(t *testing.T) {
+	for _, tt := range []struct {
+		name, split, level string
+	}{
+		{"airport", "code", "nodes"},
+		{"disease_nc", "disjoint", "features"},
+	} {
+		row, err := benchRows(tt.name, tt.split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !row.SplitPerSeed || row.Split["variant"] != tt.split || row.Level != tt.level || row.Dataset["identity_features"] != true {
+			t.Errorf("%s: row %+v", tt.name, row)
+		}
+	}
+	// A synthetic row through the per-seed path: the seeds' times are
+	// attributed to split and precompute.
+	env := &benchEnv{reg: stages.Default(), workers: 2}
+	row, err := benchRows("synthetic_disease", "code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row.Split, row.SplitPerSeed, row.Epochs = map[string]any{"variant": "code", "p_val": 0.1, "p_test": 0.6}, true, 5
+	data, _, err := env.data(context.Background(), row)
+	if err != nil || data.features != nil || data.raw == nil || data.graph == nil {
+		t.Fatalf("data path: %v %+v", err, data)
+	}
+	res := benchResult{}
+	if err := env.seeds(context.Background(), row, data, "hyla", 2, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Data.Split <= 0 || res.Data.Precompute <= 0 || len(res.Tests) != 2 {
+		t.Errorf("per-seed data times %+v, tests %v", res.Data, res.Tests)
 	}
 }

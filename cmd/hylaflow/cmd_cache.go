@@ -217,6 +217,9 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow %s: %v\n", name, err)
+		if sub == "export" {
+			return exitCodeOf(err) // an unknown key or output is exit 2
+		}
 		return exitStageFailed
 	}
 	return exitOK

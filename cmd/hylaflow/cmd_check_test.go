@@ -56,12 +56,12 @@ stage "precompute" "p" {
 		code   int
 		stderr []string
 	}{
-		{[]string{"validate", typo}, exitInvalid, []string{"typo.hcl line 3", `unknown dataset "corra" for source "planetoid"; did you mean "cora"?`}},
+		{[]string{"validate", typo}, exitInvalid, []string{"typo.hcl:3:", `unknown dataset "corra" for source "planetoid"; did you mean "cora"?`}},
 		{[]string{"plan", "--cache", filepath.Join(dir, "cache"), typo}, exitInvalid, []string{`did you mean "cora"?`}},
-		{[]string{"validate", ranges}, exitInvalid, []string{"ranges.hcl line 2", `"dim" of stage type "sample" must be between 1 and 4096, got 0`,
-			"ranges.hcl line 8", `"epochs" of stage type "train" must be between 1 and 1000000, got 0`}},
+		{[]string{"validate", ranges}, exitInvalid, []string{"ranges.hcl:2:", `"dim" of stage type "sample" must be between 1 and 4096, got 0`,
+			"ranges.hcl:8:", `"epochs" of stage type "train" must be between 1 and 1000000, got 0`}},
 		{[]string{"validate", cora}, exitOK, nil},
-		{[]string{"plan", "--cache", filepath.Join(dir, "cache"), cora}, exitOK, []string{"Warning: Missing data files", "cora.hcl line 1",
+		{[]string{"plan", "--cache", filepath.Join(dir, "cache"), cora}, exitOK, []string{"warning: Missing data files", "cora.hcl:1:",
 			"Dataset cora needs 8 file(s) missing under " + empty, "planetoid/ind.cora.x", "`hylaflow datasets fetch cora`"}},
 	}
 	for _, c := range cases {

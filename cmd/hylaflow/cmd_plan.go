@@ -79,7 +79,7 @@ func planCmdRun(args []string, stdout, stderr io.Writer) int {
 	plan, err := runner.MakePlan(p, planCmdStore{store}, runner.PlanOptions{Force: force, NoCache: *noCache})
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow plan: %v\n", err)
-		return exitStageFailed
+		return exitCodeOf(err)
 	}
 	planCmdWrite(stdout, plan, *keys)
 	for _, line := range p.PublishSummary(runCmdRelPath) {

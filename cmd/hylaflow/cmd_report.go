@@ -94,12 +94,12 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, errReportUsage) {
 			return exitUsage
 		}
-		return exitStageFailed
+		return exitCodeOf(err) // an unknown run is exit 2
 	}
 	tables, err := reportCollect(c, id)
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow report: run %d: %v\n", id, err)
-		return exitStageFailed
+		return exitCodeOf(err) // no such run: exit 2
 	}
 	code := exitOK
 	if len(tables) == 0 && !*timing {

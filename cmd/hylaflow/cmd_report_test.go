@@ -212,7 +212,7 @@ func TestReportCmdErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"latest"}, exitStageFailed, "has no evaluate stage"},
-		{[]string{"7"}, exitStageFailed, "7"},
+		{[]string{"7"}, exitUsage, "no run 7"},
 		{[]string{"abc"}, exitUsage, `run "abc"`},
 		{[]string{"0"}, exitUsage, `run "0"`},
 		{[]string{"1", "2"}, exitUsage, "at most one run"},

@@ -51,10 +51,13 @@ Flags (before or after FILE):
   -q                 quiet: only the summary and errors
   -v                 verbose: also why each stage runs and the stages' log lines
 ` + slurmCmdRunUsage + `
-On a terminal a live block shows the running stages and their progress;
-otherwise one timestamped line per finished stage is printed. Ctrl-C stops
-starting stages and cancels the running ones (a second Ctrl-C kills);
-nothing half-written is stored, and the next run resumes.
+Progress and the summary go to stderr. On a terminal a live block shows
+the running stages, their progress, how many of the run's stages are done
+and an estimate of the time left; elsewhere (pipes, CI logs, TERM=dumb)
+each stage gets a timestamped start line and an end line. Ctrl-C stops
+starting stages and cancels the running ones (a second Ctrl-C kills),
+then prints one line counting the stopped, finished and unstarted
+stages; nothing half-written is stored, and the next run resumes.
 
 Exit status: 0 ok, 1 a stage failed, 2 usage error, 3 invalid pipeline, 130 canceled.
 `
@@ -154,6 +157,10 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitInvalid
 	}
+	if err := exFlags.preflight(); err != nil {
+		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
+		return exitUsage
+	}
 	c, err := cache.Open(runCmdCacheDir(*cacheDir))
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow run: open the cache: %v\n", err)
@@ -172,14 +179,16 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	} else if *verbose {
 		level = runner.Verbose
 	}
+	// Progress and the summary go to stderr (results go to stdout): a live
+	// block on a terminal that understands cursor movement, else lines.
 	var obs runner.Observer
 	var tp *runner.TermProgress
-	if width, isTerm := runCmdTerminal(stdout); isTerm {
-		tp = runner.NewTermProgress(stdout, level, width)
+	if width, isTerm := runCmdTerminal(stderr); isTerm && os.Getenv("TERM") != "dumb" {
+		tp = runner.NewTermProgress(stderr, level, width)
 		defer tp.Close()
 		obs = tp
 	} else {
-		obs = runner.NewLogProgress(stdout, level)
+		obs = runner.NewLogProgress(stderr, level)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -201,13 +210,14 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 		tp.Close() // erase the live block before the summary
 	}
 	if res == nil {
-		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
 		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "canceled before any stage started")
 			return exitCanceled
 		}
-		return exitStageFailed
+		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
+		return exitCodeOf(err)
 	}
-	runner.WriteSummary(stdout, res)
+	runner.WriteSummary(stderr, res)
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "hylaflow run: warning: %s\n", w)
 	}

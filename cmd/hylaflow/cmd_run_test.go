@@ -105,8 +105,10 @@ func TestRunCmdCachedSecondTime(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
 	}
-	if !strings.Contains(out, "10 stages: 10 ran, 0 cached, 0 failed, 0 skipped in ") || !strings.Contains(out, " ran      sum.all  ") {
-		t.Errorf("first run output:\n%s", out)
+	// Progress and the summary are on stderr, a start and an end line per stage.
+	if !strings.Contains(errs, "10 stages: 10 ran, 0 cached, 0 failed, 0 skipped in ") || !strings.Contains(errs, " start    sum.all\n") ||
+		!strings.Contains(errs, " ran      sum.all  ") || strings.Contains(out, "sum.all") {
+		t.Errorf("first run output:\n--- stdout\n%s--- stderr\n%s", out, errs)
 	}
 	code, out, _ = runCmdDispatch("plan", file, "--cache", cdir, "-var", "ms=20")
 	if code != exitOK || !strings.Contains(out, "nothing to do: all 10 stages cached") {
@@ -116,9 +118,9 @@ func TestRunCmdCachedSecondTime(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "RUN     sleep.s[\"0\"]  param ms changed 20 → 30") || !strings.Contains(out, "CACHED  random.src") {
 		t.Errorf("plan with another ms: exit %d\n%s", code, out)
 	}
-	code, out, _ = runCmdDispatch("run", file, "--cache", cdir, "-var", "ms=20", "-q")
-	if code != exitOK || out != "" && !strings.HasPrefix(out, "nothing to do: all 10 stages cached") {
-		t.Errorf("second run: exit %d\n%s", code, out)
+	code, _, errs = runCmdDispatch("run", file, "--cache", cdir, "-var", "ms=20", "-q")
+	if code != exitOK || !strings.HasPrefix(errs, "nothing to do: all 10 stages cached") {
+		t.Errorf("second run: exit %d\n%s", code, errs)
 	}
 	runCmdVerify(t, cdir)
 }
@@ -150,19 +152,23 @@ stage "value" "b" { values = [1] }
 		code int
 		want string
 	}{
-		{"stage failed", []string{"run", failing, "--cache", cdir, "-j", "1"}, exitStageFailed, "error: fail.a: stage fail.a: broken on purpose"},
+		{"stage failed", []string{"run", failing, "--cache", cdir, "-j", "1"}, exitStageFailed, ": stage fail.a: broken on purpose"},
 		{"keep going", []string{"run", failing, "--cache", cdir, "-j", "1", "--keep-going"}, exitStageFailed, "2 stages: 1 ran, 0 cached, 1 failed, 0 skipped"},
 		{"invalid", []string{"run", invalid, "--cache", cdir}, exitInvalid, "valuez"},
 		{"no file", []string{"run", "--cache", cdir}, exitUsage, "want one pipeline file"},
 		{"bad -j", []string{"run", failing, "-j", "0"}, exitUsage, "-j 0"},
-		{"unknown force", []string{"run", failing, "--cache", cdir, "--force", "value.zz"}, exitStageFailed, "value.zz"},
+		{"unknown force", []string{"run", failing, "--cache", cdir, "--force", "value.zz"}, exitUsage, "value.zz"},
 		{"exec-stage usage", []string{"exec-stage", "--cache", cdir}, exitUsage, "exactly one KEY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errs := runCmdDispatch(tt.args...)
-			if code != tt.code || !strings.Contains(out+errs, tt.want) {
-				t.Errorf("exit %d (want %d), output lacks %q:\n%s%s", code, tt.code, tt.want, out, errs)
+			if code != tt.code || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d (want %d), stderr lacks %q:\n%s%s", code, tt.code, tt.want, out, errs)
+			}
+			// Every error is printed once.
+			if strings.Count(out+errs, "broken on purpose") > 1 {
+				t.Errorf("the stage's error is printed more than once:\n%s%s", out, errs)
 			}
 		})
 	}
@@ -315,7 +321,7 @@ func TestRunCmdTwoProcessesOneCache(t *testing.T) {
 
 // runCmdInterrupt starts a run of long stages, sends sig once the quick
 // source is stored, and returns the process's exit code.
-func runCmdInterrupt(t *testing.T, bin, file, cdir string, sig syscall.Signal) int {
+func runCmdInterrupt(t *testing.T, bin, file, cdir string, sig syscall.Signal) (int, string) {
 	t.Helper()
 	var out runCmdLockedBuffer
 	cmd := exec.Command(bin, "run", file, "--cache", cdir, "-j", "4", "-var", "ms=20000")
@@ -324,7 +330,7 @@ func runCmdInterrupt(t *testing.T, bin, file, cdir string, sig syscall.Signal) i
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(out.String(), "random.src") {
+	for !strings.Contains(out.String(), "ran      random.src") {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			cmd.Wait()
@@ -348,7 +354,7 @@ func runCmdInterrupt(t *testing.T, bin, file, cdir string, sig syscall.Signal) i
 		t.Fatal(err)
 	}
 	t.Logf("after %v:\n%s", sig, out.String())
-	return code
+	return code, out.String()
 }
 
 func TestRunCmdInterruptAndKill(t *testing.T) {
@@ -365,18 +371,25 @@ func TestRunCmdInterruptAndKill(t *testing.T) {
 			dir := t.TempDir()
 			file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
 			cdir := filepath.Join(dir, "cache")
-			if code := runCmdInterrupt(t, bin, file, cdir, tt.sig); code != tt.code {
+			code, out := runCmdInterrupt(t, bin, file, cdir, tt.sig)
+			if code != tt.code {
 				t.Errorf("exit code %d after %v, want %d", code, tt.sig, tt.code)
+			}
+			// Ctrl-C: one line counts the stopped stages (-j 4: four
+			// sleeps), none per stage.
+			if tt.sig == syscall.SIGINT && (strings.Count(out, "canceled") != 1 ||
+				!regexp.MustCompile(`(?m)^canceled after \S+: 4 stages stopped, 1 finished \(1 ran, 0 cached\), 5 not started; the next run resumes$`).MatchString(out)) {
+				t.Errorf("output after Ctrl-C:\n%s", out)
 			}
 			runCmdVerify(t, cdir)
 			// The long stages stored nothing; a rerun with short ones reuses
 			// the source and completes.
-			out, err := exec.Command(bin, "run", file, "--cache", cdir, "-j", "4", "-var", "ms=20").CombinedOutput()
+			again, err := exec.Command(bin, "run", file, "--cache", cdir, "-j", "4", "-var", "ms=20").CombinedOutput()
 			if err != nil {
-				t.Fatalf("rerun: %v\n%s", err, out)
+				t.Fatalf("rerun: %v\n%s", err, again)
 			}
-			if !strings.Contains(string(out), "10 stages: 9 ran, 1 cached, 0 failed, 0 skipped") {
-				t.Errorf("rerun output:\n%s", out)
+			if !strings.Contains(string(again), "10 stages: 9 ran, 1 cached, 0 failed, 0 skipped") {
+				t.Errorf("rerun output:\n%s", again)
 			}
 			runCmdVerify(t, cdir)
 		})

@@ -84,7 +84,7 @@ func runsCmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow runs %s: %v\n", sub, err)
-		return exitStageFailed
+		return exitCodeOf(err)
 	}
 	return exitOK
 }
@@ -173,7 +173,7 @@ func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
 	} else {
 		v, err := strconv.ParseInt(strings.TrimPrefix(idArg, "#"), 10, 64)
 		if err != nil || v <= 0 {
-			return fmt.Errorf("run id %q: want a positive number or \"last\"", idArg)
+			return &cliUsageError{msg: fmt.Sprintf("run id %q: want a positive number or \"last\"", idArg)}
 		}
 		id = v
 	}

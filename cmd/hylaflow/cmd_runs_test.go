@@ -75,8 +75,8 @@ func TestRunsCmdListAndShow(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"runs", "show", "99"}, exitStageFailed, "no run 99"},
-		{[]string{"runs", "show", "abc"}, exitStageFailed, `run id "abc": want a positive number or "last"`},
+		{[]string{"runs", "show", "99"}, exitUsage, "no run 99"},
+		{[]string{"runs", "show", "abc"}, exitUsage, `run id "abc": want a positive number or "last"`},
 		{[]string{"runs", "show", "1", "2"}, exitUsage, "unexpected arguments 1 2"},
 		{[]string{"runs", "list", "-n", "-1"}, exitUsage, "-n -1: want 0 or more"},
 		{[]string{"runs", "--help"}, exitOK, "Usage: hylaflow runs [list]"},

@@ -103,6 +103,40 @@ func slurmCmdRegisterRunFlags(fs *flag.FlagSet) *slurmCmdRunFlags {
 	return f
 }
 
+// check reports inconsistent executor flags.
+func (f *slurmCmdRunFlags) check() error {
+	switch f.executor {
+	case "local":
+		if f.store != "" || f.partition != "" || f.account != "" || f.maxJobs != 0 {
+			return errors.New("--store, --partition, --account and --max-jobs need --executor slurm")
+		}
+		return nil
+	case "slurm":
+	default:
+		return fmt.Errorf("--executor %q: want local or slurm", f.executor)
+	}
+	if f.store == "" {
+		return errors.New("--executor slurm needs --store DIR (a directory every compute node sees at the same path)")
+	}
+	if f.maxJobs < 0 {
+		return fmt.Errorf("--max-jobs %d: want at least 0", f.maxJobs)
+	}
+	return nil
+}
+
+// preflight checks, before anything is opened or submitted, the flags and
+// what would otherwise fail every stage: with --executor slurm, Slurm's
+// commands must be on PATH.
+func (f *slurmCmdRunFlags) preflight() error {
+	if err := f.check(); err != nil || f.executor != "slurm" {
+		return err
+	}
+	if err := (&slurm.Client{}).Preflight(); err != nil {
+		return fmt.Errorf("--executor slurm: %w", err)
+	}
+	return nil
+}
+
 // slurmCmdDefaultJobs is run's -j for the Slurm executor when neither -j
 // nor --max-jobs is given: stages wait in Slurm's queue, not in hylaflow's.
 const slurmCmdDefaultJobs = 256
@@ -114,21 +148,11 @@ const slurmCmdDefaultJobs = 256
 func (f *slurmCmdRunFlags) build(fs *flag.FlagSet, store runner.Store, jobs int, verbose, quiet bool, stderr io.Writer) (runner.Executor, int, error) {
 	jSet := false
 	fs.Visit(func(fl *flag.Flag) { jSet = jSet || fl.Name == "j" })
-	switch f.executor {
-	case "local":
-		if f.store != "" || f.partition != "" || f.account != "" || f.maxJobs != 0 {
-			return nil, 0, errors.New("--store, --partition, --account and --max-jobs need --executor slurm")
-		}
+	if err := f.check(); err != nil {
+		return nil, 0, err
+	}
+	if f.executor == "local" {
 		return nil, jobs, nil
-	case "slurm":
-	default:
-		return nil, 0, fmt.Errorf("--executor %q: want local or slurm", f.executor)
-	}
-	if f.store == "" {
-		return nil, 0, errors.New("--executor slurm needs --store DIR (a directory every compute node sees at the same path)")
-	}
-	if f.maxJobs < 0 {
-		return nil, 0, fmt.Errorf("--max-jobs %d: want at least 0", f.maxJobs)
 	}
 	dir, err := filepath.Abs(f.store)
 	if err != nil {

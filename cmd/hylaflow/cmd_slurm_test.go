@@ -42,6 +42,42 @@ func TestSlurmCmdRunFlagErrors(t *testing.T) {
 	}
 }
 
+// --executor slurm without Slurm's commands fails once, up front, naming
+// them (exit 2), before the cache is created or a stage runs.
+func TestSlurmCmdPreflight(t *testing.T) {
+	file := filepath.Join("..", "..", "runner", "testdata", "slurm", "fanout.hcl")
+	bin := t.TempDir()
+	t.Setenv("PATH", bin)
+	cdir := filepath.Join(t.TempDir(), "cache")
+	code, out, errs := slurmCmdDispatch("run", file, "--cache", cdir, "--executor", "slurm", "--store", t.TempDir())
+	want := "hylaflow run: --executor slurm: sbatch, squeue, scontrol, scancel not found on PATH; "
+	if code != exitUsage || !strings.HasPrefix(errs, want) || strings.Count(errs, "\n") != 1 || out != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and one line starting %q", code, out, errs, exitUsage, want)
+	}
+	if _, err := os.Stat(cdir); !os.IsNotExist(err) {
+		t.Errorf("the failed preflight created the cache (%v)", err)
+	}
+	// With the commands present (here: stand-ins), only the missing one is named.
+	for _, name := range []string{"sbatch", "squeue", "scontrol"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &slurmCmdRunFlags{executor: "slurm", store: "s"}
+	if err := f.preflight(); err == nil || !strings.HasPrefix(err.Error(), "--executor slurm: scancel not found on PATH") {
+		t.Errorf("preflight with scancel missing: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "scancel"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.preflight(); err != nil {
+		t.Errorf("preflight with every command present: %v", err)
+	}
+	if err := (&slurmCmdRunFlags{executor: "local"}).preflight(); err != nil {
+		t.Errorf("local executor: %v", err)
+	}
+}
+
 func TestSlurmCmdRunFlagsJobs(t *testing.T) {
 	for _, tt := range []struct {
 		args     []string

@@ -90,7 +90,7 @@ func validateCmdRun(args []string, stdout, stderr io.Writer) int {
 			validateCmdWriteDiags(stderr, diags)
 		}
 		if p != nil {
-			fmt.Fprintf(stdout, "ok %s (%d stages)\n", file, len(p.Instances))
+			fmt.Fprintf(stdout, "ok %s (%s)\n", file, runner.Plural(len(p.Instances), "stage", "stages"))
 		}
 	}
 	if *jsonOut {

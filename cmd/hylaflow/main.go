@@ -5,6 +5,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,17 +14,58 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
-// Exit codes shared by every subcommand.
+// Exit codes shared by every subcommand (README.md, "Exit status").
 const (
 	exitOK          = 0
 	exitStageFailed = 1 // a stage (or the command's own work) failed
-	exitUsage       = 2 // bad flags or arguments
+	exitUsage       = 2 // bad flags or arguments, or a name that names nothing
 	exitInvalid     = 3 // the pipeline file is invalid
 	exitCanceled    = 130
 )
+
+// errUnknownName marks an error about a name given on the command line
+// that names nothing: a dataset, run, cache key, stage or stage type.
+var errUnknownName = errors.New("unknown name")
+
+// unknownNameError is an error about a name that names nothing.
+type unknownNameError struct{ msg string }
+
+func (e *unknownNameError) Error() string        { return e.msg }
+func (e *unknownNameError) Is(target error) bool { return target == errUnknownName }
+
+// unknownName returns an error that is errUnknownName, with its own message.
+func unknownName(format string, a ...any) error {
+	return &unknownNameError{msg: fmt.Sprintf(format, a...)}
+}
+
+// exitCodeOf is the one table from a command's error to its exit status:
+//
+//	nil                                             0
+//	context.Canceled (Ctrl-C, SIGTERM)              130
+//	a bad flag or argument (*cliUsageError)         2
+//	an unknown name (errUnknownName,
+//	  runner.ErrUnknownName, cache.ErrNotFound)     2
+//	anything else (a stage or the work failed)      1
+//
+// An invalid pipeline (3) is reported as diagnostics, not as an error.
+// Callers pass cache.ErrNotFound errors only where the key, run or output
+// came from the user (a missing payload inside a run is a failure).
+func exitCodeOf(err error) int {
+	var usage *cliUsageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, context.Canceled):
+		return exitCanceled
+	case errors.As(err, &usage), errors.Is(err, errUnknownName), errors.Is(err, runner.ErrUnknownName), errors.Is(err, cache.ErrNotFound):
+		return exitUsage
+	}
+	return exitStageFailed
+}
 
 // command is one subcommand.
 type command struct {

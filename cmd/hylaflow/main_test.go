@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -167,5 +169,78 @@ func TestVersionRead(t *testing.T) {
 	versionWrite(&b, versionRead(nil, false))
 	if !strings.Contains(b.String(), "hylaflow unknown\nrevision: unknown (built without VCS information") {
 		t.Errorf("without build info:\n%s", b.String())
+	}
+}
+
+// The generic stage types of tests and runner benchmarks are hidden: not
+// in `hylaflow stages` nor in the "Registered types" hints, yet pipelines
+// (and the worker processes of the executors) can still use them.
+func TestStagesHidesTestTypes(t *testing.T) {
+	hidden := []string{"fail", "random", "scale", "sleep", "sum", "value"}
+	code, out, errs := mainTestRun("stages", "--json")
+	if code != exitOK {
+		t.Fatalf("stages --json: exit %d: %s", code, errs)
+	}
+	var listed []struct{ Name string }
+	if err := json.Unmarshal([]byte(out), &listed); err != nil || len(listed) < 5 {
+		t.Fatalf("stages --json: %v, %d types", err, len(listed))
+	}
+	for _, s := range listed {
+		if slices.Contains(hidden, s.Name) {
+			t.Errorf("stages lists the test-only type %q", s.Name)
+		}
+	}
+	code, _, errs = mainTestRun("stages", "nosuch")
+	if code != exitUsage || !strings.Contains(errs, "Registered types: augment, ") || strings.Contains(errs, "sleep") {
+		t.Errorf("stages nosuch: exit %d\n%s", code, errs)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.hcl")
+	if err := os.WriteFile(file, []byte("stage \"sleep\" \"s\" { ms = 1 }\nstage \"nosuch\" \"x\" {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = mainTestRun("validate", file)
+	if code != exitInvalid || !strings.Contains(errs, "Registered types: augment, ") || strings.Contains(errs, "sleep") ||
+		strings.Count(errs, "error:") != 1 {
+		t.Errorf("validate: exit %d (want the one unknown type, hints without the hidden ones)\n%s", code, errs)
+	}
+}
+
+// Every command exits 2 for a name that names nothing (README.md's exit
+// status table), 1 when the work fails.
+func TestExitCodesUnknownNames(t *testing.T) {
+	dir := t.TempDir()
+	cdir := filepath.Join(dir, "cache")
+	file := filepath.Join(dir, "p.hcl")
+	if err := os.WriteFile(file, []byte("stage \"value\" \"a\" { values = [1] }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := mainTestRun("run", file, "--cache", cdir, "-q"); code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, errs)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"nosuch"}, exitUsage, `unknown command "nosuch"`},
+		{[]string{"help", "nosuch"}, exitUsage, `unknown command "nosuch"`},
+		{[]string{"stages", "nosuch"}, exitUsage, `no stage type "nosuch"`},
+		{[]string{"datasets", "info", "nosuch"}, exitUsage, `unknown dataset "nosuch"`},
+		{[]string{"datasets", "fetch", "nosuch"}, exitUsage, `unknown dataset "nosuch"`},
+		{[]string{"bench", "--dataset", "nosuch"}, exitUsage, `unknown dataset "nosuch"`},
+		{[]string{"run", file, "--cache", cdir, "--force", "value.b"}, exitUsage, "--force value.b: no such stage"},
+		{[]string{"plan", file, "--cache", cdir, "--force", "value.b"}, exitUsage, "--force value.b: no such stage"},
+		{[]string{"runs", "show", "99", "--cache", cdir}, exitUsage, "no run 99"},
+		{[]string{"runs", "show", "x", "--cache", cdir}, exitUsage, `run id "x"`},
+		{[]string{"report", "99", "--cache", cdir}, exitUsage, "no run 99"},
+		{[]string{"cache", "export", "ffff", filepath.Join(dir, "x.zip"), "--cache", cdir}, exitUsage, "no key starts with ffff"},
+		{[]string{"validate", filepath.Join(dir, "nosuch.hcl")}, exitInvalid, "open " + filepath.Join(dir, "nosuch.hcl") + ": no such file or directory"},
+		{[]string{"validate", dir}, exitInvalid, "is a directory"},
+	} {
+		code, out, errs := mainTestRun(tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.want) {
+			t.Errorf("hylaflow %s: exit %d (want %d), stderr lacks %q:\n%s%s", strings.Join(tt.args, " "), code, tt.code, tt.want, out, errs)
+		}
 	}
 }

@@ -130,7 +130,7 @@ func TestClearRecoversDamagedIndex(t *testing.T) {
 		t.Fatalf("clear --yes on a damaged index: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = runCmdDispatch("run", file, "--cache", cdir, "-var", "ms=1")
-	if code != exitOK || !strings.Contains(out, "10 ran, 0 cached") {
+	if code != exitOK || !strings.Contains(errs, "10 ran, 0 cached") {
 		t.Fatalf("run after clear: exit %d\n%s%s", code, out, errs)
 	}
 	runCmdVerify(t, cdir)

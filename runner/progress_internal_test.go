@@ -1,0 +1,54 @@
+package runner
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The live block's status line: stages finished of the run's total, the
+// running ones, the elapsed time and an estimate of the time left from
+// the stages that ran so far.
+func TestTermProgressStatusLine(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	clock := t0
+	var buf bytes.Buffer
+	p := &TermProgress{w: &buf, level: Normal, width: 100, running: map[string]*termLine{}, now: func() time.Time { return clock }}
+	steps := []struct {
+		e    Event
+		at   time.Duration // clock after the event
+		want string        // the status line ("" = none)
+	}{
+		{Event{Kind: EventPlan, Total: 10}, 0, ""},
+		{Event{Kind: EventDone, Address: "data", Status: StatusCached}, 0, ""},
+		{Event{Kind: EventStart, Address: "a", Time: t0}, 0, "[1/10 stages] 1 running, 0ms elapsed"},
+		{Event{Kind: EventStart, Address: "b", Time: t0}, 0, "[1/10 stages] 2 running, 0ms elapsed"},
+		// a ran in 20 s: 8 stages left at 20 s per stage run → 2m40s.
+		{Event{Kind: EventDone, Address: "a", Status: StatusRan, Time: t0.Add(20 * time.Second)}, 20 * time.Second,
+			"[2/10 stages] 1 running, 20.0s elapsed, about 2m40s left"},
+		{Event{Kind: EventDone, Address: "b", Status: StatusFailed, Time: t0.Add(30 * time.Second)}, 30 * time.Second, ""},
+	}
+	for i, s := range steps {
+		clock = t0.Add(s.at)
+		p.Event(s.e)
+		if got := p.status(clock); got != s.want {
+			t.Errorf("step %d: status %q, want %q", i, got, s.want)
+		}
+	}
+	// Canceled stages get no line of their own.
+	buf.Reset()
+	p.Event(Event{Kind: EventStart, Address: "c", Time: clock})
+	p.Event(Event{Kind: EventDone, Address: "c", Status: StatusCanceled, Time: clock})
+	if strings.Contains(buf.String(), "canceled") {
+		t.Errorf("a canceled stage printed a line: %q", buf.String())
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 stages", 1: "1 stage", 2: "2 stages", 357: "357 stages"} {
+		if got := Plural(n, "stage", "stages"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
