@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/hylaflow/hylaflow/datasets"
+)
+
+func init() {
+	registerCommand(&command{
+		Name:    "completion",
+		Summary: "print a shell completion script (bash, zsh or fish)",
+		Run:     completionCmdRun,
+	})
+	registerCommand(&command{
+		Name:   "__complete",
+		Hidden: true,
+		Run:    completionCmdComplete,
+	})
+}
+
+const completionCmdUsage = `Usage: hylaflow completion bash|zsh|fish
+
+Prints a completion script for the shell. It completes commands and their
+subcommands, flags (from each command's --help, so always those of this
+binary), stage types (hylaflow stages NAME), dataset names (datasets info
+and fetch, bench --dataset) and pipeline files (*.hcl) for run, plan,
+validate, graph and fmt. The script asks the binary (a hidden __complete
+command), so hylaflow must be on PATH.
+
+  bash:  source <(hylaflow completion bash)        (e.g. in ~/.bashrc)
+  zsh:   source <(hylaflow completion zsh)         (after compinit, e.g. in ~/.zshrc)
+  fish:  hylaflow completion fish > ~/.config/fish/completions/hylaflow.fish
+
+Exit status: 0 printed, 2 usage error or unknown shell.
+`
+
+var completionCmdScripts = map[string]string{
+	"bash": `# bash completion for hylaflow (hylaflow completion bash)
+_hylaflow() {
+	local IFS=$'\n'
+	COMPREPLY=($(hylaflow __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+	if [ ${#COMPREPLY[@]} -eq 0 ]; then
+		COMPREPLY=($(compgen -f -- "${COMP_WORDS[COMP_CWORD]}"))
+	fi
+}
+complete -o filenames -o nosort -F _hylaflow hylaflow
+`,
+	"zsh": `#compdef hylaflow
+# zsh completion for hylaflow (hylaflow completion zsh)
+_hylaflow() {
+	local -a cands
+	cands=("${(@f)$(hylaflow __complete "${(@)words[2,CURRENT]}" 2>/dev/null)}")
+	if (( ${#cands} )) && [[ -n ${cands[1]} ]]; then
+		compadd -Q -S '' -a cands
+	else
+		_files
+	fi
+}
+compdef _hylaflow hylaflow
+`,
+	"fish": `# fish completion for hylaflow (hylaflow completion fish)
+function __hylaflow_complete
+	set -l words (commandline -opc) (commandline -ct)
+	hylaflow __complete $words[2..-1] 2>/dev/null
+end
+complete -c hylaflow -f -a '(__hylaflow_complete)'
+`,
+}
+
+func completionCmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := cliFlagSet("completion", stderr)
+	pos, err := cliParse(fs, args)
+	if err != nil {
+		return cliFlagError(err, stdout, stderr, "completion", completionCmdUsage)
+	}
+	if len(pos) != 1 {
+		fmt.Fprint(stderr, "hylaflow completion: name one shell: bash, zsh or fish\n(see hylaflow completion --help)\n")
+		return exitUsage
+	}
+	script, ok := completionCmdScripts[pos[0]]
+	if !ok {
+		msg := fmt.Sprintf("hylaflow completion: unknown shell %q (want bash, zsh or fish)", pos[0])
+		fmt.Fprintln(stderr, msg)
+		return exitUsage
+	}
+	fmt.Fprint(stdout, script)
+	return exitOK
+}
+
+// completionCmdComplete prints the candidates for the last of args (the
+// word being completed, possibly empty), one per line; args are the words
+// after "hylaflow". Nothing printed lets the shell complete file names.
+func completionCmdComplete(args []string, stdout, _ io.Writer) int {
+	for _, c := range completionCandidates(args) {
+		fmt.Fprintln(stdout, c)
+	}
+	return exitOK
+}
+
+// completionSubcommands are the subcommands of the commands that have them.
+var completionSubcommands = map[string][]string{
+	"cache":      {"ls", "stats", "verify", "gc", "clear", "export"},
+	"datasets":   {"list", "info", "fetch"},
+	"runs":       {"list", "show"},
+	"completion": {"bash", "zsh", "fish"},
+}
+
+// completionPipelineCommands take pipeline files as positional arguments.
+var completionPipelineCommands = map[string]bool{"run": true, "plan": true, "validate": true, "graph": true, "fmt": true}
+
+// completionCandidates returns the completions of the last word of args.
+func completionCandidates(args []string) []string {
+	if len(args) == 0 {
+		args = []string{""}
+	}
+	cur := args[len(args)-1]
+	if len(args) == 1 {
+		return completionFilter(append(commandNames(), "help", "--help", "--version"), cur)
+	}
+	cmd := args[0]
+	if _, ok := commands[cmd]; !ok && cmd != "help" {
+		return nil
+	}
+	words := args[1 : len(args)-1] // complete words between the command and cur
+	sub := ""
+	if subs, ok := completionSubcommands[cmd]; ok && len(words) > 0 && completionContains(subs, words[0]) {
+		sub = words[0]
+	}
+	prev := ""
+	if len(words) > 0 {
+		prev = words[len(words)-1]
+	}
+	switch {
+	case cmd == "help":
+		if len(words) == 0 {
+			return completionFilter(commandNames(), cur)
+		}
+		return nil
+	case strings.HasPrefix(cur, "--"):
+		// Go's flags take one dash or two: offer every flag with two.
+		var long []string
+		for _, f := range completionFlags(cmd, sub) {
+			if l := "--" + strings.TrimLeft(f, "-"); !completionContains(long, l) {
+				long = append(long, l)
+			}
+		}
+		return completionFilter(long, cur)
+	case strings.HasPrefix(cur, "-"):
+		return completionFilter(completionFlags(cmd, sub), cur)
+	case prev == "--dataset" || prev == "-dataset":
+		return completionFilter(benchDatasets, cur)
+	case strings.HasPrefix(prev, "-") && !strings.Contains(prev, "="):
+		if completionFlagTakesValue(cmd, sub, prev) {
+			return nil // a value: the shell completes file names
+		}
+	}
+	if subs, ok := completionSubcommands[cmd]; ok && sub == "" {
+		return completionFilter(subs, cur)
+	}
+	switch {
+	case cmd == "stages":
+		return completionFilter(validateCmdRegistry().Names(), cur)
+	case cmd == "datasets" && (sub == "info" || sub == "fetch"):
+		return completionFilter(datasets.Names(), cur)
+	case completionPipelineCommands[cmd]:
+		return completionFiles(cur, ".hcl")
+	}
+	return nil
+}
+
+// completionFlagRE finds the flags in a usage text: "  -j N", "  --cache DIR",
+// "[--json]", "  -seeds int" (flag.PrintDefaults).
+var completionFlagRE = regexp.MustCompile(`(?:^|[\s\[|(])(--?[a-z][a-z0-9-]*)\b`)
+
+// completionUsage returns the help text of cmd (and its subcommand).
+func completionUsage(cmd, sub string) string {
+	c, ok := commands[cmd]
+	if !ok {
+		return ""
+	}
+	args := []string{"--help"}
+	if sub != "" {
+		args = []string{sub, "--help"}
+	}
+	var out bytes.Buffer
+	c.Run(args, &out, io.Discard)
+	return out.String()
+}
+
+// completionFlags lists the flags of cmd (and sub) from its --help, spelled
+// as the help spells them.
+func completionFlags(cmd, sub string) []string {
+	seen := map[string]bool{"--help": true}
+	for _, m := range completionFlagRE.FindAllStringSubmatch(completionUsage(cmd, sub), -1) {
+		seen[m[1]] = true
+	}
+	out := make([]string, 0, len(seen))
+	for f := range seen {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// completionFlagTakesValue reports whether flag of cmd is followed by a
+// value in its help ("--cache DIR", "-j N", "-seeds int").
+func completionFlagTakesValue(cmd, sub, flag string) bool {
+	re := regexp.MustCompile(`(?m)(?:^|[\s\[])` + regexp.QuoteMeta(flag) + `[ =]([A-Z][A-Z_.]*|int|string|float|uint|value|duration)\b`)
+	return re.MatchString(completionUsage(cmd, sub))
+}
+
+// completionFilter returns the candidates that start with prefix.
+func completionFilter(cands []string, prefix string) []string {
+	var out []string
+	for _, c := range cands {
+		if strings.HasPrefix(c, prefix) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func completionContains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// completionFiles lists the directories (with a trailing slash) and the
+// files ending in ext that start with prefix.
+func completionFiles(prefix, ext string) []string {
+	matches, err := filepath.Glob(completionGlobEscape(prefix) + "*")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, m := range matches {
+		if strings.HasPrefix(filepath.Base(m), ".") && !strings.HasPrefix(filepath.Base(prefix), ".") {
+			continue
+		}
+		if st, err := os.Stat(m); err == nil && st.IsDir() {
+			out = append(out, m+"/")
+		} else if strings.HasSuffix(m, ext) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// completionGlobEscape escapes the glob metacharacters of a typed prefix.
+func completionGlobEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)
+	return r.Replace(s)
+}
