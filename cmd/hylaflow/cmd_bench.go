@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -613,5 +614,20 @@ func benchPrint(w io.Writer, results []benchResult, wall float64) {
 			r.Sample, r.Train, r.TrainSeed, r.Total, r.CPU, float64(r.PeakRSS)/(1<<20), 100*r.Mean, 100*r.Std)
 	}
 	tw.Flush()
+	var perSeed []string
+	other := false
+	for _, r := range results {
+		if r.SplitPerSeed && !slices.Contains(perSeed, r.Dataset) {
+			perSeed = append(perSeed, r.Dataset)
+		}
+		other = other || r.Model != "hyla"
+	}
+	if len(perSeed) > 0 {
+		fmt.Fprintf(w, "%s: HGCN split (%s) drawn with each seed, as table1.hcl; split and precompute times are the row's own\n",
+			strings.Join(perSeed, ", "), results[0].Split)
+	}
+	if other {
+		fmt.Fprintln(w, "rff and sgc rows use HyLa-SGC's hyper-parameters (timing); table1.hcl's RFF-SGC and SGC cells use their own")
+	}
 	fmt.Fprintf(w, "wall %.2f s for everything above; peak RSS %.0f MiB; kernels: %s; BLAS %s\n", wall, float64(benchPeakRSS())/(1<<20), hyla.KernelPath(), openblas.Name())
 }
