@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +48,38 @@ type RunOptions struct {
 	Observer Observer
 	// Args are recorded with the run (the command line).
 	Args []string
+	// MemMB is the memory budget, in MiB, of the stages the local executor
+	// runs at once: a stage starts only while the declared memory of the
+	// running stages plus its own (resources { mem }) fits, so big stages
+	// run one at a time instead of exhausting memory; one that needs more
+	// than the whole budget runs alone. Stages that declare nothing count
+	// 0. 0 means 80% of the physical memory; < 0 means no budget. Other
+	// executors (Slurm) leave memory to their scheduler.
+	MemMB int64
+}
+
+// ParseMem reads a memory size as resources { mem } does ("8G", "512M",
+// "1.5GB", "2048" = MiB) into MiB, rounding up.
+func ParseMem(s string) (int64, error) { return parseMem(s) }
+
+// DefaultMemMB returns the default memory budget: 80% of the physical
+// memory (MemTotal of /proc/meminfo), or -1 (none) when it is unknown.
+func DefaultMemMB() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 1 {
+				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil && kb > 0 {
+					return kb / 1024 * 8 / 10
+				}
+			}
+		}
+	}
+	return -1
 }
 
 // StageResult is the outcome of one stage instance in a run.
@@ -196,8 +231,13 @@ func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 		obs = nopObserver{}
 	}
 	var memo *Memo
+	budget := int64(-1)
 	if l, ok := exe.(*Local); ok {
 		memo = l.Memo
+		budget = opts.MemMB
+		if budget == 0 {
+			budget = DefaultMemMB()
+		}
 	}
 	result := &RunResult{RunID: runID, Plan: plan, ByAddress: map[string]*StageResult{}}
 	forced := map[string]bool{}
@@ -315,6 +355,18 @@ func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 	stopping := false // after a failure without KeepGoing
 	var keyLocks sync.Map
 	var failedBy string
+	// Memory admission: the declared memory of the running stages.
+	var memUsed int64
+	fits := func(es *execStep) bool {
+		return budget < 0 || running == 0 || memUsed+es.Instance.Resources.MemMB <= budget
+	}
+	if budget >= 0 {
+		for _, es := range steps {
+			if m := es.Instance.Resources.MemMB; m > budget && !es.Cached {
+				result.Warnings = append(result.Warnings, fmt.Sprintf("%s declares mem %d MiB, more than the memory budget of %d MiB (--mem): it runs alone", es.Instance.Address, m, budget))
+			}
+		}
+	}
 
 	// skipDependents marks every transitive dependent of es skipped.
 	var skipDependents func(es *execStep, cause string)
@@ -331,6 +383,7 @@ func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 	launch := func(es *execStep) {
 		es.started = true
 		running++
+		memUsed += es.Instance.Resources.MemMB
 		task := &Task{Record: es.Record, Type: es.Instance.Type, Params: es.Instance.Params,
 			Inputs: map[string][]TaskInput{}, Resources: es.Instance.Resources, Force: es.force}
 		for slot, refs := range es.Instance.Inputs {
@@ -375,17 +428,23 @@ func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 
 	for {
 		canceled := ctx.Err() != nil
-		for !stopping && !canceled && running < jobs && len(ready) > 0 {
-			es := ready[0]
-			ready = ready[1:]
-			launch(es)
+		// Ready stages in plan order; one that does not fit the memory
+		// budget now is passed over for smaller ones, and starts when
+		// enough running stages have finished.
+		for i := 0; !stopping && !canceled && running < jobs && i < len(ready); {
+			if es := ready[i]; fits(es) {
+				ready = append(ready[:i], ready[i+1:]...)
+				launch(es)
+				continue
+			}
+			i++
 		}
 		// Free slots retry the stages another process was computing.
 		var nextRetry time.Time
 		if !stopping && !canceled {
 			now := time.Now()
 			for i := 0; i < len(waiting) && running < jobs; {
-				if es := waiting[i]; !es.retryAt.After(now) || len(es.pending) > 0 {
+				if es := waiting[i]; (!es.retryAt.After(now) && fits(es)) || len(es.pending) > 0 {
 					waiting = append(waiting[:i], waiting[i+1:]...)
 					// A stage whose input is being recomputed meanwhile
 					// returns to ready when that is done.
@@ -433,6 +492,7 @@ func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 		}
 		running--
 		es := d.step
+		memUsed -= es.Instance.Resources.MemMB
 		es.res.Duration = d.at.Sub(es.res.Start)
 		var inErr *InputError
 		var busy *BusyError

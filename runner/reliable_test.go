@@ -193,3 +193,68 @@ func TestTwoRunsShareWork(t *testing.T) {
 	}
 	t.Logf("two runs of 8 × 150 ms stages at -j 2 each: %v (one run alone: about 600 ms of sleeping)", wall)
 }
+
+// concurrency records the most stages running at once.
+type concurrency struct {
+	mu        sync.Mutex
+	now, peak int
+}
+
+func (c *concurrency) Event(e runner.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch e.Kind {
+	case runner.EventStart:
+		c.now++
+		c.peak = max(c.peak, c.now)
+	case runner.EventDone:
+		if e.Status == runner.StatusRan {
+			c.now--
+		}
+	}
+}
+
+// execMem: six 3 GiB stages and one of 10 GiB, none depending on another.
+const execMem = `
+stage "sleep" "big" {
+  for_each = toset([for i in range(6) : tostring(i)])
+  ms       = 60 + tonumber(each.key)
+  resources { mem = "3G" }
+}
+stage "sleep" "huge" {
+  ms = 40
+  resources { mem = "10G" }
+}
+`
+
+// Issue 19 item 6: the local scheduler admits stages within the memory
+// budget: at most two 3 GiB stages at once in 8 GiB whatever -j, and a
+// stage larger than the budget runs alone, with a warning.
+func TestMemoryBudgetAdmission(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		memMB    int64
+		wantPeak int
+		warn     bool
+	}{
+		{"8 GiB", 8 << 10, 2, true},
+		{"20 GiB", 20 << 10, 6, false},
+		{"no budget", -1, 7, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := openCaches(t)
+			obs := &concurrency{}
+			r := execRun(t, execLoad(t, nil, execMem), c, runner.RunOptions{Jobs: 7, MemMB: tc.memMB, Observer: obs})
+			if r.Status != runner.RunOK || r.Count(runner.StatusRan) != 7 {
+				t.Fatalf("run: %s %v", r.Status, execStatuses(r))
+			}
+			if obs.peak != tc.wantPeak {
+				t.Errorf("at most %d stages ran at once, want %d", obs.peak, tc.wantPeak)
+			}
+			warned := len(r.Warnings) == 1 && strings.Contains(r.Warnings[0], "sleep.huge declares mem 10240 MiB, more than the memory budget of 8192 MiB")
+			if warned != tc.warn {
+				t.Errorf("warnings %q, want the huge stage's: %v", r.Warnings, tc.warn)
+			}
+		})
+	}
+}

@@ -48,6 +48,10 @@ Flags (before or after FILE):
   --force NAME       run stage NAME (TYPE.NAME: all its instances, or one
                      instance TYPE.NAME["KEY"]) even if cached; repeatable
   --keep-going       after a failure, run every stage that does not depend on it
+  --mem SIZE         memory budget of the stages run at once (e.g. 8G): a stage
+                     starts only while the running stages' declared memory
+                     (resources { mem }) plus its own fits; default 80% of the
+                     physical memory; 0: no budget
   -q                 quiet: only the summary and errors
   -v                 verbose: also why each stage runs and the stages' log lines
 ` + slurmCmdRunUsage + `
@@ -130,6 +134,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	cacheDir := fs.String("cache", "", "cache directory")
 	noCache := fs.Bool("no-cache", false, "run every stage")
 	keepGoing := fs.Bool("keep-going", false, "continue after a failure")
+	memFlag := fs.String("mem", "", "memory budget of the stages run at once")
 	quiet := fs.Bool("q", false, "quiet")
 	verbose := fs.Bool("v", false, "verbose")
 	var force runCmdStrings
@@ -152,6 +157,17 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	if *quiet && *verbose {
 		fmt.Fprintln(stderr, "hylaflow run: -q and -v exclude each other")
 		return exitUsage
+	}
+	var memMB int64 // 0: the runner's default budget
+	switch strings.TrimSpace(*memFlag) {
+	case "":
+	case "0":
+		memMB = -1
+	default:
+		if memMB, err = runner.ParseMem(*memFlag); err != nil {
+			fmt.Fprintf(stderr, "hylaflow run: --mem: %v\n", err)
+			return exitUsage
+		}
 	}
 	p, ok := runCmdLoad(files[0], lopts, stderr)
 	if !ok {
@@ -202,6 +218,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 		Jobs:        nJobs,
 		Executor:    executor,
 		KeepGoing:   *keepGoing,
+		MemMB:       memMB,
 		Observer:    obs,
 		Args:        append([]string{"run"}, args...),
 	}
