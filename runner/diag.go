@@ -27,6 +27,9 @@ func parseFile(p *hclparse.Parser, path, what string) (*hcl.File, hcl.Diagnostic
 			Detail:   fmt.Sprintf("The %s file %q could not be read: %v.", what, path, err),
 		}}
 	}
+	if d := CheckNesting(src, path); d.HasErrors() {
+		return nil, d
+	}
 	return p.ParseHCL(src, path)
 }
 

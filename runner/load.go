@@ -128,6 +128,9 @@ func (l *loader) load() (*Pipeline, hcl.Diagnostics) {
 }
 
 func (l *loader) loadSource(src []byte) (*Pipeline, hcl.Diagnostics) {
+	if d := CheckNesting(src, l.file); d.HasErrors() {
+		return nil, d
+	}
 	f, diags := l.parser.ParseHCL(src, l.file)
 	return l.loadFile(f, diags)
 }
@@ -359,6 +362,10 @@ func (l *loader) applyVarOverrides() {
 			continue
 		}
 		val := cty.StringVal(raw)
+		if d := CheckNesting([]byte(raw), "-var "+name); d.HasErrors() {
+			l.diags = append(l.diags, d...)
+			continue
+		}
 		if v.typ != cty.String {
 			expr, d := hclsyntax.ParseExpression([]byte(raw), "-var "+name, hcl.InitialPos)
 			if !d.HasErrors() && len(expr.Variables()) == 0 {

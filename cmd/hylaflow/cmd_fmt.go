@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/hylaflow/hylaflow/runner"
 )
 
 func init() {
@@ -56,6 +57,11 @@ func fmtCmdRun(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "hylaflow fmt: %v\n", err)
 			worse(exitStageFailed)
+			continue
+		}
+		if diags := runner.CheckNesting(src, file); diags.HasErrors() {
+			validateCmdWriteDiags(stderr, diags)
+			worse(exitInvalid)
 			continue
 		}
 		if _, diags := hclsyntax.ParseConfig(src, file, hcl.InitialPos); diags.HasErrors() {
