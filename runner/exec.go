@@ -406,7 +406,11 @@ func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 		}
 		addr := es.Instance.Address
 		es.res.Start = time.Now()
-		obs.Event(Event{Kind: EventStart, Time: es.res.Start, Address: addr, Reason: es.res.Reason})
+		if es.busyWait == 0 {
+			// A retry after another process held the key is not a new start
+			// (-v would print one line per retry).
+			obs.Event(Event{Kind: EventStart, Time: es.res.Start, Address: addr, Reason: es.res.Reason})
+		}
 		hooks := Hooks{
 			Progress: func(done, total int, msg string) {
 				obs.Event(Event{Kind: EventProgress, Time: time.Now(), Address: addr, Done: done, Total: total, Msg: msg})
