@@ -7,24 +7,27 @@ import "math"
 // product before it is used, so the Go compiler cannot fuse it into an add
 // (it may on arm64 and with GOAMD64=v3 otherwise).
 
+// The loops run k outside and the lanes j inside (rows of Ωᵀ are
+// contiguous); each lane's sum still takes its terms in k order.
+
 func distGeneric(z, omegaT []float64, stride int, q []float64) {
-	for j := range q {
-		var acc float64
-		for k, zk := range z {
-			t := zk - omegaT[k*stride+j]
-			acc = math.FMA(t, t, acc)
+	clear(q)
+	for k, zk := range z {
+		row := omegaT[k*stride : k*stride+len(q)]
+		for j, w := range row {
+			t := zk - w
+			q[j] = math.FMA(t, t, q[j])
 		}
-		q[j] = acc
 	}
 }
 
 func argsGeneric(z, omegaT []float64, stride int, q []float64) {
-	for j := range q {
-		var acc float64
-		for k, zk := range z {
-			acc = math.FMA(zk, omegaT[k*stride+j], acc)
+	clear(q)
+	for k, zk := range z {
+		row := omegaT[k*stride : k*stride+len(q)]
+		for j, w := range row {
+			q[j] = math.FMA(zk, w, q[j])
 		}
-		q[j] = acc
 	}
 }
 
@@ -146,11 +149,15 @@ func mathBGeneric(lam, sinB, cosB, phi, e1, e2 []float64, twoRho int) {
 }
 
 func gradPassGeneric(w []float64, stride int, gy, e1, e2, c []float64, s *[16]float64) {
-	for j := range c[:len(c)/8*8] {
-		var g float64
-		for k, y := range gy {
-			g = math.FMA(y, w[k*stride+j], g)
+	c = c[:len(c)/8*8]
+	clear(c)
+	for k, y := range gy { // g_j into c, classes in order
+		row := w[k*stride : k*stride+len(c)]
+		for j, v := range row {
+			c[j] = math.FMA(y, v, c[j])
 		}
+	}
+	for j, g := range c {
 		cj := float64(g * e2[j])
 		c[j] = cj
 		l := j & 7
