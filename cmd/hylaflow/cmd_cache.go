@@ -35,8 +35,18 @@ Subcommands:
   clear    remove everything (needs --yes)
   export   KEY[/OUTPUT] FILE: copy an artifact out of the cache
 
-Every subcommand takes --cache DIR (default $HYLAFLOW_CACHE, else .hylaflow)
-and --help. Artifacts are zip files of .npy/.json members: numpy.load opens
+Every subcommand takes --cache DIR and --help.
+
+Where the cache is: --cache DIR, else $HYLAFLOW_CACHE, else found as git
+finds its repository: the nearest directory named .hylaflow in the start
+directory or above it, stopping at the repository root (the directory
+holding .git). run and plan start from the pipeline file's directory, the
+other commands from the working directory. When there is none, run creates
+it at the repository root, or beside the pipeline file outside a
+repository. So 'hylaflow run pipelines/quickstart.hcl' in a clone and
+'cd pipelines && hylaflow run quickstart.hcl' share CLONE/.hylaflow, and
+every command anywhere in the clone uses it. run says where it is.
+ Artifacts are zip files of .npy/.json members: numpy.load opens
 them, and scipy.sparse.load_npz opens those holding one unnamed sparse matrix.
 `
 
@@ -171,7 +181,11 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	cdir := runCmdCacheDir(*dir)
+	cdir, err := runCmdCacheDir(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow %s: %v\n", name, err)
+		return exitStageFailed
+	}
 	var c *cache.Cache
 	switch {
 	case sub == "gc" || sub == "clear" || sub == "verify" && *repair:

@@ -36,7 +36,8 @@ the outputs are stored there. A key that is stored already is not
 recomputed unless --force is given. Prints the stored outputs.
 
 Flags:
-  --cache DIR    cache directory (default $HYLAFLOW_CACHE, else .hylaflow)
+  --cache DIR    cache directory (default $HYLAFLOW_CACHE, else the nearest
+                 .hylaflow here or above: see hylaflow cache --help)
   --task FILE    read the task from FILE instead of the cache's key record
   --force        recompute even if the key is stored
   --workers N    threads the stage may use (default: the number of cores)
@@ -64,7 +65,12 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hylaflow exec-stage: --workers %d: want at least 1\n", *workers)
 		return exitUsage
 	}
-	c, err := cache.Open(runCmdCacheDir(*cacheDir))
+	cdir, err := runCmdCacheDir(*cacheDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow exec-stage: %v\n", err)
+		return exitStageFailed
+	}
+	c, err := cache.Open(cdir)
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow exec-stage: open the cache: %v\n", err)
 		return exitStageFailed

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/hylaflow/hylaflow/cache"
@@ -32,7 +33,8 @@ cache and never writes it.
 Flags (before or after FILE):
   -var NAME=VALUE    set a pipeline variable; repeatable
   -var-file FILE     read variables from an HCL file; repeatable
-  --cache DIR        cache directory (default $HYLAFLOW_CACHE, else .hylaflow)
+  --cache DIR        cache directory (default $HYLAFLOW_CACHE, else the nearest
+                     .hylaflow above FILE, as run finds it)
   --no-cache         plan as run --no-cache would
   --force NAME       plan as run --force NAME would; repeatable
   -keys              also print each instance's cache key
@@ -63,7 +65,12 @@ func planCmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	var store runner.PlanStore
-	dir := runCmdCacheDir(*cacheDir)
+	loc, err := runCmdCache(*cacheDir, filepath.Dir(files[0]))
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow plan: %v\n", err)
+		return exitStageFailed
+	}
+	dir := loc.Dir
 	if _, err := os.Stat(dir); err == nil {
 		c, err := cache.OpenReadOnly(dir)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"image/color"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +21,7 @@ import (
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/paper"
+	"github.com/hylaflow/hylaflow/registry"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -28,24 +31,28 @@ import (
 func init() {
 	registerCommand(&command{
 		Name:    "report",
-		Summary: "re-emit the tables (md/csv/json/png) of a run's evaluate stages from the cache",
+		Summary: "write a run's tables and figures (md/csv/json/png/svg) from the cache into report/",
 		Run:     reportCmdRun,
 	})
 }
 
 const reportCmdUsage = `Usage: hylaflow report [RUN|latest] [--out DIR] [--timing] [--cache DIR]
 
-Finds the evaluate stages of run RUN (a number from hylaflow runs; default:
-latest, the run that finished last, so that a run another process has
-started since, still going, is not taken; a run in progress only if none
-has finished), loads their tables from the cache and writes
-every file of each table (table.md, table.csv, table.json, chart.png) into
-DIR/ADDRESS/, ADDRESS being the stage instance (e.g. evaluate.table1). The
-Markdown tables are printed too. Nothing is recomputed and nothing in the
-cache changes; a table whose stage failed, or whose payload is gone (gc,
-clear), is reported as missing.
+Writes every table and figure of run RUN (a number from hylaflow runs;
+default: latest, the run that finished last, so that a run another process
+has started since, still going, is not taken; a run in progress only if
+none has finished) from the cache into DIR/ADDRESS/, ADDRESS being the
+stage instance (e.g. evaluate.table1, kernel.figure1): the evaluate
+stages' tables (table.md, table.csv, table.json, chart.png) and the
+figure stages' files (kernel, visualize, panels: PNG, SVG, CSV and their
+JSON summaries). The Markdown tables are printed, then a listing of every
+file written. Nothing is recomputed and nothing in the cache changes; an
+output whose stage failed, or whose payload is gone (gc, clear), is
+reported as missing.
 
-  --out DIR    where to write the files (default: report)
+  --out DIR    where to write the files (default: report/ beside the
+               project's .hylaflow, i.e. at the repository root in a clone,
+               even when --cache or $HYLAFLOW_CACHE moves the cache)
   --timing     also the timing view (Table 6 / Figure 4): for every train
                stage of the run, its duration plus the durations of all the
                stages it depends on in that run (load, normalise,
@@ -53,7 +60,8 @@ clear), is reported as missing.
                DIR/timing/ (timing.md, .csv, .json, .png). Times come from
                the run record only, so time a run made with --no-cache;
                dependencies taken from the cache are flagged.
-  --cache DIR  cache directory (default $HYLAFLOW_CACHE, else .hylaflow)
+  --cache DIR  cache directory (default $HYLAFLOW_CACHE, else the nearest
+               .hylaflow here or above: see hylaflow cache --help)
 
 Exit status: 0 ok, 1 a table is missing or unreadable, 2 usage error.
 `
@@ -61,7 +69,7 @@ Exit status: 0 ok, 1 a table is missing or unreadable, 2 usage error.
 func reportCmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := cliFlagSet("report", stderr)
 	dir := fs.String("cache", "", "cache directory")
-	out := fs.String("out", "report", "output directory")
+	out := fs.String("out", "", "output directory")
 	timing := fs.Bool("timing", false, "also the timing view")
 	pos, err := cliParse(fs, args)
 	if err != nil {
@@ -76,10 +84,20 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) int {
 		which = pos[0]
 	}
 	if *out == "" {
-		fmt.Fprintln(stderr, "hylaflow report: --out must not be empty")
-		return exitUsage
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "out" })
+		if set {
+			fmt.Fprintln(stderr, "hylaflow report: --out must not be empty")
+			return exitUsage
+		}
+		*out = reportDefaultOut(".")
 	}
-	c, err := cache.OpenReadOnly(runCmdCacheDir(*dir))
+	cdir, err := runCmdCacheDir(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow report: %v\n", err)
+		return exitStageFailed
+	}
+	c, err := cache.OpenReadOnly(cdir)
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow report: %v\n", err)
 		return exitStageFailed
@@ -103,8 +121,14 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	if len(tables) == 0 && !*timing {
-		fmt.Fprintf(stderr, "hylaflow report: run %d has no evaluate stage\n", id)
+		fmt.Fprintf(stderr, "hylaflow report: run %d has no table or figure outputs "+
+			"(evaluate stages make tables; kernel, visualize and panels stages make figures)\n", id)
 		return exitStageFailed
+	}
+	var written []string
+	perStage := map[string]int{}
+	for _, t := range tables {
+		perStage[t.address]++
 	}
 	for _, t := range tables {
 		if t.err != nil {
@@ -112,14 +136,22 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) int {
 			code = exitStageFailed
 			continue
 		}
-		files, err := reportWrite(*out, t)
+		sub := reportDirName(t.address)
+		if perStage[t.address] > 1 {
+			sub += "-" + reportDirName(t.output)
+		}
+		files, err := reportWrite(filepath.Join(*out, sub), t)
+		written = append(written, files...)
 		if err != nil {
 			fmt.Fprintf(stderr, "hylaflow report: %v\n", err)
 			code = exitStageFailed
 			continue
 		}
-		fmt.Fprintf(stdout, "<!-- %s (run %d): %s -->\n", t.address, id, strings.Join(files, ", "))
+		if t.kind != artifact.KindTable {
+			continue
+		}
 		if md, err := t.table.File("table.md"); err == nil {
+			fmt.Fprintf(stdout, "<!-- %s (run %d) -->\n", t.address, id)
 			stdout.Write(md)
 			if len(md) > 0 && md[len(md)-1] != '\n' {
 				fmt.Fprintln(stdout)
@@ -142,13 +174,47 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "hylaflow report: timing: %v\n", err)
 			return exitStageFailed
 		}
-		fmt.Fprintf(stdout, "<!-- timing (run %d): %s -->\n", id, strings.Join(files, ", "))
+		fmt.Fprintf(stdout, "<!-- timing (run %d) -->\n", id)
 		stdout.Write(md)
+		fmt.Fprintln(stdout)
+		written = append(written, files...)
 	}
+	reportListing(stdout, *out, id, written)
 	return code
 }
 
+// reportListing prints what report wrote: the files under out, one a line.
+func reportListing(w io.Writer, out string, id int64, files []string) {
+	if len(files) == 0 {
+		return
+	}
+	noun := "files"
+	if len(files) == 1 {
+		noun = "file"
+	}
+	fmt.Fprintf(w, "wrote %d %s of run %d into %s:\n", len(files), noun, id, runCmdShowPath(out))
+	for _, f := range files {
+		if rel, err := filepath.Rel(out, f); err == nil {
+			f = rel
+		}
+		fmt.Fprintf(w, "  %s\n", filepath.ToSlash(f))
+	}
+}
+
 var errReportUsage = errors.New("usage")
+
+// reportDefaultOut is where report writes without --out: report/ beside
+// the project's cache, i.e. in the directory where cache.Locate finds or
+// would create .hylaflow when neither --cache nor $HYLAFLOW_CACHE is
+// given (the repository root in a clone), whether or not the cache was
+// moved elsewhere; start is as for cache.Locate.
+func reportDefaultOut(start string) string {
+	loc, err := cache.Locate("", "", start)
+	if err != nil {
+		return "report" // a .hylaflow file in the way: the working directory
+	}
+	return filepath.Join(filepath.Dir(loc.Dir), "report")
+}
 
 // reportCmdRunID resolves RUN or "latest" (also "last") to a run id.
 // latest is the run that finished last: with several processes on one
@@ -191,65 +257,99 @@ func reportCmdRunID(c *cache.Cache, which string) (id int64, note string, err er
 // through for the one that finished last.
 const reportLatestWindow = 100
 
-// reportTable is one evaluate stage of a run and its loaded table.
+// reportTable is one table or figure output of a stage of a run, loaded.
 type reportTable struct {
-	address string
+	address string // stage instance
+	output  string // output name
+	kind    artifact.Kind
 	table   *artifact.Artifact
 	err     error
 }
 
-// reportCollect loads the table of every evaluate stage of run id, ordered
-// by stage address: the run records stages in completion order, which
-// depends on -j and timing, and a report must not.
+// reportKinds are the artifact kinds report writes out.
+var reportKinds = []artifact.Kind{artifact.KindTable, artifact.KindFigure}
+
+// reportCollect loads every table and figure output of run id, ordered by
+// stage address: the run records stages in completion order, which
+// depends on -j and timing, and a report must not. A stage whose type
+// makes tables or figures but that did not finish in the run, or whose
+// payload is gone (gc, clear), is an entry with err set.
 func reportCollect(c *cache.Cache, id int64) ([]reportTable, error) {
+	return reportCollectKinds(c, id, reportKinds...)
+}
+
+// reportCollectKinds is reportCollect for the given kinds only.
+func reportCollectKinds(c *cache.Cache, id int64, kinds ...artifact.Kind) ([]reportTable, error) {
 	run, err := c.Run(id)
 	if err != nil {
 		return nil, err
 	}
 	var out []reportTable
 	for _, s := range run.Stages {
-		if !reportIsEvaluate(c, s) {
+		want := reportOutputs(c, s, kinds)
+		if len(want) == 0 {
 			continue
 		}
-		t := reportTable{address: s.Address}
-		switch s.Status {
-		case "ran", "cached":
-			t.table, t.err = reportLoadTable(c, s.Key)
-		default:
-			t.err = fmt.Errorf("the stage did not finish in that run (%s)", s.Status)
+		if s.Status != "ran" && s.Status != "cached" {
+			out = append(out, reportTable{address: s.Address, output: want[0].Name, kind: want[0].Kind,
+				err: fmt.Errorf("the stage did not finish in that run (%s)", s.Status)})
+			continue
 		}
-		out = append(out, t)
+		refs, ok, err := c.Lookup(s.Key)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range want {
+			t := reportTable{address: s.Address, output: w.Name, kind: w.Kind}
+			i := slices.IndexFunc(refs, func(r cache.OutputRef) bool { return r.Name == w.Name })
+			switch {
+			case !ok || i < 0:
+				t.err = fmt.Errorf("key %.12s… is no longer in the cache (rerun the pipeline)", s.Key)
+			default:
+				t.table, t.err = c.Load(refs[i])
+			}
+			out = append(out, t)
+		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].address < out[j].address })
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].address != out[j].address {
+			return out[i].address < out[j].address
+		}
+		return out[i].output < out[j].output
+	})
 	return out, nil
 }
 
-// reportIsEvaluate tells whether a run's stage is an evaluate stage: by its
-// key record when the cache has it, else by its address.
-func reportIsEvaluate(c *cache.Cache, s cache.StageRecord) bool {
+// reportOutputs returns the outputs of a run's stage whose kind is one of
+// kinds: those its stage type declares (by its key record and the stage
+// registry), else those stored under its key; stages of unknown type
+// whose address says evaluate are taken to make a table.
+func reportOutputs(c *cache.Cache, s cache.StageRecord, kinds []artifact.Kind) []registry.Output {
+	var out []registry.Output
 	if s.Key != "" {
 		if rec, ok, err := c.Record(s.Key); err == nil && ok {
-			return rec.StageType == "evaluate"
+			if t, ok := runCmdRegistry().Lookup(rec.StageType); ok {
+				for _, o := range t.Outputs {
+					if slices.Contains(kinds, o.Kind) {
+						out = append(out, o)
+					}
+				}
+				return out
+			}
+		}
+		if refs, ok, err := c.Lookup(s.Key); err == nil && ok {
+			for _, r := range refs {
+				if slices.Contains(kinds, r.Kind) {
+					out = append(out, registry.Output{Name: r.Name, Kind: r.Kind})
+				}
+			}
+			return out
 		}
 	}
-	return strings.HasPrefix(s.Address, "evaluate.")
-}
-
-// reportLoadTable loads the table output of key.
-func reportLoadTable(c *cache.Cache, key string) (*artifact.Artifact, error) {
-	refs, ok, err := c.Lookup(key)
-	if err != nil {
-		return nil, err
+	if strings.HasPrefix(s.Address, "evaluate.") && slices.Contains(kinds, artifact.KindTable) {
+		out = append(out, registry.Output{Name: "table", Kind: artifact.KindTable})
 	}
-	if !ok {
-		return nil, fmt.Errorf("key %.12s… is no longer in the cache (rerun the pipeline)", key)
-	}
-	for _, r := range refs {
-		if r.Kind == artifact.KindTable {
-			return c.Load(r)
-		}
-	}
-	return nil, fmt.Errorf("key %.12s… has no table output", key)
+	return out
 }
 
 var reportUnsafe = regexp.MustCompile(`[^A-Za-z0-9._=,-]+`)
@@ -265,10 +365,11 @@ func reportDirName(address string) string {
 	return s
 }
 
-// reportWrite writes the files of t (artifact.WriteFiles) into
-// out/ADDRESS/ and returns the written paths.
-func reportWrite(out string, t reportTable) ([]string, error) {
-	files, err := artifact.WriteFiles(filepath.Join(out, reportDirName(t.address)), t.table, artifact.FilesOptions{})
+// reportWrite writes the files of t (artifact.WriteFiles: file members
+// as they are, JSON members as NAME.json) into dir and returns the written
+// paths.
+func reportWrite(dir string, t reportTable) ([]string, error) {
+	files, err := artifact.WriteFiles(dir, t.table, artifact.FilesOptions{})
 	if err != nil {
 		return files, fmt.Errorf("%s: %w", t.address, err)
 	}

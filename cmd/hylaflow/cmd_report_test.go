@@ -186,7 +186,7 @@ func TestReportCmd(t *testing.T) {
 		t.Errorf("report 2 --timing: exit %d (%s):\n%s", code, errs, stdout3)
 	}
 	stdout2 = stdout2[:strings.Index(stdout2+"<!-- timing", "<!-- timing")]
-	if strings.ReplaceAll(stdout2, out2, out) != strings.ReplaceAll(stdout, "(run 1)", "(run 2)") {
+	if strings.ReplaceAll(stdout2, out2, out) != strings.NewReplacer("(run 1)", "(run 2)", " of run 1 ", " of run 2 ").Replace(stdout) {
 		t.Errorf("report 2 output differs from report 1 beyond the run number and paths:\n%s\n---\n%s", stdout, stdout2)
 	}
 }
@@ -211,7 +211,7 @@ func TestReportCmdErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"latest"}, exitStageFailed, "has no evaluate stage"},
+		{[]string{"latest"}, exitStageFailed, "has no table or figure outputs"},
 		{[]string{"7"}, exitUsage, "no run 7"},
 		{[]string{"abc"}, exitUsage, `run "abc"`},
 		{[]string{"0"}, exitUsage, `run "0"`},
@@ -267,7 +267,7 @@ func TestReportCmdLatestSkipsRunningRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := reportTestDispatch("report", "--cache", empty, "--out", filepath.Join(dir, "r0"))
-	if code != exitStageFailed || !strings.Contains(errs, "run 1 is still running") || !strings.Contains(errs, "run 1 has no evaluate stage") {
+	if code != exitStageFailed || !strings.Contains(errs, "run 1 is still running") || !strings.Contains(errs, "run 1 has no table or figure outputs") {
 		t.Errorf("report latest with only a running run: exit %d, stderr %q", code, errs)
 	}
 	c.Close()
@@ -297,7 +297,56 @@ func TestReportCmdLatestSkipsRunningRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs = reportTestDispatch("report", "--cache", cdir, "--out", filepath.Join(dir, "r2"))
-	if code != exitStageFailed || !strings.Contains(errs, fmt.Sprintf("run %d has no evaluate stage", running)) {
+	if code != exitStageFailed || !strings.Contains(errs, fmt.Sprintf("run %d has no table or figure outputs", running)) {
 		t.Errorf("report latest after the sweep finished: exit %d, stderr %q", code, errs)
+	}
+}
+
+// A run without evaluate stages (the kernel figure): report writes the
+// figure's files and lists them, and prints no table.
+func TestReportCmdFigures(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "k.hcl")
+	src := `stage "kernel" "fig" {
+  points         = 11
+  grid           = 5
+  features       = 20
+  sample_points  = 10
+  feature_counts = [10, 20]
+}
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cdir := filepath.Join(dir, "cache")
+	code, stdout, errs := reportTestDispatch("run", "--cache", cdir, file)
+	if code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	if strings.Contains(stdout, "±") || !strings.Contains(stdout, "'hylaflow report' writes its tables and figures to ") {
+		t.Errorf("run's output:\n%s", stdout)
+	}
+	out := filepath.Join(dir, "rep")
+	code, stdout, errs = reportTestDispatch("report", "--cache", cdir, "--out", out)
+	if code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	want := []string{"curve.csv", "disk.csv", "disk_estimate.png", "disk_estimate.svg", "disk_kernel.png", "disk_kernel.svg",
+		"error.csv", "error.png", "error.svg", "kernel_distance.png", "kernel_distance.svg", "summary.json"}
+	var listing strings.Builder
+	fmt.Fprintf(&listing, "wrote %d files of run 1 into %s:\n", len(want), out)
+	for _, f := range want {
+		st, err := os.Stat(filepath.Join(out, "kernel.fig", f))
+		if err != nil || st.Size() == 0 {
+			t.Errorf("report did not write kernel.fig/%s: %v", f, err)
+		}
+		fmt.Fprintf(&listing, "  kernel.fig/%s\n", f)
+	}
+	if stdout != listing.String() {
+		t.Errorf("report's stdout:\n%s\nwant:\n%s", stdout, listing.String())
+	}
+	var summary map[string]any
+	if b, err := os.ReadFile(filepath.Join(out, "kernel.fig", "summary.json")); err != nil || json.Unmarshal(b, &summary) != nil {
+		t.Errorf("summary.json is not JSON: %v", err)
 	}
 }

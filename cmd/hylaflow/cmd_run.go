@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
@@ -43,7 +44,9 @@ Flags (before or after FILE):
   -j N               stages run at once (default: the number of cores)
   -var NAME=VALUE    set a pipeline variable (VALUE: HCL expression, else string); repeatable
   -var-file FILE     read variables from an HCL file of NAME = VALUE lines; repeatable
-  --cache DIR        cache directory (default $HYLAFLOW_CACHE, else .hylaflow)
+  --cache DIR        cache directory (default $HYLAFLOW_CACHE, else the nearest
+                     .hylaflow above FILE up to the repository root, else a
+                     new one at that root: see hylaflow cache --help)
   --no-cache         run every stage even if cached (outputs are still stored)
   --force NAME       run stage NAME (TYPE.NAME: all its instances, or one
                      instance TYPE.NAME["KEY"]) even if cached; repeatable
@@ -63,6 +66,11 @@ starting stages and cancels the running ones (a second Ctrl-C kills),
 then prints one line counting the stopped, finished and unstarted
 stages; nothing half-written is stored, and the next run resumes.
 
+At the end, run prints the tables of the pipeline's evaluate stages (mean ±
+std per dataset and model, with the paper's values when the stage compares
+with them; -q leaves them out), the run's number and where the cache is;
+'hylaflow report' writes the run's tables and figures as files.
+
 Exit status: 0 ok, 1 a stage failed, 2 usage error, 3 invalid pipeline, 130 canceled.
 `
 
@@ -78,16 +86,32 @@ func (s *runCmdStrings) Set(v string) error {
 	return nil
 }
 
-// runCmdCacheDir picks the cache directory: the flag, else
-// $HYLAFLOW_CACHE, else .hylaflow in the working directory.
-func runCmdCacheDir(flagValue string) string {
-	if flagValue != "" {
-		return flagValue
+// runCmdCache finds the cache directory (cache.Locate): --cache, else
+// $HYLAFLOW_CACHE, else the nearest .hylaflow in start or a parent up to
+// the repository root, else a new one at that root (or in start). start
+// is the pipeline file's directory for commands given one, else ".".
+func runCmdCache(flagValue, start string) (cache.Location, error) {
+	return cache.Locate(flagValue, os.Getenv("HYLAFLOW_CACHE"), start)
+}
+
+// runCmdCacheDir is runCmdCache's directory for commands without a
+// pipeline file: the walk starts in the working directory.
+func runCmdCacheDir(flagValue string) (string, error) {
+	loc, err := runCmdCache(flagValue, ".")
+	return loc.Dir, err
+}
+
+// runCmdShowPath returns path relative to the working directory when that
+// is shorter (for messages: ".hylaflow", "../.hylaflow").
+func runCmdShowPath(path string) string {
+	wd, err := os.Getwd()
+	if err != nil || !filepath.IsAbs(path) {
+		return path
 	}
-	if env := os.Getenv("HYLAFLOW_CACHE"); env != "" {
-		return env
+	if rel, err := filepath.Rel(wd, path); err == nil && len(rel) < len(path) {
+		return rel
 	}
-	return ".hylaflow"
+	return path
 }
 
 // runCmdTerminal returns the width of w if it is a terminal.
@@ -177,7 +201,12 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
 		return exitUsage
 	}
-	c, err := cache.Open(runCmdCacheDir(*cacheDir))
+	loc, err := runCmdCache(*cacheDir, filepath.Dir(files[0]))
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
+		return exitStageFailed
+	}
+	c, err := cache.Open(loc.Dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow run: open the cache: %v\n", err)
 		return exitStageFailed
@@ -241,6 +270,11 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
 	}
+	if !*quiet {
+		runCmdTables(stdout, stderr, c, res.RunID)
+		fmt.Fprintf(stdout, "run %d, cache %s; 'hylaflow report' writes its tables and figures to %s/\n",
+			res.RunID, runCmdShowPath(loc.Dir), runCmdShowPath(reportDefaultOut(filepath.Dir(files[0]))))
+	}
 	switch res.Status {
 	case runner.RunCanceled:
 		return exitCanceled
@@ -280,4 +314,31 @@ func runCmdRelPath(path string) string {
 		}
 	}
 	return path
+}
+
+// runCmdTables prints the tables of the run's evaluate stages (the ones
+// that finished), as hylaflow report would find them, in the compact text
+// view; a table that cannot be read is named on stderr.
+func runCmdTables(stdout, stderr io.Writer, c *cache.Cache, runID int64) {
+	tables, err := reportCollectKinds(c, runID, artifact.KindTable)
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow run: tables of run %d: %v\n", runID, err)
+		return
+	}
+	for _, t := range tables {
+		if t.err != nil {
+			continue // the stage failed or did not run: the summary says so
+		}
+		doc, err := t.table.File("table.json")
+		if err == nil {
+			fmt.Fprintln(stdout)
+			err = tableTextWrite(stdout, doc)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "hylaflow run: %s: %v\n", t.address, err)
+		}
+	}
+	if len(tables) > 0 {
+		fmt.Fprintln(stdout)
+	}
 }

@@ -36,7 +36,8 @@ the scalar metrics of the stages (for a cached stage, read from its stored
 metrics outputs).
 
   --json      machine-readable output (times RFC 3339, durations in seconds)
-  --cache DIR cache directory (default $HYLAFLOW_CACHE, else .hylaflow)
+  --cache DIR cache directory (default $HYLAFLOW_CACHE, else the nearest
+              .hylaflow here or above: see hylaflow cache --help)
 `
 
 func runsCmdRun(args []string, stdout, stderr io.Writer) int {
@@ -63,7 +64,12 @@ func runsCmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hylaflow runs %s: unexpected arguments %s\n\n%s", sub, strings.Join(pos, " "), runsCmdUsage)
 		return exitUsage
 	}
-	c, err := cache.OpenReadOnly(runCmdCacheDir(*dir))
+	cdir, err := runCmdCacheDir(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow runs: %v\n", err)
+		return exitStageFailed
+	}
+	c, err := cache.OpenReadOnly(cdir)
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow runs: %v\n", err)
 		return exitStageFailed
