@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -1268,6 +1269,7 @@ func TestVerifyFindsDamage(t *testing.T) {
 }
 
 func TestExport(t *testing.T) {
+	defer syscall.Umask(syscall.Umask(0o022))
 	c := openTest(t)
 	rec := testRecord("export", 0)
 	refs := mustStore(t, c, rec, map[string]*artifact.Artifact{"a": valueArtifact(1, 3), "b": valueArtifact(2, 3)})
@@ -1294,6 +1296,11 @@ func TestExport(t *testing.T) {
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The user's file has the mode os.Create gives (0666 less the
+		// umask, 022 here), not a temp file's 0600.
+		if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o644 {
+			t.Errorf("export %q: mode %v (%v), want -rw-r--r--", tt.output, st.Mode(), err)
 		}
 		got, _ := os.ReadFile(file)
 		var ref OutputRef

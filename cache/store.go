@@ -586,7 +586,7 @@ func (c *Cache) Export(key, output, file string) error {
 		return fmt.Errorf("cache %s: export %s/%s: %w", c.dir, key, ref.Name, err)
 	}
 	defer src.Close()
-	out, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*.tmp")
+	out, err := createUserFile(filepath.Dir(file), "."+filepath.Base(file)+".")
 	if err != nil {
 		return fmt.Errorf("export %s/%s: %w", key, ref.Name, err)
 	}
@@ -615,6 +615,23 @@ func (c *Cache) Export(key, output, file string) error {
 		return fmt.Errorf("export %s/%s: %w", key, ref.Name, err)
 	}
 	return nil
+}
+
+// createUserFile creates a new temp file in dir, named prefix + random +
+// ".tmp", for a file the user gets (renamed into place once written): with
+// the mode os.Create gives, 0666 less the umask, where os.CreateTemp would
+// give 0600.
+func createUserFile(dir, prefix string) (*os.File, error) {
+	for try := 0; ; try++ {
+		var b [8]byte
+		rand.Read(b[:])
+		name := filepath.Join(dir, prefix+hex.EncodeToString(b[:])+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, err
+	}
 }
 
 // hashFile returns the hex sha256 and size of a file.

@@ -2,11 +2,13 @@ package datasets
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -305,7 +307,7 @@ func fetchOne(ctx context.Context, client *http.Client, f File, target string, o
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), ".fetch-*")
+	tmp, err := fetchTemp(filepath.Dir(target))
 	if err != nil {
 		return err
 	}
@@ -336,4 +338,20 @@ func fetchOne(ctx context.Context, client *http.Client, f File, target string, o
 		opts.Logf("%s: unverified download, sha256 %s\n", f.Path, sum)
 	}
 	return os.Rename(tmp.Name(), target)
+}
+
+// fetchTemp creates the temp file a fetched file is written to before it is
+// renamed into place: with the mode os.Create gives (0666 less the umask),
+// so other users of a shared data root can read it, where os.CreateTemp
+// would give 0600.
+func fetchTemp(dir string) (*os.File, error) {
+	for try := 0; ; try++ {
+		var b [8]byte
+		rand.Read(b[:])
+		f, err := os.OpenFile(filepath.Join(dir, ".fetch-"+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, err
+	}
 }

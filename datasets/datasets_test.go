@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/hylaflow/hylaflow/internal/testenv"
@@ -111,6 +112,7 @@ func TestStandardizeColumns(t *testing.T) {
 }
 
 func TestFetch(t *testing.T) {
+	defer syscall.Umask(syscall.Umask(0o022))
 	content := []byte("0,1\n1,2\n")
 	sum := sha256.Sum256(content)
 	good := hex.EncodeToString(sum[:])
@@ -130,6 +132,11 @@ func TestFetch(t *testing.T) {
 	}
 	if err := Verify(dest, f); err != nil {
 		t.Fatal(err)
+	}
+	// Readable by the other users of a shared data root: 0666 less the
+	// umask (022 here), not a temp file's 0600.
+	if st, err := os.Stat(filepath.Join(dest, f.Path)); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("fetched file: mode %v (%v), want -rw-r--r--", st.Mode(), err)
 	}
 	for _, tc := range []struct {
 		name string
