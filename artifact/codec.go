@@ -1006,3 +1006,37 @@ func parseNpyHeader(h string) (descr string, fortran bool, shape []int, err erro
 	}
 	return descr, fortran, shape, nil
 }
+
+// WriteMember writes one member of a as a file other tools open, and
+// returns that file's usual extension: a sparse matrix as the members of
+// scipy.sparse.save_npz (an artifact holding only that matrix under the
+// empty name, so scipy.sparse.load_npz and numpy.load read it; ".npz"), a
+// dense matrix or a vector as one .npy array (numpy.load; ".npy"), a JSON
+// member as its document (".json") and a file member as its bytes (its own
+// extension, "" if none).
+func WriteMember(w io.Writer, a *Artifact, name string) (ext string, err error) {
+	v, ok := a.Member(name)
+	if !ok {
+		return "", fmt.Errorf("artifact (%s): no member %q (have %v)", a.Kind, name, a.Names())
+	}
+	switch m := v.(type) {
+	case *sparse.CSR:
+		one := New(a.Kind)
+		one.SetSparse("", m)
+		return ".npz", Encode(w, one)
+	case json.RawMessage:
+		_, err := w.Write(m)
+		return ".json", err
+	case []byte:
+		_, err := w.Write(m)
+		ext := ""
+		if i := strings.LastIndexByte(name, '.'); i >= 0 && !strings.Contains(name[i:], "/") {
+			ext = name[i:]
+		}
+		return ext, err
+	}
+	if err := writeMember(w, name+".npy", name, v, &scratch{}); err != nil {
+		return "", fmt.Errorf("artifact (%s): member %q: %w", a.Kind, name, err)
+	}
+	return ".npy", nil
+}

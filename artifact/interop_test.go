@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hylaflow/hylaflow/internal/testenv"
@@ -249,4 +251,103 @@ func equalMatrix(a, b [][]float64) bool {
 		}
 	}
 	return true
+}
+
+// pyGraphScript opens the files WriteMember made from a graph artifact:
+// the adjacency with scipy.sparse.load_npz, the features and labels with
+// numpy.load, and the whole artifact with numpy.load.
+const pyGraphScript = `
+import json, sys
+import numpy as np, scipy.sparse as sp
+adj_path, feat_path, labels_path, whole = sys.argv[1:5]
+adj = sp.load_npz(adj_path)
+out = {
+    "adj": {"format": adj.format, "shape": list(adj.shape), "dense": adj.toarray().tolist()},
+    "features": np.load(feat_path).tolist(),
+    "labels": [int(x) for x in np.load(labels_path)],
+}
+with np.load(whole) as z:
+    out["whole"] = sorted(z.files)
+print(json.dumps(out))
+`
+
+// TestScipyReadsGraphMembers: a graph artifact laid out as the dataset
+// stages make it (schema.go) exports its adjacency as an .npz that
+// scipy.sparse.load_npz reads, and its dense members as .npy files.
+func TestScipyReadsGraphMembers(t *testing.T) {
+	needNumpy(t)
+	g := New(KindGraph)
+	adj := &sparse.CSR{Rows: 4, Cols: 4, Indptr: []int{0, 1, 3, 4, 4}, Indices: []int32{1, 0, 2, 1}, Data: []float64{1, 1, 0.5, 0.5}}
+	g.SetSparse(MemberAdj, adj)
+	g.SetDense(MemberFeatures, mat.NewDense(4, 2, []float64{0.25, 1, -1, 0, 3, math.Pi, 0, 1e-300}))
+	g.SetInts(MemberLabels, []int{0, 1, -1, 2})
+	g.SetInts(MemberTrain, []int{0, 1})
+	if err := g.SetJSON(MemberInfo, GraphInfo{Name: "toy", Nodes: 4, Classes: 3, Normalization: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(member, wantExt string) string {
+		var b bytes.Buffer
+		ext, err := WriteMember(&b, g, member)
+		if err != nil || ext != wantExt {
+			t.Fatalf("WriteMember(%q): %q, %v; want %q", member, ext, err, wantExt)
+		}
+		p := filepath.Join(dir, member+ext)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	adjPath, featPath, labelsPath := write(MemberAdj, ".npz"), write(MemberFeatures, ".npy"), write(MemberLabels, ".npy")
+	whole := filepath.Join(dir, "graph.npz")
+	if err := os.WriteFile(whole, encode(t, g), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(systemPython, "-c", pyGraphScript, adjPath, featPath, labelsPath, whole)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, stderr.String())
+	}
+	var res struct {
+		Adj struct {
+			Format string      `json:"format"`
+			Shape  []int       `json:"shape"`
+			Dense  [][]float64 `json:"dense"`
+		} `json:"adj"`
+		Features [][]float64 `json:"features"`
+		Labels   []int       `json:"labels"`
+		Whole    []string    `json:"whole"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("python output: %v\n%s", err, out)
+	}
+	wantAdj := [][]float64{{0, 1, 0, 0}, {1, 0, 0.5, 0}, {0, 0.5, 0, 0}, {0, 0, 0, 0}}
+	if res.Adj.Format != "csr" || len(res.Adj.Shape) != 2 || res.Adj.Shape[0] != 4 || res.Adj.Shape[1] != 4 || !equalMatrix(res.Adj.Dense, wantAdj) {
+		t.Errorf("load_npz(adj): %+v, want csr 4×4 %v", res.Adj, wantAdj)
+	}
+	wantFeat := [][]float64{{0.25, 1}, {-1, 0}, {3, math.Pi}, {0, 1e-300}}
+	if !equalMatrix(res.Features, wantFeat) {
+		t.Errorf("numpy.load(features) = %v, want %v", res.Features, wantFeat)
+	}
+	if fmt.Sprint(res.Labels) != "[0 1 -1 2]" {
+		t.Errorf("numpy.load(labels) = %v, want [0 1 -1 2]", res.Labels)
+	}
+	wantWhole := "[__artifact__.json adj.data adj.format adj.indices adj.indptr adj.shape features info.json labels train]"
+	if fmt.Sprint(res.Whole) != wantWhole {
+		t.Errorf("numpy.load(graph artifact).files = %v, want %s", res.Whole, wantWhole)
+	}
+	// The .npz of one member decodes as an artifact again, with the matrix.
+	b, err := os.ReadFile(adjPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := decode(t, b).Sparse("")
+	if err != nil || fmt.Sprint(back.Indptr, back.Indices, back.Data) != fmt.Sprint(adj.Indptr, adj.Indices, adj.Data) {
+		t.Errorf("decoded member .npz: %+v, %v; want %+v", back, err, adj)
+	}
+	if _, err := WriteMember(&bytes.Buffer{}, g, "nope"); err == nil || !strings.Contains(err.Error(), `no member "nope"`) {
+		t.Errorf("WriteMember of a missing member: %v", err)
+	}
 }

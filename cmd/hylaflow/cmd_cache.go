@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +16,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/sparse"
 )
 
 func init() {
@@ -101,14 +105,21 @@ only says what it would remove. When the index (index.db) is damaged, clear
 --yes removes it with every payload and creates an empty cache: this is the
 recovery from a damaged index.
 `,
-	"export": `Usage: hylaflow cache export KEY[/OUTPUT] FILE [--cache DIR]
+	"export": `Usage: hylaflow cache export KEY[/OUTPUT] FILE [--member NAME] [--cache DIR]
 
 Copies the payload of one artifact to FILE (written completely or not at
-all; "-" writes to stdout), after checking its digest. KEY may be any unique prefix of a key shown
-by 'hylaflow cache ls' or 'hylaflow runs show'; OUTPUT may be left out when
-the key has only one output. In Python: numpy.load(FILE) gives every member, e.g.
+all, mode 0666 less the umask; "-" writes to stdout), after checking its
+digest. KEY may be any unique prefix of a key shown by 'hylaflow cache ls'
+or 'hylaflow runs show'; OUTPUT may be left out when the key has only one
+output. In Python: numpy.load(FILE) gives every member, e.g.
 numpy.load(FILE)["values"]; scipy.sparse.load_npz(FILE) reads an artifact
 holding a single unnamed sparse matrix.
+
+  --member NAME   write only that member, as a file other tools open: a
+                  sparse matrix (a graph's adj, a precompute's S) as an .npz
+                  that scipy.sparse.load_npz reads, a dense matrix or vector
+                  as an .npy (numpy.load), a JSON member as JSON, a file
+                  member (chart.png) as its bytes
 `,
 }
 
@@ -135,6 +146,7 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := cliFlagSet(name, stderr)
 	dir := fs.String("cache", "", "cache directory")
 	var asJSON, dryRun, yes, repair *bool
+	var member *string
 	var keepRuns *int
 	var olderThan, sortBy *string
 	switch sub {
@@ -151,6 +163,8 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 		yes = fs.Bool("yes", false, "really remove everything")
 	case "verify":
 		repair = fs.Bool("repair", false, "drop damaged entries so the next run recomputes them")
+	case "export":
+		member = fs.String("member", "", "write only this member")
 	}
 	pos, err := cliParse(fs, args[1:])
 	if err != nil {
@@ -227,7 +241,11 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 			return cacheCmdReset(cdir, stdout, stderr)
 		}
 	case "export":
-		err = cacheCmdExport(c, pos[0], pos[1], stdout, stderr)
+		if *member != "" {
+			err = cacheCmdExportMember(c, pos[0], *member, pos[1], stdout, stderr)
+		} else {
+			err = cacheCmdExport(c, pos[0], pos[1], stdout, stderr)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow %s: %v\n", name, err)
@@ -626,8 +644,120 @@ func cacheCmdExport(c *cache.Cache, ref, file string, stdout, stderr io.Writer) 
 	for _, r := range refs {
 		if output == "" || r.Name == output {
 			_, err = fmt.Fprintf(w, "wrote %s: %s/%s (%s, %s)\n", file, cacheCmdShortKey(key), r.Name, r.Kind, cacheCmdSize(r.Size))
+			if err == nil {
+				err = cacheCmdSparseHint(c, r, w)
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// cacheCmdSparseHint names the artifact's named sparse members, which
+// scipy.sparse.load_npz cannot read from the whole artifact, and how to
+// get each as a file it reads.
+func cacheCmdSparseHint(c *cache.Cache, ref cache.OutputRef, w io.Writer) error {
+	a, err := c.Load(ref)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, n := range a.Names() {
+		if v, _ := a.Member(n); n != "" {
+			if _, isSparse := v.(*sparse.CSR); isSparse {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	_, err = fmt.Fprintf(w, "sparse members %s: for scipy.sparse.load_npz, export one with --member %s\n",
+		strings.Join(names, ", "), names[0])
+	return err
+}
+
+// cacheCmdExportMember writes one member of an artifact to file (see
+// artifact.WriteMember), completely or not at all.
+func cacheCmdExportMember(c *cache.Cache, ref, member, file string, stdout, stderr io.Writer) error {
+	prefix, output, _ := strings.Cut(ref, "/")
+	key, err := c.ResolveKey(prefix)
+	if err != nil {
+		return err
+	}
+	refs, ok, err := c.Lookup(key)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("key %s has no stored outputs (a payload file is missing; rerun the pipeline)", key)
+	}
+	var r *cache.OutputRef
+	for i := range refs {
+		if output == "" && len(refs) == 1 || refs[i].Name == output {
+			r = &refs[i]
+		}
+	}
+	if r == nil {
+		names := make([]string, len(refs))
+		for i, x := range refs {
+			names[i] = x.Name
+		}
+		return fmt.Errorf("key %s: name one output of %s as %s/OUTPUT", cacheCmdShortKey(key), strings.Join(names, ", "), prefix)
+	}
+	a, err := c.Load(*r)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	ext, err := artifact.WriteMember(&b, a, member)
+	if err != nil {
+		return err
+	}
+	w := stdout
+	if file == "-" {
+		if _, err := stdout.Write(b.Bytes()); err != nil {
+			return fmt.Errorf("writing to stdout: %w", err)
+		}
+		w, file = stderr, "stdout"
+	} else if err := cacheCmdWriteFile(file, b.Bytes()); err != nil {
+		return err
+	}
+	note := ""
+	if e := filepath.Ext(file); ext != "" && e != ext && file != "stdout" {
+		note = fmt.Sprintf(" (a %s file)", ext)
+	}
+	_, err = fmt.Fprintf(w, "wrote %s%s: member %s of %s/%s (%s, %s)\n", file, note, member, cacheCmdShortKey(key), r.Name,
+		r.Kind, cacheCmdSize(int64(b.Len())))
+	return err
+}
+
+// cacheCmdWriteFile writes b to file through a temp file in its directory
+// (fsynced, then renamed), with the mode os.Create gives.
+func cacheCmdWriteFile(file string, b []byte) error {
+	var tmp *os.File
+	var err error
+	for try := 0; ; try++ {
+		tmp, err = os.OpenFile(fmt.Sprintf("%s.%d-%d.tmp", file, os.Getpid(), try), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) || try > 100 {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	if _, err = tmp.Write(b); err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, file)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
 }

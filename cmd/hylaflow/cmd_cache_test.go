@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -487,5 +489,89 @@ func TestCacheCmdFormats(t *testing.T) {
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("cacheCmdParseAge(%q) = %v, %v; want %v (ok %v)", tc.in, got, err, tc.want, tc.ok)
 		}
+	}
+}
+
+// cache export --member writes one member as a file other tools open: a
+// graph's adjacency as an .npz holding only that matrix (what
+// scipy.sparse.load_npz reads; artifact/interop_test.go opens it with
+// scipy), its labels as an .npy; files get 0666 less the umask.
+func TestCacheCmdExportMember(t *testing.T) {
+	defer syscall.Umask(syscall.Umask(0o022))
+	dir := t.TempDir()
+	file := filepath.Join(dir, "g.hcl")
+	src := "stage \"dataset\" \"d\" {\n  source = \"synthetic\"\n  name   = \"disease\"\n  nodes  = 40\n  seed   = 1\n}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cdir := filepath.Join(dir, "cache")
+	cacheCmdMust(t, exitOK, "run", "-q", file, "--cache", cdir)
+	list := cacheCmdLsJSON(t, cdir)
+	if len(list) != 1 || list[0].Kind != "graph" {
+		t.Fatalf("cache ls: %+v, want one graph", list)
+	}
+	key := list[0].Key[:12]
+	c, err := cache.OpenReadOnly(cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, _, err := c.Lookup(list[0].Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := c.Load(refs[0])
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAdj, err := g.Sparse(artifact.MemberAdj)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	whole := filepath.Join(dir, "graph.npz")
+	out := cacheCmdMust(t, exitOK, "cache", "export", key, whole, "--cache", cdir)
+	if !strings.Contains(out, "sparse members adj: for scipy.sparse.load_npz, export one with --member adj") {
+		t.Errorf("export of a graph does not point at --member:\n%s", out)
+	}
+	adjFile := filepath.Join(dir, "adj.npz")
+	out = cacheCmdMust(t, exitOK, "cache", "export", key, adjFile, "--member", "adj", "--cache", cdir)
+	if !strings.HasPrefix(out, "wrote "+adjFile+": member adj of "+key+"/graph (graph, ") {
+		t.Errorf("export --member adj said:\n%s", out)
+	}
+	labelsFile := filepath.Join(dir, "labels")
+	out = cacheCmdMust(t, exitOK, "cache", "export", key+"/graph", labelsFile, "--member", "labels", "--cache", cdir)
+	if !strings.Contains(out, "wrote "+labelsFile+" (a .npy file): member labels") {
+		t.Errorf("export --member labels said:\n%s", out)
+	}
+	for _, f := range []string{whole, adjFile, labelsFile} {
+		if st, err := os.Stat(f); err != nil || st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v (%v), want -rw-r--r--", f, st.Mode(), err)
+		}
+	}
+	b, err := os.ReadFile(adjFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := artifact.Decode(bytes.NewReader(b), int64(len(b)), adjFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotAdj, err := a.Sparse("")
+	if err != nil || a.Names()[0] != "" || len(a.Names()) != 1 {
+		t.Fatalf("adj.npz members %q (%v), want the one unnamed sparse matrix", a.Names(), err)
+	}
+	if fmt.Sprint(gotAdj.Rows, gotAdj.Indptr, gotAdj.Indices, gotAdj.Data) != fmt.Sprint(wantAdj.Rows, wantAdj.Indptr, wantAdj.Indices, wantAdj.Data) {
+		t.Errorf("adj.npz holds another matrix than the graph's adj")
+	}
+	if lb, err := os.ReadFile(labelsFile); err != nil || !bytes.HasPrefix(lb, []byte("\x93NUMPY")) || !bytes.Contains(lb, []byte("'<i8'")) {
+		t.Errorf("labels is not an int64 .npy: %q… (%v)", lb[:min(len(lb), 40)], err)
+	}
+	code, _, errs := cacheCmdExec("cache", "export", key, filepath.Join(dir, "x"), "--member", "nope", "--cache", cdir)
+	if code != exitStageFailed || !strings.Contains(errs, `no member "nope"`) {
+		t.Errorf("export --member nope: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+		t.Errorf("a failed export left a file")
 	}
 }
