@@ -137,5 +137,15 @@ type GCOptions struct {
 // GCReport says what gc removed (or would remove, for a dry run).
 type GCReport struct {
 	Keys, Objects int
-	Bytes         int64
+	Bytes         int64 // of the payload files and temp files removed
+	// Removed are the keys removed, by address and key, with the outputs
+	// they had (payloads other keys share stay, so their sizes may add up
+	// to more than Bytes).
+	Removed []GCKey
+}
+
+// GCKey is one key gc removed, or would remove.
+type GCKey struct {
+	Key, Address string
+	Outputs      []OutputRef
 }

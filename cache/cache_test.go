@@ -1180,11 +1180,22 @@ func TestGC(t *testing.T) {
 	if got := keys(); !reflect.DeepEqual(got, []string{"a", "b", "b2", "d", "x"}) {
 		t.Fatalf("dry run removed keys: %v", got)
 	}
+	// The dry run names what it would remove, with the stored outputs.
+	var named []string
+	for _, g := range dry.Removed {
+		named = append(named, g.Address)
+		if len(g.Outputs) == 0 || g.Outputs[0].Key != g.Key || g.Outputs[0].Size <= 0 || g.Outputs[0].Digest == "" {
+			t.Errorf("dry run: %s: outputs %+v", g.Address, g.Outputs)
+		}
+	}
+	if !reflect.DeepEqual(named, []string{"a", "b", "d"}) {
+		t.Errorf("dry run would remove %v, want [a b d]", named)
+	}
 	rep, err := c.GC(GCOptions{KeepRuns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep != dry {
+	if !reflect.DeepEqual(rep, dry) {
 		t.Errorf("gc report %+v, dry run said %+v", rep, dry)
 	}
 	if got := keys(); !reflect.DeepEqual(got, []string{"b2", "x"}) {

@@ -375,7 +375,11 @@ func (c *Cache) GC(opts GCOptions) (GCReport, error) {
 				doomed = append(doomed, k)
 			}
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rep.Removed, err = gcDescribe(q, keep)
+		return err
 	}
 	if opts.DryRun {
 		if err := mark(c.db); err != nil {
@@ -470,6 +474,39 @@ func (c *Cache) GC(opts GCOptions) (GCReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// gcDescribe lists the keys not in keep with their outputs, by address and key.
+func gcDescribe(q interface {
+	Query(string, ...any) (*sql.Rows, error)
+}, keep map[string]bool) ([]GCKey, error) {
+	rows, err := q.Query(`SELECT k.key, k.address, a.name, a.kind, a.digest, a.size
+		FROM keys k LEFT JOIN artifacts a ON a.key = k.key ORDER BY k.address, k.key, a.name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []GCKey
+	for rows.Next() {
+		var key, address string
+		var name, kind, digest sql.NullString
+		var size sql.NullInt64
+		if err := rows.Scan(&key, &address, &name, &kind, &digest, &size); err != nil {
+			return nil, err
+		}
+		if keep[key] {
+			continue
+		}
+		if n := len(out); n == 0 || out[n-1].Key != key {
+			out = append(out, GCKey{Key: key, Address: address})
+		}
+		if name.Valid {
+			g := &out[len(out)-1]
+			g.Outputs = append(g.Outputs, OutputRef{Key: key, Name: name.String, Kind: artifact.Kind(kind.String),
+				Digest: digest.String, Size: size.Int64})
+		}
+	}
+	return out, rows.Err()
 }
 
 // gcKeep returns the set of keys gc keeps.

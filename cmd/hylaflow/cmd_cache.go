@@ -96,7 +96,9 @@ that time. Run history is kept.
   --keep-runs N    runs whose artifacts are kept (default 5)
   --older-than D   also keep whatever was used within D (e.g. 36h, 7d, 2w);
                    default: no age rule
-  --dry-run        only say what would be removed
+  --dry-run        only say what would be removed, and list it: key,
+                   output, kind, size and stage of every artifact, and
+                   their total
 `,
 	"clear": `Usage: hylaflow cache clear --yes [--cache DIR]
 
@@ -575,6 +577,33 @@ func cacheCmdGC(c *cache.Cache, opts cache.GCOptions, w io.Writer) error {
 	}
 	_, err = fmt.Fprintf(w, "%s %d keys and %d payload files (%s); kept the artifacts of the %d most recent runs\n",
 		verb, rep.Keys, rep.Objects, cacheCmdSize(rep.Bytes), opts.KeepRuns)
+	if err != nil || !opts.DryRun || len(rep.Removed) == 0 {
+		return err
+	}
+	// The dry run lists them: one line per stored output (a key without
+	// outputs on a line of its own), as cache ls does.
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tOUTPUT\tKIND\tSIZE\tSTAGE")
+	var total int64
+	n := 0
+	for _, g := range rep.Removed {
+		if len(g.Outputs) == 0 {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\n", cacheCmdShortKey(g.Key), g.Address)
+		}
+		for _, o := range g.Outputs {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cacheCmdShortKey(g.Key), o.Name, o.Kind, cacheCmdSize(o.Size), g.Address)
+			total += o.Size
+			n++
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	noun := "artifacts"
+	if n == 1 {
+		noun = "artifact"
+	}
+	_, err = fmt.Fprintf(w, "%d %s, %s (shared payloads stay with the keys kept)\n", n, noun, cacheCmdSize(total))
 	return err
 }
 

@@ -355,6 +355,7 @@ func TestCacheCmdGCAndClear(t *testing.T) {
 	if !strings.HasPrefix(out, "would remove 2 keys and 3 payload files (") {
 		t.Errorf("gc --dry-run: %q", out)
 	}
+	cacheCmdGolden(t, "cache_gc_dry_run", cacheCmdMask(out, cdir))
 	if after := cacheCmdLsJSON(t, cdir); len(after) != len(before) {
 		t.Fatalf("gc --dry-run removed artifacts: %d → %d", len(before), len(after))
 	}
