@@ -15,6 +15,7 @@ import (
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/viz"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -33,7 +34,7 @@ const (
 func learnEvaluateType() *registry.Type {
 	return &registry.Type{
 		Name:    "evaluate",
-		Version: "1",
+		Version: "2", // 2: the chart's legend beside the axes, a margin above the title
 		Doc: "Collects the metrics of many train runs into a table: mean ± std (population std, as numpy's " +
 			"np.std) over the runs of each dataset × model, in percent, with the paper's published value and the " +
 			"difference beside it, and whether the cell is within max(1.5, 2 × the paper's std) of the paper or " +
@@ -386,7 +387,9 @@ func learnCSV(t *learnTable) ([]byte, error) {
 // model, grouped by dataset, with the paper's values as black crosses.
 func learnChart(t *learnTable, datasets, models []string) ([]byte, error) {
 	p := plot.New()
+	legend := plot.NewLegend()
 	p.Title.Text = t.Title
+	p.Title.Padding = vg.Points(6)
 	p.Y.Label.Text = t.Metric + " (%)"
 	p.NominalX(datasets...)
 	p.X.Min, p.X.Max = -0.6, float64(len(datasets))-0.4
@@ -429,7 +432,7 @@ func learnChart(t *learnTable, datasets, models []string) ([]byte, error) {
 		}
 		eb.LineStyle.Color = plotutil.Color(j)
 		p.Add(s, eb)
-		p.Legend.Add(m, s)
+		legend.Add(m, s)
 	}
 	if len(paperPts) > 0 {
 		s, err := plotter.NewScatter(paperPts)
@@ -440,19 +443,19 @@ func learnChart(t *learnTable, datasets, models []string) ([]byte, error) {
 		s.GlyphStyle.Shape = draw.CrossGlyph{}
 		s.GlyphStyle.Radius = vg.Points(4)
 		p.Add(s)
-		p.Legend.Add("paper", s)
+		legend.Add("paper", s)
 	}
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
-	w, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
-	if err != nil {
-		return nil, err
+	// Room above and below the points and error bars, so that none sits on
+	// the frame.
+	if span := p.Y.Max - p.Y.Min; span > 0 {
+		p.Y.Min, p.Y.Max = p.Y.Min-0.06*span, p.Y.Max+0.06*span
+	} else {
+		p.Y.Min, p.Y.Max = p.Y.Min-1, p.Y.Max+1
 	}
-	var b bytes.Buffer
-	if _, err := w.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	// The legend in a column right of the axes: inside them it covered
+	// the points of the last dataset.
+	return viz.RenderLegendRight(p, legend, 6*vg.Inch, 4*vg.Inch, "png")
 }
 
 // learnYErrors are symmetric error bars (low, high) for plotter.YErrorBars.

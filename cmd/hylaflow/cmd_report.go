@@ -22,6 +22,7 @@ import (
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/viz"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -641,7 +642,9 @@ func reportWriteTiming(out string, id int64, rows []reportTiming, paperTimes map
 // one series per dataset × model.
 func reportTimingPlot(id int64, rows []reportTiming) ([]byte, error) {
 	p := plot.New()
+	legend := plot.NewLegend()
 	p.Title.Text = fmt.Sprintf("Test accuracy against time incl. precompute (run %d)", id)
+	p.Title.Padding = vg.Points(6)
 	p.X.Label.Text = "seconds (load + precompute + sample + train)"
 	p.Y.Label.Text = "test accuracy (%)"
 	groups := map[string]plotter.XYs{}
@@ -668,19 +671,9 @@ func reportTimingPlot(id int64, rows []reportTiming) ([]byte, error) {
 		s.GlyphStyle.Shape = plotutil.Shape(i)
 		s.GlyphStyle.Radius = vg.Points(3)
 		p.Add(s)
-		p.Legend.Add(n, s)
+		legend.Add(n, s)
 	}
-	p.Legend.Top = false
-	p.Legend.Left = false
 	p.Add(plotter.NewGrid())
 	p.BackgroundColor = color.White
-	wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return viz.RenderLegendRight(p, legend, 7*vg.Inch, 4*vg.Inch, "png")
 }
