@@ -28,7 +28,9 @@ func init() {
 }
 
 const datasetsCmdUsage = `Usage:
-  hylaflow datasets list                 every known dataset, its statistics and whether its files are present
+  hylaflow datasets list [--json]        every known dataset, its statistics and whether its files are present
+                                         (--json: an array of {name, source, doc, stats, paper, built_in,
+                                         present, root, files: [{path, optional, present, size, sha256}], fetch})
   hylaflow datasets info NAME            load NAME and print nodes, edges, features, classes, split sizes and
                                          a sampled hyperbolicity estimate
   hylaflow datasets fetch [flags] NAME   download NAME's files (sha256-verified) into the data directory
@@ -52,9 +54,22 @@ func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	switch args[0] {
 	case "list":
-		if len(args) != 1 {
+		fs := cliFlagSet("datasets list", stderr)
+		asJSON := fs.Bool("json", false, "JSON output")
+		pos, err := cliParse(fs, args[1:])
+		if err != nil {
+			return cliFlagError(err, stdout, stderr, "datasets list", datasetsCmdUsage)
+		}
+		if len(pos) != 0 {
 			fmt.Fprintln(stderr, "hylaflow datasets list: takes no arguments")
 			return exitUsage
+		}
+		if *asJSON {
+			if err := cacheCmdWriteJSON(stdout, datasetsCmdListJSON()); err != nil {
+				fmt.Fprintf(stderr, "hylaflow datasets list: %v\n", err)
+				return exitStageFailed
+			}
+			return exitOK
 		}
 		datasetsCmdList(stdout)
 		return exitOK
@@ -128,6 +143,66 @@ func datasetsCmdList(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nEDGES counts distinct undirected pairs without self loops; the paper counts raw links")
 	fmt.Fprintln(w, "(cora 5429, citeseer 4732, pubmed 44338, airport 18631 including one self loop).")
+}
+
+// datasetsCmdEntryJSON is one element of `datasets list --json`: the
+// schema is stable (fields are only ever added).
+type datasetsCmdEntryJSON struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	Doc    string `json:"doc"`
+	// Stats are what the loaders produce (edges: distinct undirected pairs
+	// without self loops); Paper what the paper quotes (raw links).
+	Stats datasets.Stats `json:"stats"`
+	Paper datasets.Stats `json:"paper"`
+	// BuiltIn: generated, no files to fetch.
+	BuiltIn bool `json:"built_in"`
+	// Present: every required file is under Root (always true when built in).
+	Present bool `json:"present"`
+	// Root is the data root holding the files, else the root fetch fills.
+	Root  string                `json:"root"`
+	Files []datasetsCmdFileJSON `json:"files"`
+	// Fetch is the command that gets the missing files ("" when present).
+	Fetch string `json:"fetch"`
+}
+
+// datasetsCmdFileJSON is one file of a dataset, relative to its root.
+type datasetsCmdFileJSON struct {
+	Path     string `json:"path"`
+	Optional bool   `json:"optional"`
+	Present  bool   `json:"present"`
+	Size     int64  `json:"size"`   // expected bytes, 0 when unknown
+	SHA256   string `json:"sha256"` // expected digest, "" when unknown
+}
+
+// datasetsCmdListJSON describes every catalogue entry, in catalogue order.
+func datasetsCmdListJSON() []datasetsCmdEntryJSON {
+	out := []datasetsCmdEntryJSON{}
+	for _, e := range datasets.Catalog() {
+		j := datasetsCmdEntryJSON{Name: e.Name, Source: e.Source, Doc: e.Doc, Stats: e.Expected, Paper: e.Paper,
+			BuiltIn: len(e.Files) == 0, Files: []datasetsCmdFileJSON{}}
+		if j.BuiltIn {
+			j.Present = true
+			out = append(out, j)
+			continue
+		}
+		j.Root = e.FindRoot()
+		j.Present = j.Root != ""
+		if !j.Present {
+			j.Root = datasets.DefaultRoot()
+			j.Fetch = "hylaflow datasets fetch " + e.Name
+		}
+		present, _ := e.Present(j.Root)
+		for _, f := range e.Files {
+			here := false
+			for _, p := range present {
+				here = here || p.Path == f.Path
+			}
+			j.Files = append(j.Files, datasetsCmdFileJSON{Path: f.Path, Optional: f.Optional, Present: here, Size: f.Size, SHA256: f.SHA256})
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 // datasetsCmdLoad loads a catalogue entry from root.

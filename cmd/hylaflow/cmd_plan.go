@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,11 @@ Flags (before or after FILE):
   --no-cache         plan as run --no-cache would
   --force NAME       plan as run --force NAME would; repeatable
   -keys              also print each instance's cache key
+  --json             print the plan as one JSON object (a stable schema):
+                     {pipeline, cache, to_run, cached, stages: [{address,
+                     block, type, version, key, status ("run" or "cached"),
+                     reason, params: {NAME: value}, inputs: {SLOT:
+                     ["KEY/OUTPUT", …]}}]}, stages in run order
 
 Exit status: 0 ok (whatever the plan), 1 the cache could not be read,
 2 usage error, 3 invalid pipeline.
@@ -48,6 +54,7 @@ func planCmdRun(args []string, stdout, stderr io.Writer) int {
 	cacheDir := fset.String("cache", "", "cache directory")
 	noCache := fset.Bool("no-cache", false, "plan to run every stage")
 	keys := fset.Bool("keys", false, "print cache keys")
+	asJSON := fset.Bool("json", false, "JSON output")
 	var force runCmdStrings
 	fset.Var(&force, "force", "plan stage NAME to run; repeatable")
 	var lopts runner.LoadOptions
@@ -87,6 +94,13 @@ func planCmdRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow plan: %v\n", err)
 		return exitCodeOf(err)
+	}
+	if *asJSON {
+		if err := cacheCmdWriteJSON(stdout, planCmdJSON(files[0], dir, plan)); err != nil {
+			fmt.Fprintf(stderr, "hylaflow plan: %v\n", err)
+			return exitStageFailed
+		}
+		return exitOK
 	}
 	planCmdWrite(stdout, plan, *keys)
 	for _, line := range p.PublishSummary(runCmdRelPath) {
@@ -136,4 +150,49 @@ func planCmdWrite(w io.Writer, plan *runner.Plan, keys bool) {
 		return
 	}
 	fmt.Fprintf(w, "%d to run, %d cached\n", run, cached)
+}
+
+// planCmdPlanJSON is the output of plan --json; fields are only ever added.
+type planCmdPlanJSON struct {
+	Pipeline string            `json:"pipeline"`
+	Cache    string            `json:"cache"`
+	ToRun    int               `json:"to_run"`
+	Cached   int               `json:"cached"`
+	Stages   []planCmdStepJSON `json:"stages"`
+}
+
+// planCmdStepJSON is one stage instance of plan --json.
+type planCmdStepJSON struct {
+	Address string `json:"address"`
+	Block   string `json:"block"`
+	Type    string `json:"type"`
+	Version string `json:"version"`
+	Key     string `json:"key"`
+	Status  string `json:"status"` // "run" or "cached"
+	Reason  string `json:"reason"` // why it runs; "" when cached
+	// Params are the parameters in the key's canonical JSON encoding.
+	Params map[string]json.RawMessage `json:"params"`
+	// Inputs are, per input slot, the producers' "KEY/OUTPUT" references.
+	Inputs map[string][]string `json:"inputs"`
+}
+
+func planCmdJSON(file, cacheDir string, plan *runner.Plan) planCmdPlanJSON {
+	run, cached := plan.Counts()
+	out := planCmdPlanJSON{Pipeline: file, Cache: cacheDir, ToRun: run, Cached: cached, Stages: []planCmdStepJSON{}}
+	for _, s := range plan.Steps {
+		st := planCmdStepJSON{Address: s.Instance.Address, Block: s.Instance.Block, Type: s.Record.StageType,
+			Version: s.Record.Version, Key: s.Key(), Status: "run", Reason: s.Reason,
+			Params: map[string]json.RawMessage{}, Inputs: map[string][]string{}}
+		if s.Cached {
+			st.Status, st.Reason = "cached", ""
+		}
+		for name, v := range s.Record.Params {
+			st.Params[name] = json.RawMessage(v)
+		}
+		for slot, refs := range s.Record.Inputs {
+			st.Inputs[slot] = append([]string{}, refs...)
+		}
+		out.Stages = append(out.Stages, st)
+	}
+	return out
 }
