@@ -62,6 +62,12 @@ run kernel pipelines/kernel.hcl -var grid=21
 # (no evaluate table: its outputs are the figure bundle's PNG/SVG/CSV files)
 "$bin" cache ls kernel.figure1 >"$work/kernel-ls.txt"
 grep -Eq '^[0-9a-f]{12} +figure +figure ' "$work/kernel-ls.txt" || fail "kernel: no figure artifact in the cache"
+# report writes a run's figures too, not only evaluate tables, and lists them.
+report kernel
+for f in kernel_distance.png disk_kernel.png error.png summary.json; do
+  test -s "$work/report-kernel/kernel.figure1/$f" || fail "kernel: report did not write kernel.figure1/$f"
+  grep -q "^  kernel.figure1/$f\$" "$work/report-kernel.txt" || fail "kernel: report's listing lacks $f"
+done
 
 # Figure 3: t-SNE / PCA of learned features, test rows only, few iterations.
 run visualize pipelines/visualize.hcl -var epochs=5 -var iterations=250 -var rows=test
