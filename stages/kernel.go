@@ -13,6 +13,7 @@ import (
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/hyla"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/viz"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
@@ -43,7 +44,7 @@ func kernelDefaultCounts() []int {
 func kernelStageType() *registry.Type {
 	return &registry.Type{
 		Name:    "kernel",
-		Version: "1",
+		Version: "2", // 2: a margin around the plots (titles touched the edge), the curve legend beside the axes
 		Doc: "The HyLa kernel figures of the paper (Figure 1, appendix E), λ ~ N(0, scale²) in the paper's " +
 			"convention: the Gaussian-ρ kernel k(d) of Theorem 4.1 against hyperbolic distance next to the " +
 			"heat kernel (dimension `dim`), k(x, O) over the 2-D Poincaré disk and its Monte-Carlo estimate " +
@@ -181,42 +182,41 @@ func KernelFigureFiles(fig *hyla.KernelFigure) (map[string][]byte, error) {
 	}
 	files["summary.json"] = append(sum, '\n')
 
-	plots := map[string]func() (*plot.Plot, error){
-		"kernel_distance": func() (*plot.Plot, error) { return kernelCurvePlot(fig) },
-		"disk_kernel": func() (*plot.Plot, error) {
+	plots := map[string]func() (*plot.Plot, plot.Legend, error){
+		"kernel_distance": func() (*plot.Plot, plot.Legend, error) { return kernelCurvePlot(fig) },
+		"disk_kernel": func() (*plot.Plot, plot.Legend, error) {
 			return kernelDiskPlot(fig, fig.Disk, "k(x, O) in the Poincaré disk")
 		},
-		"disk_estimate": func() (*plot.Plot, error) {
+		"disk_estimate": func() (*plot.Plot, plot.Legend, error) {
 			return kernelDiskPlot(fig, fig.Estimate, fmt.Sprintf("Estimate <φ(x), φ(O)>/D, D = %d", fig.Config.Features))
 		},
-		"error": func() (*plot.Plot, error) { return kernelErrorPlot(fig) },
+		"error": func() (*plot.Plot, plot.Legend, error) { return kernelErrorPlot(fig) },
 	}
 	for name, mk := range plots {
-		p, err := mk()
-		if err != nil {
-			return nil, fmt.Errorf("plot %s: %w", name, err)
-		}
 		for _, format := range []string{"png", "svg"} {
+			p, legend, err := mk() // drawing changes a plot's axes: a fresh one per format
+			if err != nil {
+				return nil, fmt.Errorf("plot %s: %w", name, err)
+			}
 			width, height := 5*vg.Inch, 4*vg.Inch
 			if strings.HasPrefix(name, "disk") {
 				width, height = 4.4*vg.Inch, 4.4*vg.Inch // the unit disk stays round
 			}
-			w, err := p.WriterTo(width, height, format)
+			// A margin around the figure (the titles touched the top edge),
+			// the legend in a column of its own beside the axes.
+			b, err := viz.RenderLegendRight(p, legend, width, height, format)
 			if err != nil {
 				return nil, fmt.Errorf("plot %s.%s: %w", name, format, err)
 			}
-			var out bytes.Buffer
-			if _, err := w.WriteTo(&out); err != nil {
-				return nil, fmt.Errorf("plot %s.%s: %w", name, format, err)
-			}
-			files[name+"."+format] = out.Bytes()
+			files[name+"."+format] = b
 		}
 	}
 	return files, nil
 }
 
-func kernelCurvePlot(fig *hyla.KernelFigure) (*plot.Plot, error) {
+func kernelCurvePlot(fig *hyla.KernelFigure) (*plot.Plot, plot.Legend, error) {
 	p := plot.New()
+	legend := plot.NewLegend()
 	p.Title.Text = fmt.Sprintf("HyLa kernel, n = %d, λ ~ N(0, %g²)", fig.Config.Dim, fig.Config.Scale)
 	p.X.Label.Text = "hyperbolic distance d"
 	p.Y.Label.Text = "value / value at d = 0"
@@ -231,25 +231,24 @@ func kernelCurvePlot(fig *hyla.KernelFigure) (*plot.Plot, error) {
 	}
 	l, err := plotter.NewLine(kern)
 	if err != nil {
-		return nil, err
+		return nil, legend, err
 	}
 	l.Color = color.RGBA{R: 31, G: 119, B: 180, A: 255}
 	l.Width = vg.Points(1.5)
 	p.Add(l, plotter.NewGrid())
-	p.Legend.Add("k(d)/k(0)", l)
+	legend.Add("k(d)/k(0)", l)
 	if len(heat) > 0 {
 		h, err := plotter.NewLine(heat)
 		if err != nil {
-			return nil, err
+			return nil, legend, err
 		}
 		h.Color = color.RGBA{R: 214, G: 39, B: 40, A: 255}
 		h.Width = vg.Points(1.5)
 		h.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(h)
-		p.Legend.Add(fmt.Sprintf("heat kernel, t = %g", fig.Config.HeatTime), h)
+		legend.Add(fmt.Sprintf("heat kernel, t = %g", fig.Config.HeatTime), h)
 	}
-	p.Legend.Top = true
-	return p, nil
+	return p, legend, nil
 }
 
 // kernelGrid adapts a raster to plotter.GridXYZ (column = x, row = y).
@@ -263,7 +262,7 @@ func (g kernelGrid) Z(c, r int) float64 { return g.z.At(r, c) }
 func (g kernelGrid) X(c int) float64    { return g.x[c] }
 func (g kernelGrid) Y(r int) float64    { return g.x[r] }
 
-func kernelDiskPlot(fig *hyla.KernelFigure, z *mat.Dense, title string) (*plot.Plot, error) {
+func kernelDiskPlot(fig *hyla.KernelFigure, z *mat.Dense, title string) (*plot.Plot, plot.Legend, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "x₁"
@@ -289,10 +288,10 @@ func kernelDiskPlot(fig *hyla.KernelFigure, z *mat.Dense, title string) (*plot.P
 	hm.Rasterized = true
 	p.Add(hm)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -1.05, 1.05, -1.05, 1.05
-	return p, nil
+	return p, plot.NewLegend(), nil
 }
 
-func kernelErrorPlot(fig *hyla.KernelFigure) (*plot.Plot, error) {
+func kernelErrorPlot(fig *hyla.KernelFigure) (*plot.Plot, plot.Legend, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Estimation error, %d points, radius %g", fig.Config.SamplePoints, fig.Config.SampleRadius)
 	p.X.Label.Text = "number of HyLa features D"
@@ -303,10 +302,10 @@ func kernelErrorPlot(fig *hyla.KernelFigure) (*plot.Plot, error) {
 	}
 	l, s, err := plotter.NewLinePoints(pts)
 	if err != nil {
-		return nil, err
+		return nil, plot.Legend{}, err
 	}
 	l.Color = color.RGBA{R: 31, G: 119, B: 180, A: 255}
 	s.Color = l.Color
 	p.Add(l, s, plotter.NewGrid())
-	return p, nil
+	return p, plot.NewLegend(), nil
 }
