@@ -78,17 +78,15 @@ func TestTableText(t *testing.T) {
 
 var tableTextDurRE = regexp.MustCompile(`\b\d+(\.\d+)?(ms|s|µs)\b`)
 
-// runCmdTail returns run's output from its summary line on, durations masked.
-func runCmdTail(t *testing.T, stdout string) string {
+// runCmdTail returns run's stdout (the tables and the run line; progress
+// and the summary go to stderr), durations masked, after checking that
+// stderr ends with the summary.
+func runCmdTail(t *testing.T, stdout, stderr string) string {
 	t.Helper()
-	i := strings.Index(stdout, "nothing to do:")
-	if j := strings.Index(stdout, " stages: "); i < 0 && j >= 0 {
-		i = strings.LastIndex(stdout[:j], "\n") + 1
+	if !strings.Contains(stderr, "nothing to do:") && !strings.Contains(stderr, " stages: ") {
+		t.Errorf("no summary line on stderr:\n%s", stderr)
 	}
-	if i < 0 {
-		t.Fatalf("no summary line in:\n%s", stdout)
-	}
-	return tableTextDurRE.ReplaceAllString(stdout[i:], "DUR")
+	return tableTextDurRE.ReplaceAllString(stdout, "DUR")
 }
 
 // TestRunCmdTablesAndCacheLocation runs a pipeline kept in a repository's
@@ -115,7 +113,7 @@ func TestRunCmdTablesAndCacheLocation(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(root, ".hylaflow", "index.db")); err != nil || st.Size() == 0 {
 		t.Fatalf("no cache at the repository root: %v", err)
 	}
-	cold := runCmdTail(t, stdout)
+	cold := runCmdTail(t, stdout, stderr)
 
 	t.Chdir(filepath.Join(root, "pipelines"))
 	code, stdout, stderr = runCmdDispatch("run", "p.hcl")
@@ -125,7 +123,7 @@ func TestRunCmdTablesAndCacheLocation(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "pipelines", ".hylaflow")); err == nil {
 		t.Errorf("run from pipelines/ made a second cache there")
 	}
-	cached := runCmdTail(t, stdout)
+	cached := runCmdTail(t, stdout, stderr)
 	got := "== cold, from the repository root\n" + cold + "== cached, from pipelines/\n" + cached
 	path := filepath.Join(runCmdTestDir, "testdata", "tables", "run.golden")
 	if *tableTextUpdate {
