@@ -624,18 +624,24 @@ func cacheCmdClear(c *cache.Cache, yes bool, stdout, stderr io.Writer) (int, err
 	return exitOK, nil
 }
 
+// cacheCmdLookupRef resolves a "KEY[/OUTPUT]" reference (KEY may be a
+// unique prefix) to the full key and its stored outputs.
+func cacheCmdLookupRef(c *cache.Cache, ref string) (prefix, output, key string, refs []cache.OutputRef, err error) {
+	prefix, output, _ = strings.Cut(ref, "/")
+	if key, err = c.ResolveKey(prefix); err != nil {
+		return
+	}
+	ok := false
+	if refs, ok, err = c.Lookup(key); err == nil && !ok {
+		err = fmt.Errorf("key %s has no stored outputs (a payload file is missing; rerun the pipeline)", key)
+	}
+	return
+}
+
 func cacheCmdExport(c *cache.Cache, ref, file string, stdout, stderr io.Writer) error {
-	prefix, output, _ := strings.Cut(ref, "/")
-	key, err := c.ResolveKey(prefix)
+	prefix, output, key, refs, err := cacheCmdLookupRef(c, ref)
 	if err != nil {
 		return err
-	}
-	refs, ok, err := c.Lookup(key)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("key %s has no stored outputs (a payload file is missing; rerun the pipeline)", key)
 	}
 	if output == "" && len(refs) > 1 {
 		names := make([]string, len(refs))
@@ -709,17 +715,9 @@ func cacheCmdSparseHint(c *cache.Cache, ref cache.OutputRef, w io.Writer) error 
 // cacheCmdExportMember writes one member of an artifact to file (see
 // artifact.WriteMember), completely or not at all.
 func cacheCmdExportMember(c *cache.Cache, ref, member, file string, stdout, stderr io.Writer) error {
-	prefix, output, _ := strings.Cut(ref, "/")
-	key, err := c.ResolveKey(prefix)
+	prefix, output, key, refs, err := cacheCmdLookupRef(c, ref)
 	if err != nil {
 		return err
-	}
-	refs, ok, err := c.Lookup(key)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("key %s has no stored outputs (a payload file is missing; rerun the pipeline)", key)
 	}
 	var r *cache.OutputRef
 	for i := range refs {
