@@ -103,7 +103,7 @@ func planCmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	planCmdWrite(stdout, plan, *keys)
-	for _, line := range p.PublishSummary(runCmdRelPath) {
+	for _, line := range p.PublishSummary(runCmdShowPath) {
 		fmt.Fprintf(stdout, "publish %s\n", line)
 	}
 	return exitOK

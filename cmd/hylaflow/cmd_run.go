@@ -296,7 +296,7 @@ func runCmdPublish(res *runner.RunResult, c *cache.Cache, quiet bool, stdout, st
 	done, err := runner.PublishOutputs(res, c)
 	if !quiet {
 		for _, d := range done {
-			fmt.Fprintf(stdout, "published %d files to %s\n", len(d.Files), runCmdRelPath(d.Dir))
+			fmt.Fprintf(stdout, "published %d files to %s\n", len(d.Files), runCmdShowPath(d.Dir))
 		}
 	}
 	if err != nil {
@@ -304,16 +304,6 @@ func runCmdPublish(res *runner.RunResult, c *cache.Cache, quiet bool, stdout, st
 		return false
 	}
 	return true
-}
-
-// runCmdRelPath shows path relative to the working directory when it lies below it.
-func runCmdRelPath(path string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
-			return rel
-		}
-	}
-	return path
 }
 
 // runCmdTables prints the tables of the run's evaluate stages (the ones
