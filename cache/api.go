@@ -43,6 +43,10 @@ var ErrCorrupt = errors.New("cache: corrupt payload")
 // ErrNotFound marks a key, key prefix, output or payload that is not in the cache.
 var ErrNotFound = errors.New("cache: not found")
 
+// ErrBadKey marks a key prefix that names no single key by its form: empty,
+// not hexadecimal, or shared by several keys.
+var ErrBadKey = errors.New("cache: malformed or ambiguous key")
+
 // ErrReadOnly is returned by the writing methods of a cache opened with OpenReadOnly.
 var ErrReadOnly = errors.New("cache: opened read-only")
 

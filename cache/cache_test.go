@@ -425,8 +425,8 @@ func TestResolveKey(t *testing.T) {
 				t.Errorf("resolve %q: %q, %v; want ErrNotFound", tt.prefix, got, err)
 			}
 		default:
-			if err == nil || !strings.Contains(err.Error(), tt.errText) {
-				t.Errorf("resolve %q: %q, %v; want an error with %q", tt.prefix, got, err, tt.errText)
+			if err == nil || !strings.Contains(err.Error(), tt.errText) || !errors.Is(err, ErrBadKey) {
+				t.Errorf("resolve %q: %q, %v; want an ErrBadKey error with %q", tt.prefix, got, err, tt.errText)
 			}
 		}
 	}

@@ -187,11 +187,11 @@ func (c *Cache) LastRecord(address string) (rec *KeyRecord, ok bool, err error) 
 func (c *Cache) ResolveKey(prefix string) (string, error) {
 	prefix = strings.ToLower(strings.TrimSpace(prefix))
 	if prefix == "" {
-		return "", fmt.Errorf("cache %s: empty key prefix", c.dir)
+		return "", fmt.Errorf("cache %s: empty key prefix: %w", c.dir, ErrBadKey)
 	}
 	for i := 0; i < len(prefix); i++ {
 		if !(prefix[i] >= '0' && prefix[i] <= '9' || prefix[i] >= 'a' && prefix[i] <= 'f') {
-			return "", fmt.Errorf("cache %s: key %q: want hex digits", c.dir, prefix)
+			return "", fmt.Errorf("cache %s: key %q: want hex digits: %w", c.dir, prefix, ErrBadKey)
 		}
 	}
 	if c.db == nil {
@@ -223,7 +223,7 @@ func (c *Cache) ResolveKey(prefix string) (string, error) {
 	if len(keys) > 5 {
 		keys, more = keys[:5], ", …"
 	}
-	return "", fmt.Errorf("cache %s: key prefix %s is ambiguous: %s%s", c.dir, prefix, strings.Join(keys, ", "), more)
+	return "", fmt.Errorf("cache %s: key prefix %s is ambiguous: %s%s (give more digits): %w", c.dir, prefix, strings.Join(keys, ", "), more, ErrBadKey)
 }
 
 // Load reads and decodes one artifact, verifying its digest. On a mismatch

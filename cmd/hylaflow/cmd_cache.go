@@ -648,8 +648,8 @@ func cacheCmdExport(c *cache.Cache, ref, file string, stdout, stderr io.Writer) 
 		for i, r := range refs {
 			names[i] = r.Name
 		}
-		return fmt.Errorf("key %s has %d outputs (%s): name one as %s/OUTPUT", cacheCmdShortKey(key), len(refs),
-			strings.Join(names, ", "), prefix)
+		return &cliUsageError{fmt.Sprintf("key %s has %d outputs (%s): name one as %s/OUTPUT", cacheCmdShortKey(key), len(refs),
+			strings.Join(names, ", "), prefix)}
 	}
 	w, target := stdout, file
 	if file == "-" {
@@ -730,7 +730,7 @@ func cacheCmdExportMember(c *cache.Cache, ref, member, file string, stdout, stde
 		for i, x := range refs {
 			names[i] = x.Name
 		}
-		return fmt.Errorf("key %s: name one output of %s as %s/OUTPUT", cacheCmdShortKey(key), strings.Join(names, ", "), prefix)
+		return &cliUsageError{fmt.Sprintf("key %s: name one output of %s as %s/OUTPUT", cacheCmdShortKey(key), strings.Join(names, ", "), prefix)}
 	}
 	a, err := c.Load(*r)
 	if err != nil {

@@ -293,11 +293,11 @@ func TestCacheCmdExport(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{sums[0].Key[:8], "x"}, exitStageFailed, "outputs (metrics, out): name one as " + sums[0].Key[:8] + "/OUTPUT"},
+		{[]string{sums[0].Key[:8], "x"}, exitUsage, "outputs (metrics, out): name one as " + sums[0].Key[:8] + "/OUTPUT"},
 		{[]string{sums[0].Key[:8] + "/nope", "x"}, exitUsage, `has no output "nope" (have metrics, out)`},
 		{[]string{"ffffffffffff", "x"}, exitUsage, "no key starts with ffffffffffff"},
-		{[]string{cacheCmdAmbiguous(t, list), "x"}, exitStageFailed, " is ambiguous: "},
-		{[]string{"zz", "x"}, exitStageFailed, `key "zz": want hex digits`},
+		{[]string{cacheCmdAmbiguous(t, list), "x"}, exitUsage, " is ambiguous: "},
+		{[]string{"zz", "x"}, exitUsage, `key "zz": want hex digits`},
 		{[]string{"only-one-arg"}, exitUsage, "want 2 arguments, got 1"},
 	}
 	for _, tc := range tests {

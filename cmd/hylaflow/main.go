@@ -61,7 +61,8 @@ func exitCodeOf(err error) int {
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitCanceled
-	case errors.As(err, &usage), errors.Is(err, errUnknownName), errors.Is(err, runner.ErrUnknownName), errors.Is(err, cache.ErrNotFound):
+	case errors.As(err, &usage), errors.Is(err, errUnknownName), errors.Is(err, runner.ErrUnknownName), errors.Is(err, cache.ErrNotFound),
+		errors.Is(err, cache.ErrBadKey):
 		return exitUsage
 	}
 	return exitStageFailed
