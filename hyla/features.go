@@ -143,7 +143,7 @@ func NewHyLa(s *Samples, conv Convention) (*HyLaMap, error) {
 		lam[j] = f * l
 	}
 	h := &HyLaMap{s: s, conv: conv, lam: lam, twoRho: s.Dim() - 1, workers: runtime.GOMAXPROCS(0)}
-	if hylaVecOK && s.Dim() <= hylaVecMaxDim {
+	if s.Dim() <= hylaVecMaxDim {
 		h.vec = newHylaVec(s, lam)
 	}
 	return h, nil
@@ -779,7 +779,7 @@ func NewRFF(s *Samples) (*RFFMap, error) {
 		return nil, fmt.Errorf("hyla: RFF map: dimension %d", s.Dim())
 	}
 	r := &RFFMap{s: s, scale: math.Sqrt(2 / float64(s.Dim())), workers: runtime.GOMAXPROCS(0)}
-	if hylaVecOK && s.Dim() <= hylaVecMaxDim {
+	if s.Dim() <= hylaVecMaxDim {
 		r.omegaT, r.sinB, r.cosB = transposedSamples(s, s.Features())
 		dp := (s.Features() + 7) / 8 * 8
 		r.lin = &hylaVec{dp: dp}

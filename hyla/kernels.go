@@ -25,11 +25,6 @@ import (
 // and, like it, depend only on the inputs, never on the number of workers
 // or on the CPU.
 
-// hylaVecOK reports whether the maps use the vector kernels (the padded
-// tables of hylaVec): always, for d0 ≤ hylaVecMaxDim; the kernels have a
-// portable path.
-const hylaVecOK = true
-
 // hylaVecRow computes, for one row z (a = 1−‖z‖²), φ, ∂φ/∂h and ∂φ/∂h/q
 // of all dp (padded) samples into phi, e1 and e2, in two passes: the
 // distances q_j = ‖z − ω_j‖² into the row buffer q; then everything else,

@@ -150,7 +150,7 @@ func BenchmarkEpochSparseInput(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if (tr.sparse == nil) != dense && rowDotsVecOK {
+				if (tr.sparse == nil) != dense {
 					b.Fatalf("sparse path taken: %v, want %v", tr.sparse != nil, !dense)
 				}
 				benchEpochs(b, tr)

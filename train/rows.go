@@ -7,11 +7,6 @@ import "github.com/hylaflow/hylaflow/internal/vec"
 // path); the names keep the AVX512 suffix of the path whose arithmetic
 // defines them (eight lanes, fused multiply-adds, a fixed reduction).
 
-// rowDotsVecOK reports whether the products run the vector kernels: always
-// (the kernels have a portable path). The gonum products it once chose are
-// kept for comparison in tests only.
-const rowDotsVecOK = true
-
 // rowDotsAVX512 sets out[c] = Σ_j x[j]·y[c·stride+j] for c < len(out): four
 // classes at a time share each load of x; each sum runs in one eight-lane
 // accumulator over the blocks of eight, then over the lanes in a fixed

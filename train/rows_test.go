@@ -10,9 +10,6 @@ import (
 // for lengths with and without a tail and 1…9 classes (groups of four and
 // single classes).
 func TestRowDotsAVX512(t *testing.T) {
-	if !rowDotsVecOK {
-		t.Skip("CPU without AVX-512")
-	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, d := range []int{1, 7, 8, 9, 64, 3703} {
 		for c := 1; c <= 9; c++ {
@@ -63,9 +60,6 @@ func TestRowDotsAVX512(t *testing.T) {
 // split into column ranges at multiples of 32 (the same bits either way),
 // with tiles, row chunks and class groups of four complete or not.
 func TestGtxAVX512(t *testing.T) {
-	if !rowDotsVecOK {
-		t.Skip("CPU without AVX-512")
-	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, tc := range []struct{ n, c, d int }{{1, 1, 3}, {7, 6, 37}, {120, 6, 3703}, {13, 41, 64}, {9, 3, 8}, {300, 41, 602}, {5, 2, 100}} {
 		g := make([]float64, tc.n*tc.c)

@@ -120,10 +120,10 @@ type sparseInput struct {
 // denseInputOnly turns the sparse path off (tests compare the two paths).
 var denseInputOnly = false
 
-// newSparseInput compresses X_train and X if the AVX-512 kernels are on
-// and X_train is sparse enough; otherwise it returns nil.
+// newSparseInput compresses X_train and X if X_train is sparse enough;
+// otherwise it returns nil.
 func newSparseInput(xTrain, x *mat.Dense, classes, workers int) *sparseInput {
-	if !rowDotsVecOK || denseInputOnly {
+	if denseInputOnly {
 		return nil
 	}
 	r, c := xTrain.Dims()

@@ -579,15 +579,13 @@ func (t *trainer) forward(ctx context.Context) error {
 			if err := t.sparseRowsProduct(ctx, t.sparse.train, nil, t.yT, t.logTr, t.sparse.train.rows); err != nil {
 				return err
 			}
-		} else if rowDotsVecOK {
+		} else {
 			n, _ := t.xTrain.Dims()
 			if t.serial(n) {
 				rowsProductRange(t.xTrain, nil, t.yT, t.logTr, 0, n)
 			} else if err := t.parallel(ctx, n, func(lo, hi int) { rowsProductRange(t.xTrain, nil, t.yT, t.logTr, lo, hi) }); err != nil {
 				return err
 			}
-		} else {
-			gemm(false, true, t.xTrain, t.yT, t.logTr, t.workers) // X_train·Y
 		}
 		if err := t.rowsProduct(ctx, t.data.Val, t.yT, t.logVal); err != nil {
 			return err
@@ -891,16 +889,12 @@ func (t *trainer) rowsProduct(ctx context.Context, rows []int, yT, out *mat.Dens
 	return t.parallel(ctx, len(rows), func(lo, hi int) { rowsProductRange(t.data.X, rows, yT, out, lo, hi) })
 }
 
-// gtx sets gyT = Gᵀ·X_train: with the vector kernels, column blocks of
+// gtx sets gyT = Gᵀ·X_train with the vector kernels: column blocks of
 // X_train on the workers (each entry one sum over the training rows in
-// order); otherwise gonum's gemm.
+// order).
 func (t *trainer) gtx(ctx context.Context) error {
 	if t.sparse != nil {
 		return t.sparseGtx(ctx)
-	}
-	if !rowDotsVecOK {
-		gemm(true, false, t.g, t.xTrain, t.gyT, t.workers)
-		return nil
 	}
 	n, d := t.xTrain.Dims()
 	gm, xm, om := t.g.RawMatrix(), t.xTrain.RawMatrix(), t.gyT.RawMatrix()
@@ -929,20 +923,18 @@ func rowsProductRange(xd *mat.Dense, rows []int, yT, out *mat.Dense, lo, hi int)
 	x := xd.RawMatrix()
 	ym := yT.RawMatrix()
 	om := out.RawMatrix()
-	if rowDotsVecOK {
-		// Four rows at a time share the loads of Y.
-		var xs, os [4][]float64
-		for ; lo+4 <= hi; lo += 4 {
-			for t := 0; t < 4; t++ {
-				i := lo + t
-				if rows != nil {
-					i = rows[lo+t]
-				}
-				xs[t] = x.Data[i*x.Stride : i*x.Stride+x.Cols]
-				os[t] = om.Data[(lo+t)*om.Stride : (lo+t)*om.Stride+om.Cols]
+	// Four rows at a time share the loads of Y.
+	var xs, os [4][]float64
+	for ; lo+4 <= hi; lo += 4 {
+		for t := 0; t < 4; t++ {
+			i := lo + t
+			if rows != nil {
+				i = rows[lo+t]
 			}
-			rowDots4AVX512(&xs, ym.Data, ym.Stride, &os)
+			xs[t] = x.Data[i*x.Stride : i*x.Stride+x.Cols]
+			os[t] = om.Data[(lo+t)*om.Stride : (lo+t)*om.Stride+om.Cols]
 		}
+		rowDots4AVX512(&xs, ym.Data, ym.Stride, &os)
 	}
 	for r := lo; r < hi; r++ {
 		i := r
@@ -951,11 +943,7 @@ func rowsProductRange(xd *mat.Dense, rows []int, yT, out *mat.Dense, lo, hi int)
 		}
 		xr := x.Data[i*x.Stride : i*x.Stride+x.Cols]
 		o := om.Data[r*om.Stride : r*om.Stride+om.Cols]
-		if rowDotsVecOK {
-			rowDotsAVX512(xr, ym.Data, ym.Stride, o)
-			continue
-		}
-		blas64.Gemv(blas.NoTrans, 1, ym, blas64.Vector{N: x.Cols, Inc: 1, Data: xr}, 0, blas64.Vector{N: om.Cols, Inc: 1, Data: o})
+		rowDotsAVX512(xr, ym.Data, ym.Stride, o)
 	}
 }
 
