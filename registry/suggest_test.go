@@ -15,14 +15,23 @@ func TestEditDistance(t *testing.T) {
 }
 
 func TestDidYouMean(t *testing.T) {
-	cands := []string{"cora", "citeseer", "pubmed", "airport", "disease_nc"}
-	cases := []struct{ in, want string }{
-		{"corra", "cora"}, {"cor", "cora"}, {"pubmd", "pubmed"}, {"airprot", "airport"},
-		{"disease_cn", "disease_nc"}, {"reddit", ""}, {"cora", ""}, {"co", ""},
-	}
-	for _, c := range cases {
-		if got := DidYouMean(c.in, cands); got != c.want {
-			t.Errorf("DidYouMean(%q) = %q, want %q", c.in, got, c.want)
+	for _, tc := range []struct {
+		cands []string
+		cases []struct{ in, want string }
+	}{
+		{[]string{"cora", "citeseer", "pubmed", "airport", "disease_nc"}, []struct{ in, want string }{
+			{"corra", "cora"}, {"cor", "cora"}, {"pubmd", "pubmed"}, {"airprot", "airport"},
+			{"disease_cn", "disease_nc"}, {"reddit", ""}, {"cora", ""}, {"co", ""},
+		}},
+		{[]string{"epochs", "seed", "lr", "dataset", "lambda_scale"}, []struct{ in, want string }{
+			{"epocs", "epochs"}, {"epcohs", "epochs"}, {"sede", "seed"}, {"datset", "dataset"},
+			{"lambda_scael", "lambda_scale"}, {"zzzzzz", ""}, {"l", ""}, {"epochs", ""},
+		}},
+	} {
+		for _, c := range tc.cases {
+			if got := DidYouMean(c.in, tc.cands); got != c.want {
+				t.Errorf("DidYouMean(%q) = %q, want %q", c.in, got, c.want)
+			}
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
-	"github.com/hylaflow/hylaflow/registry"
 	"github.com/mitchellh/go-wordwrap"
 )
 
@@ -171,13 +170,3 @@ func WriteDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
-
-// didYouMean returns the candidate closest to name by edit distance when
-// it is close enough to be a likely typo, else "" (registry.DidYouMean).
-func didYouMean(name string, candidates []string) string {
-	return registry.DidYouMean(name, candidates)
-}
-
-// DidYouMean returns the candidate that name is most likely a typo of, or
-// "" when none is close; commands use it for their own suggestions.
-func DidYouMean(name string, candidates []string) string { return didYouMean(name, candidates) }

@@ -324,7 +324,7 @@ func (l *loader) applyVarOverrides() {
 		v, ok := l.varDecls[name]
 		if !ok {
 			detail := fmt.Sprintf("%s sets %q, but %s declares no variable of that name.", source, name, l.file)
-			if s := didYouMean(name, sortedNames(l.varDecls)); s != "" {
+			if s := registry.DidYouMean(name, sortedNames(l.varDecls)); s != "" {
 				detail += fmt.Sprintf(" Did you mean %q?", s)
 			}
 			l.errorf(subject, "Undeclared variable", "%s", detail)
@@ -660,7 +660,7 @@ func (l *loader) decodeDefaults(b *hcl.Block) {
 
 func (l *loader) unknownType(name string, rng hcl.Range) {
 	detail := fmt.Sprintf("There is no stage type %q.", name)
-	if s := didYouMean(name, l.reg.Names()); s != "" {
+	if s := registry.DidYouMean(name, l.reg.Names()); s != "" {
 		detail += fmt.Sprintf(" Did you mean %q?", s)
 	}
 	detail += " Registered types: " + strings.Join(l.reg.Names(), ", ") + " (see `hylaflow stages`)."
@@ -676,7 +676,7 @@ func (l *loader) unknownParam(t *registry.Type, name string, rng hcl.Range) {
 		names = append(names, in.Name)
 	}
 	detail := fmt.Sprintf("Stage type %q has no parameter or input %q.", t.Name, name)
-	if s := didYouMean(name, names); s != "" {
+	if s := registry.DidYouMean(name, names); s != "" {
 		detail += fmt.Sprintf(" Did you mean %q?", s)
 	} else if len(names) > 0 {
 		detail += " It takes: " + strings.Join(names, ", ") + "."

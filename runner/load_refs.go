@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hylaflow/hylaflow/registry"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -59,7 +60,7 @@ func (l *loader) checkTraversal(t hcl.Traversal, sc scope) bool {
 		}
 		if _, ok := l.varDecls[name]; !ok {
 			detail := fmt.Sprintf("No variable %q is declared; declare it with a variable %q block.", name, name)
-			if s := didYouMean(name, sortedNames(l.varDecls)); s != "" {
+			if s := registry.DidYouMean(name, sortedNames(l.varDecls)); s != "" {
 				detail = fmt.Sprintf("No variable %q is declared. Did you mean %q?", name, s)
 			}
 			l.errorf(&rng, "Reference to undeclared variable", "%s", detail)
@@ -76,7 +77,7 @@ func (l *loader) checkTraversal(t hcl.Traversal, sc scope) bool {
 		}
 		if _, ok := l.localDefs[name]; !ok {
 			detail := fmt.Sprintf("No local value %q is defined in a locals block.", name)
-			if s := didYouMean(name, sortedNames(l.localDefs)); s != "" {
+			if s := registry.DidYouMean(name, sortedNames(l.localDefs)); s != "" {
 				detail += fmt.Sprintf(" Did you mean %q?", s)
 			}
 			l.errorf(&rng, "Reference to undeclared local value", "%s", detail)
@@ -100,7 +101,7 @@ func (l *loader) checkTraversal(t hcl.Traversal, sc scope) bool {
 		return l.checkStageRef(t)
 	default:
 		detail := fmt.Sprintf("There is no variable named %q. Expressions can use var.NAME, local.NAME, each.key, each.value and stage.TYPE.NAME.", root)
-		if s := didYouMean(root, []string{"var", "local", "each", "stage"}); s != "" {
+		if s := registry.DidYouMean(root, []string{"var", "local", "each", "stage"}); s != "" {
 			detail += fmt.Sprintf(" Did you mean %q?", s)
 		}
 		l.errorf(&rng, "Unknown variable", "%s", detail)
@@ -123,7 +124,7 @@ func (l *loader) checkStageRef(t hcl.Traversal) bool {
 	blk := l.byName[id]
 	if blk == nil {
 		detail := fmt.Sprintf("No stage %q is declared in this pipeline.", id)
-		if s := didYouMean(id, sortedNames(l.byName)); s != "" {
+		if s := registry.DidYouMean(id, sortedNames(l.byName)); s != "" {
 			detail += fmt.Sprintf(" Did you mean stage.%s?", s)
 		}
 		l.errorf(&rng, "Reference to undeclared stage", "%s", detail)
@@ -144,7 +145,7 @@ func (l *loader) checkStageRef(t hcl.Traversal) bool {
 				}
 				if _, ok := blk.keyIndex[key.AsString()]; !ok {
 					detail := fmt.Sprintf("stage.%s has no instance %q. Its keys are: %s.", id, key.AsString(), quoteList(blk.keys, 12))
-					if s := didYouMean(key.AsString(), blk.keys); s != "" {
+					if s := registry.DidYouMean(key.AsString(), blk.keys); s != "" {
 						detail += fmt.Sprintf(" Did you mean %q?", s)
 					}
 					l.errorf(&rng, "Reference to a missing instance", "%s", detail)
@@ -176,7 +177,7 @@ func (l *loader) checkStageRef(t hcl.Traversal) bool {
 				names = append(names, o.Name)
 			}
 			detail := fmt.Sprintf("Stage type %q has no output %q; its outputs are: %s.", blk.typ.Name, out.Name, strings.Join(names, ", "))
-			if s := didYouMean(out.Name, names); s != "" {
+			if s := registry.DidYouMean(out.Name, names); s != "" {
 				detail += fmt.Sprintf(" Did you mean %q?", s)
 			}
 			l.errorf(&rng, "Unknown output", "%s", detail)

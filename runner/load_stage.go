@@ -130,7 +130,7 @@ func (l *loader) splitStageBody(sb *stageBlock) {
 		switch {
 		case blk.Type != "resources":
 			detail := fmt.Sprintf("A stage body holds parameters, inputs, for_each or matrix, and one resources block; not a %q block.", blk.Type)
-			if s := didYouMean(blk.Type, []string{"resources"}); s != "" {
+			if s := registry.DidYouMean(blk.Type, []string{"resources"}); s != "" {
 				detail += fmt.Sprintf(" Did you mean %q?", s)
 			}
 			l.errorf(rangePtr(rb.TypeRange), "Unsupported block type", "%s", detail)
@@ -654,7 +654,7 @@ func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value
 		s := cv.AsString()
 		if len(p.Enum) > 0 && !contains(p.Enum, s) {
 			msg := fmt.Sprintf("must be one of %s; got %q", quoteList(p.Enum, 50), s)
-			if d := didYouMean(s, p.Enum); d != "" {
+			if d := registry.DidYouMean(s, p.Enum); d != "" {
 				msg += fmt.Sprintf(". Did you mean %q?", d)
 			}
 			return bad("%s", msg)

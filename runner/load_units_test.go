@@ -381,19 +381,6 @@ func TestParseResources(t *testing.T) {
 	}
 }
 
-func TestDidYouMean(t *testing.T) {
-	cands := []string{"epochs", "seed", "lr", "dataset", "lambda_scale"}
-	cases := []struct{ in, want string }{
-		{"epocs", "epochs"}, {"epcohs", "epochs"}, {"sede", "seed"}, {"datset", "dataset"},
-		{"lambda_scael", "lambda_scale"}, {"zzzzzz", ""}, {"l", ""}, {"epochs", ""},
-	}
-	for _, c := range cases {
-		if got := didYouMean(c.in, cands); got != c.want {
-			t.Errorf("didYouMean(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
 func TestFileFunctionSandbox(t *testing.T) {
 	dir := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "secret.txt")

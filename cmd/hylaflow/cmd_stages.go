@@ -9,7 +9,6 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/registry"
-	"github.com/hylaflow/hylaflow/runner"
 )
 
 func init() {
@@ -86,7 +85,7 @@ func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
 		t, ok := reg.Lookup(n)
 		if !ok {
 			msg := fmt.Sprintf("hylaflow stages: no stage type %q", n)
-			if s := runner.DidYouMean(n, reg.Names()); s != "" {
+			if s := registry.DidYouMean(n, reg.Names()); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
 			fmt.Fprintf(stderr, "%s\nRegistered types: %s\n", msg, validateCmdJoin(reg.Names()))

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/registry"
 )
 
 // The flag helpers every command uses, so that flags behave the same
@@ -65,7 +65,7 @@ func cliFlagProblem(fs *flag.FlagSet, err error) error {
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		name = strings.TrimLeft(name, "-")
 		msg = "unknown flag " + cliFlagName(name)
-		if s := runner.DidYouMean(name, cliFlagNames(fs)); s != "" {
+		if s := registry.DidYouMean(name, cliFlagNames(fs)); s != "" {
 			msg += " (did you mean " + cliFlagName(s) + "?)"
 		}
 	} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
@@ -147,7 +148,7 @@ func unknownCommand(name string, stderr io.Writer) int {
 	msg := fmt.Sprintf("hylaflow: unknown command %q", name)
 	if strings.HasPrefix(name, "-") {
 		msg = fmt.Sprintf("hylaflow: unknown flag %s (flags go after the command: hylaflow COMMAND [flags])", name)
-	} else if s := runner.DidYouMean(name, commandNames()); s != "" {
+	} else if s := registry.DidYouMean(name, commandNames()); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	fmt.Fprintf(stderr, "%s\n(see hylaflow --help)\n", msg)
