@@ -508,12 +508,12 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 			copy(c.out.RawRowView(i)[:D], phi[:D])
 		case hylaOpForwardLinear:
 			hylaVecRow(h, sc.q, phi, e1, e2, zi, a)
-			hylaVecDots(phi, v.wpad, dp, sc.y)
+			vec.RowDots(phi[:dp], v.wpad, dp, sc.y)
 			ym := c.yT.RawMatrix()
 			for k, y := range sc.y {
 				ym.Data[k*ym.Stride+i] = y
 			}
-			hylaVecDots(e1, v.wpad, dp, v.u[i*v.classes:(i+1)*v.classes])
+			vec.RowDots(e1[:dp], v.wpad, dp, v.u[i*v.classes:(i+1)*v.classes])
 		case hylaOpBackward:
 			copy(sc.g[:D], c.gradOut.RawRowView(i)[:D])
 			clear(sc.g[D:])

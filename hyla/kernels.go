@@ -65,29 +65,6 @@ func hylaVecScalarBlock(h *HyLaMap, phi, e1, e2 []float64, zi []float64, a float
 	clear(e2[end : j+8])
 }
 
-// hylaVecDots sets y[c] = Σ_j w[c·dp+j]·phi[j] for c < len(y): each sum in
-// eight lane accumulators over the blocks of eight, then over the lanes in
-// a fixed order (vec.Lanes8); four classes at a time share each load of phi.
-func hylaVecDots(phi, w []float64, dp int, y []float64) {
-	phi = phi[:dp]
-	var acc [32]float64
-	c := 0
-	for ; c < len(y) && len(y) >= 4; c += 4 {
-		// The last group of four ends at the last class (overlapping the
-		// one before it, whose sums it recomputes to the same bits).
-		c = min(c, len(y)-4)
-		vec.Dot4(phi, w[c*dp:], dp, &acc)
-		y[c] = vec.Lanes8((*[8]float64)(acc[0:8]))
-		y[c+1] = vec.Lanes8((*[8]float64)(acc[8:16]))
-		y[c+2] = vec.Lanes8((*[8]float64)(acc[16:24]))
-		y[c+3] = vec.Lanes8((*[8]float64)(acc[24:32]))
-	}
-	for ; c < len(y); c++ {
-		vec.Dot1(phi, w[c*dp:], (*[8]float64)(acc[0:8]))
-		y[c] = vec.Lanes8((*[8]float64)(acc[0:8]))
-	}
-}
-
 // hylaVecAxpy adds gy[c]·phi to row c of part (C×dp) for every class c.
 func hylaVecAxpy(part []float64, dp int, gy, phi []float64) {
 	vec.Axpy(part, dp, gy, phi[:dp])

@@ -1,6 +1,7 @@
 package hyla
 
 import (
+	"github.com/hylaflow/hylaflow/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -76,7 +77,7 @@ func (r *RFFMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 		switch c.op {
 		case hylaOpForwardLinear:
 			rffVecRow(r, v, sc.q, phi, e, c.z.RawRowView(i)[:d0])
-			hylaVecDots(phi, v.wpad, dp, sc.y)
+			vec.RowDots(phi[:dp], v.wpad, dp, sc.y)
 			ym := c.yT.RawMatrix()
 			for k, y := range sc.y {
 				ym.Data[k*ym.Stride+i] = y

@@ -7,48 +7,7 @@ import "github.com/hylaflow/hylaflow/internal/vec"
 // path); the names keep the AVX512 suffix of the path whose arithmetic
 // defines them (eight lanes, fused multiply-adds, a fixed reduction).
 
-// rowDotsAVX512 sets out[c] = Σ_j x[j]·y[c·stride+j] for c < len(out): four
-// classes at a time share each load of x; each sum runs in one eight-lane
-// accumulator over the blocks of eight, then over the lanes in a fixed
-// order, then over the tail, so the result does not depend on the grouping.
-func rowDotsAVX512(x, y []float64, stride int, out []float64) {
-	d := len(x)
-	nb := d / 8
-	if len(out) == 0 {
-		return
-	}
-	if d == 0 {
-		clear(out)
-		return
-	}
-	// The assembly reads y[c·stride : c·stride+8nb] for every class c.
-	_ = y[(len(out)-1)*stride+d-1]
-	var acc [32]float64
-	c := 0
-	for ; c < len(out) && len(out) >= 4; c += 4 {
-		c = min(c, len(out)-4) // the last group overlaps the one before
-		vec.Dot4(x, y[c*stride:], stride, &acc)
-		for k := 0; k < 4; k++ {
-			s := lanes8((*[8]float64)(acc[8*k : 8*k+8]))
-			yc := y[(c+k)*stride : (c+k)*stride+d]
-			for j := nb * 8; j < d; j++ {
-				s += float64(x[j] * yc[j])
-			}
-			out[c+k] = s
-		}
-	}
-	for ; c < len(out); c++ {
-		vec.Dot1(x, y[c*stride:], (*[8]float64)(acc[:8]))
-		s := lanes8((*[8]float64)(acc[:8]))
-		yc := y[c*stride : c*stride+d]
-		for j := nb * 8; j < d; j++ {
-			s += float64(x[j] * yc[j])
-		}
-		out[c] = s
-	}
-}
-
-// rowDots4AVX512 is rowDotsAVX512 for four rows x[0…3] (each of length d)
+// rowDots4AVX512 is vec.RowDots for four rows x[0…3] (each of length d)
 // into out[0…3]: same sums, same bits, with four rows sharing each load of
 // y in groups of four classes.
 func rowDots4AVX512(x *[4][]float64, y []float64, stride int, out *[4][]float64) {
@@ -60,7 +19,7 @@ func rowDots4AVX512(x *[4][]float64, y []float64, stride int, out *[4][]float64)
 	}
 	if d == 0 || nb == 0 {
 		for t := range x {
-			rowDotsAVX512(x[t], y, stride, out[t])
+			vec.RowDots(x[t], y, stride, out[t])
 		}
 		return
 	}
@@ -79,7 +38,7 @@ func rowDots4AVX512(x *[4][]float64, y []float64, stride int, out *[4][]float64)
 		for t := 0; t < 4; t++ {
 			xt := x[t]
 			for kk := 0; kk < 4; kk++ {
-				s := lanes8((*[8]float64)(acc[8*(4*t+kk) : 8*(4*t+kk)+8]))
+				s := vec.Lanes8((*[8]float64)(acc[8*(4*t+kk) : 8*(4*t+kk)+8]))
 				yc := y[(k+kk)*stride : (k+kk)*stride+d]
 				for j := nb * 8; j < d; j++ {
 					s += float64(xt[j] * yc[j])
@@ -93,7 +52,7 @@ func rowDots4AVX512(x *[4][]float64, y []float64, stride int, out *[4][]float64)
 		for t := 0; t < 4; t++ {
 			xt := x[t]
 			vec.Dot1(xt, yc, (*[8]float64)(acc[:8]))
-			s := lanes8((*[8]float64)(acc[:8]))
+			s := vec.Lanes8((*[8]float64)(acc[:8]))
 			for j := nb * 8; j < d; j++ {
 				s += float64(xt[j] * yc[j])
 			}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/internal/vec"
 )
 
 // TestRowDotsAVX512 compares the assembly row products with plain sums
@@ -23,7 +25,7 @@ func TestRowDotsAVX512(t *testing.T) {
 				y[i] = rng.NormFloat64()
 			}
 			out := make([]float64, c)
-			rowDotsAVX512(x, y, stride, out)
+			vec.RowDots(x, y, stride, out)
 			// Four rows at once give the bits of the one-row kernel.
 			var xs, os [4][]float64
 			for r := range xs {
@@ -35,7 +37,7 @@ func TestRowDotsAVX512(t *testing.T) {
 			rowDots4AVX512(&xs, y, stride, &os)
 			for r := range os {
 				one := make([]float64, c)
-				rowDotsAVX512(xs[r], y, stride, one)
+				vec.RowDots(xs[r], y, stride, one)
 				for k := range one {
 					if math.Float64bits(os[r][k]) != math.Float64bits(one[k]) {
 						t.Fatalf("d=%d, C=%d: four-row kernel, row %d class %d: %v, one-row %v", d, c, r, k, os[r][k], one[k])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/hylaflow/hylaflow/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -21,7 +22,7 @@ import (
 // operations of its dense AVX-512 counterpart minus the terms whose X entry
 // is zero, in the same order:
 //
-//   - rowDotsAVX512: eight lane accumulators (lane j mod 8) summed by fused
+//   - vec.RowDots: eight lane accumulators (lane j mod 8) summed by fused
 //     multiply-adds over j < 8⌊d/8⌋ in increasing j, reduced by lanes8,
 //     then the tail j ≥ 8⌊d/8⌋ added as s += x·y;
 //   - gtxRangeAVX512: per chunk of gtxRowChunk rows a sum of fused
@@ -136,13 +137,8 @@ func newSparseInput(xTrain, x *mat.Dense, classes, workers int) *sparseInput {
 	return s
 }
 
-// lanes8 returns the sum of eight lanes in a fixed order.
-func lanes8(t *[8]float64) float64 {
-	return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
-}
-
 // sparseRowDots sets out[c] = Σ_j x[j]·y[c·stride+j] for the non-zeros
-// (idx, val) of a row of length d, with the operations of rowDotsAVX512.
+// (idx, val) of a row of length d, with the operations of vec.RowDots.
 func sparseRowDots(idx []int32, val []float64, d int, y []float64, stride int, out []float64) {
 	nb8 := int32(d / 8 * 8)
 	p8 := 0
@@ -155,7 +151,7 @@ func sparseRowDots(idx []int32, val []float64, d int, y []float64, stride int, o
 		for p, j := range idx[:p8] {
 			acc[j&7] = math.FMA(val[p], yc[j], acc[j&7])
 		}
-		s := lanes8(&acc)
+		s := vec.Lanes8(&acc)
 		for p := p8; p < len(idx); p++ {
 			s += float64(val[p] * yc[idx[p]])
 		}

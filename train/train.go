@@ -53,6 +53,7 @@ import (
 	"sync"
 
 	"github.com/hylaflow/hylaflow/hyla"
+	"github.com/hylaflow/hylaflow/internal/vec"
 	"github.com/hylaflow/hylaflow/nn"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/blas"
@@ -943,7 +944,7 @@ func rowsProductRange(xd *mat.Dense, rows []int, yT, out *mat.Dense, lo, hi int)
 		}
 		xr := x.Data[i*x.Stride : i*x.Stride+x.Cols]
 		o := om.Data[r*om.Stride : r*om.Stride+om.Cols]
-		rowDotsAVX512(xr, ym.Data, ym.Stride, o)
+		vec.RowDots(xr, ym.Data, ym.Stride, o)
 	}
 }
 

@@ -216,6 +216,47 @@ func Dots4x4(x *[4][]float64, y []float64, stride int, acc *[128]float64) {
 	}
 }
 
+// RowDots sets out[c] = Σ_j x[j]·y[c·stride+j] for c < len(out): four
+// classes at a time share each load of x; each sum runs in one eight-lane
+// accumulator over the blocks of eight, then over the lanes in a fixed
+// order, then over the tail, so the result does not depend on the grouping.
+func RowDots(x, y []float64, stride int, out []float64) {
+	d := len(x)
+	nb := d / 8
+	if len(out) == 0 {
+		return
+	}
+	if d == 0 {
+		clear(out)
+		return
+	}
+	// Dot4 and Dot1 read y[c·stride : c·stride+8nb] for every class c.
+	_ = y[(len(out)-1)*stride+d-1]
+	var acc [32]float64
+	c := 0
+	for ; c < len(out) && len(out) >= 4; c += 4 {
+		c = min(c, len(out)-4) // the last group overlaps the one before
+		Dot4(x, y[c*stride:], stride, &acc)
+		for k := 0; k < 4; k++ {
+			s := Lanes8((*[8]float64)(acc[8*k : 8*k+8]))
+			yc := y[(c+k)*stride : (c+k)*stride+d]
+			for j := nb * 8; j < d; j++ {
+				s += float64(x[j] * yc[j])
+			}
+			out[c+k] = s
+		}
+	}
+	for ; c < len(out); c++ {
+		Dot1(x, y[c*stride:], (*[8]float64)(acc[:8]))
+		s := Lanes8((*[8]float64)(acc[:8]))
+		yc := y[c*stride : c*stride+d]
+		for j := nb * 8; j < d; j++ {
+			s += float64(x[j] * yc[j])
+		}
+		out[c] = s
+	}
+}
+
 // Axpy sets part[k·stride+j] = gy[k]·phi[j] + part[k·stride+j] (fused) for
 // every class k < len(gy) and j < len(phi) (a multiple of eight).
 func Axpy(part []float64, stride int, gy, phi []float64) {
