@@ -30,6 +30,7 @@
 package cache
 
 import (
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -98,6 +99,9 @@ type RunSummary struct {
 type RunDetail struct {
 	RunSummary
 	Stages []StageRecord
+	// Provenance is the document SetRunProvenance stored with the run;
+	// nil when none was (runs recorded before hylaflow kept provenance).
+	Provenance json.RawMessage
 }
 
 // ArtifactInfo is a row of `hylaflow cache ls`.

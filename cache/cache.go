@@ -91,7 +91,16 @@ var migrations = []string{
 		claim   INTEGER NOT NULL,   -- claim number within the process
 		expires INTEGER NOT NULL    -- unix ns
 	) WITHOUT ROWID;`,
+	// 2: each run's provenance (what produced it: build, inputs, machine),
+	// a JSON object; '' for runs recorded before it existed.
+	`ALTER TABLE runs ADD COLUMN provenance TEXT NOT NULL DEFAULT '';`,
 }
+
+// readOnlyMin is the oldest schema version a read-only open accepts
+// without upgrading: the versions after it only add columns whose absence
+// readers handle (schema 1 has no runs.provenance: its runs show the
+// provenance as not recorded). A writing open always upgrades.
+const readOnlyMin = 1
 
 // Cache is an open cache directory. It is safe for concurrent use by the
 // goroutines of one process, and several processes may open the same
@@ -101,6 +110,7 @@ type Cache struct {
 	absDir   string  // identifies the directory for claims within the process
 	db       *sql.DB // nil: a read-only cache whose directory or index does not exist
 	readOnly bool
+	schema   int // the index's schema version (< len(migrations) only read-only)
 	self     procID
 
 	stLookup, stRecord, stLast *sql.Stmt
@@ -218,7 +228,11 @@ func (c *Cache) migrate() error {
 	if v > len(migrations) {
 		return fmt.Errorf("the index has schema version %d; this hylaflow knows versions up to %d (upgrade hylaflow)", v, len(migrations))
 	}
+	c.schema = v
 	if v == len(migrations) {
+		return nil
+	}
+	if c.readOnly && v >= readOnlyMin {
 		return nil
 	}
 	if c.readOnly {
@@ -243,6 +257,7 @@ func (c *Cache) migrate() error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("upgrade the index: %w", err)
 	}
+	c.schema = v
 	return nil
 }
 

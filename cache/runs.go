@@ -43,6 +43,35 @@ func (c *Cache) BeginRun(pipeline string, args []string) (int64, error) {
 	return id, nil
 }
 
+// SetRunProvenance stores doc with run runID: a JSON document saying what
+// produced the run (the build, the pipeline and variable files, the
+// machine; package runs defines it). The cache keeps it as given and
+// returns it in RunDetail.Provenance.
+func (c *Cache) SetRunProvenance(runID int64, doc []byte) error {
+	if err := c.writable(); err != nil {
+		return err
+	}
+	if !json.Valid(doc) {
+		return fmt.Errorf("cache %s: provenance of run %d: not a JSON document", c.dir, runID)
+	}
+	var n int64
+	err := c.withTx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`UPDATE runs SET provenance = ? WHERE id = ?`, string(doc), runID)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cache %s: provenance of run %d: %w", c.dir, runID, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("cache %s: provenance of run %d: no run %d: %w", c.dir, runID, runID, ErrNotFound)
+	}
+	return nil
+}
+
 // RecordStage appends a stage's outcome to a run. Records are buffered and
 // written with the next flush (FinishRun, Close, or when the buffer is full
 // or a second old).
@@ -210,6 +239,15 @@ func (c *Cache) Run(id int64) (*RunDetail, error) {
 		return nil, fmt.Errorf("cache %s: run %d: %w", c.dir, id, err)
 	}
 	d := &RunDetail{RunSummary: sum}
+	if c.schema >= 2 { // schema 1 (read-only) has no provenance column
+		var prov string
+		if err := c.db.QueryRow(`SELECT provenance FROM runs WHERE id = ?`, id).Scan(&prov); err != nil {
+			return nil, fmt.Errorf("cache %s: run %d: %w", c.dir, id, err)
+		}
+		if prov != "" {
+			d.Provenance = json.RawMessage(prov)
+		}
+	}
 	rows, err := c.db.Query(`SELECT address, key, status, reason, start, duration, error, metrics
 		FROM run_stages WHERE run_id = ? ORDER BY seq`, id)
 	if err != nil {
