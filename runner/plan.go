@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -215,73 +214,35 @@ func planReason(rec, last *cache.KeyRecord, found bool, done map[string]*Step) s
 	if last.Key == rec.Key {
 		return "outputs missing"
 	}
-	var why []string
-	if last.StageType != rec.StageType {
-		why = append(why, fmt.Sprintf("stage type %s → %s", last.StageType, rec.StageType))
-	}
-	if last.Version != rec.Version {
-		why = append(why, fmt.Sprintf("stage version %s → %s", last.Version, rec.Version))
-	}
-	for _, name := range unionKeys(last.Params, rec.Params) {
-		old, hadOld := last.Params[name]
-		cur, hasCur := rec.Params[name]
-		switch {
-		case !hadOld:
-			why = append(why, fmt.Sprintf("param %s added (%s)", name, cur))
-		case !hasCur:
-			why = append(why, fmt.Sprintf("param %s removed (was %s)", name, old))
-		case old != cur:
-			why = append(why, fmt.Sprintf("param %s changed %s → %s", name, old, cur))
-		}
-	}
-	for _, slot := range unionKeys(last.Inputs, rec.Inputs) {
-		if slices.Equal(last.Inputs[slot], rec.Inputs[slot]) {
-			continue
-		}
-		why = append(why, "input "+slot+" changed"+planInputDetail(rec, slot, last.Inputs[slot], done))
-	}
-	if last.Fingerprint != rec.Fingerprint {
-		why = append(why, "input data changed")
-	}
+	why := KeyChanges(last, rec, planProducer(done))
 	if len(why) == 0 {
 		return "key changed"
 	}
 	return strings.Join(why, "; ")
 }
 
-// planInputDetail names the producers of slot whose outputs differ from the
-// last run's, and whether they rerun in this plan.
-func planInputDetail(rec *cache.KeyRecord, slot string, old []string, done map[string]*Step) string {
-	if len(old) != len(rec.Inputs[slot]) {
-		return fmt.Sprintf(" (%d → %d artifacts)", len(old), len(rec.Inputs[slot]))
-	}
-	byKey := map[string]*Step{}
-	for _, s := range done {
-		byKey[s.Record.Key] = s
-	}
-	var names []string
-	for i, ref := range rec.Inputs[slot] {
-		if ref == old[i] {
-			continue
+// planProducer names the planned producer of an input reference, and
+// whether it reruns in this plan or was changed earlier.
+func planProducer(done map[string]*Step) func(ref string) string {
+	var byKey map[string]*Step
+	return func(ref string) string {
+		if byKey == nil {
+			byKey = map[string]*Step{}
+			for _, s := range done {
+				byKey[s.Record.Key] = s
+			}
 		}
 		key, _, _ := strings.Cut(ref, "/")
 		s, ok := byKey[key]
 		switch {
 		case !ok:
-			names = append(names, ref)
+			return ""
 		case s.Cached:
-			names = append(names, s.Instance.Address+" changed")
+			return s.Instance.Address + " changed"
 		default:
-			names = append(names, s.Instance.Address+" reruns")
+			return s.Instance.Address + " reruns"
 		}
 	}
-	if len(names) == 0 {
-		return ""
-	}
-	if len(names) > 3 {
-		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
-	}
-	return " (" + strings.Join(names, ", ") + ")"
 }
 
 func unionKeys[V any](a, b map[string]V) []string {
