@@ -48,6 +48,9 @@ type RunOptions struct {
 	Observer Observer
 	// Args are recorded with the run (the command line).
 	Args []string
+	// Provenance is a JSON document recorded with the run when the store
+	// is a ProvenanceStore (nil: none): what produced the run.
+	Provenance []byte
 	// MemMB is the memory budget, in MiB, of the stages the local executor
 	// runs at once: a stage starts only while the declared memory of the
 	// running stages plus its own (resources { mem }) fits, so big stages
@@ -181,9 +184,9 @@ func Run(ctx context.Context, p *Pipeline, store RunStore, opts RunOptions) (*Ru
 	if err != nil {
 		return nil, err
 	}
-	runID, err := store.BeginRun(plan.Pipeline.Name, opts.Args)
+	runID, err := beginRun(store, plan.Pipeline.Name, opts)
 	if err != nil {
-		return nil, fmt.Errorf("record the run: %w", err)
+		return nil, err
 	}
 	if pinner, ok := store.(KeyPinner); ok {
 		keys := make([]string, len(plan.Steps))
@@ -206,9 +209,9 @@ func Run(ctx context.Context, p *Pipeline, store RunStore, opts RunOptions) (*Ru
 // time. The run is recorded after the plan was made, so unlike Run it does
 // not protect the plan's cached keys from a concurrent gc.
 func Execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, start time.Time) (*RunResult, error) {
-	runID, err := store.BeginRun(plan.Pipeline.Name, opts.Args)
+	runID, err := beginRun(store, plan.Pipeline.Name, opts)
 	if err != nil {
-		return nil, fmt.Errorf("record the run: %w", err)
+		return nil, err
 	}
 	return execute(ctx, plan, store, opts, start, runID)
 }
