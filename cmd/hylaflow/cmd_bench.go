@@ -33,7 +33,7 @@ func init() {
 	registerCommand(&command{
 		Name:    "bench",
 		Summary: "time load → normalize → precompute → sample → train → evaluate in process, with peak memory",
-		Run:     benchCmdRun,
+		Run:     withExitCode(benchCmdRun),
 	})
 }
 
@@ -458,7 +458,7 @@ func benchResetPeak() {
 }
 
 func benchCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("bench", stderr)
+	fs := cliFlagSet("bench")
 	dataset := fs.String("dataset", "cora", "dataset row (see above)")
 	seeds := fs.Int("seeds", 10, "number of seeds (0..N-1)")
 	model := fs.String("model", "hyla", "hyla, rff or sgc")

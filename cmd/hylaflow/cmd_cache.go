@@ -25,7 +25,7 @@ func init() {
 	registerCommand(&command{
 		Name:    "cache",
 		Summary: "inspect, verify, export from and clean the artifact cache",
-		Run:     cacheCmdRun,
+		Run:     withExitCode(cacheCmdRun),
 	})
 }
 
@@ -145,7 +145,7 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	name := "cache " + sub
-	fs := cliFlagSet(name, stderr)
+	fs := cliFlagSet(name)
 	dir := fs.String("cache", "", "cache directory")
 	var asJSON, dryRun, yes, repair *bool
 	var member *string
@@ -197,7 +197,7 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	cdir, err := runCmdCacheDir(*dir)
+	cdir, err := cliCacheDir(*dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow %s: %v\n", name, err)
 		return exitStageFailed
@@ -648,7 +648,7 @@ func cacheCmdExport(c *cache.Cache, ref, file string, stdout, stderr io.Writer) 
 		for i, r := range refs {
 			names[i] = r.Name
 		}
-		return &cliUsageError{fmt.Sprintf("key %s has %d outputs (%s): name one as %s/OUTPUT", cacheCmdShortKey(key), len(refs),
+		return &cliUsageError{msg: fmt.Sprintf("key %s has %d outputs (%s): name one as %s/OUTPUT", cacheCmdShortKey(key), len(refs),
 			strings.Join(names, ", "), prefix)}
 	}
 	w, target := stdout, file
@@ -730,7 +730,7 @@ func cacheCmdExportMember(c *cache.Cache, ref, member, file string, stdout, stde
 		for i, x := range refs {
 			names[i] = x.Name
 		}
-		return &cliUsageError{fmt.Sprintf("key %s: name one output of %s as %s/OUTPUT", cacheCmdShortKey(key), strings.Join(names, ", "), prefix)}
+		return &cliUsageError{msg: fmt.Sprintf("key %s: name one output of %s as %s/OUTPUT", cacheCmdShortKey(key), strings.Join(names, ", "), prefix)}
 	}
 	a, err := c.Load(*r)
 	if err != nil {

@@ -75,34 +75,31 @@ complete -c hylaflow -f -a '(__hylaflow_complete)'
 `,
 }
 
-func completionCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("completion", stderr)
-	pos, err := cliParse(fs, args)
+func completionCmdRun(args []string, stdout, _ io.Writer) error {
+	fs := cliFlagSet("completion")
+	pos, err := cliFlags(fs, args, stdout, completionCmdUsage)
 	if err != nil {
-		return cliFlagError(err, stdout, stderr, "completion", completionCmdUsage)
+		return err
 	}
 	if len(pos) != 1 {
-		fmt.Fprint(stderr, "hylaflow completion: name one shell: bash, zsh or fish\n(see hylaflow completion --help)\n")
-		return exitUsage
+		return usageHint("name one shell: bash, zsh or fish")
 	}
 	script, ok := completionCmdScripts[pos[0]]
 	if !ok {
-		msg := fmt.Sprintf("hylaflow completion: unknown shell %q (want bash, zsh or fish)", pos[0])
-		fmt.Fprintln(stderr, msg)
-		return exitUsage
+		return usagef("unknown shell %q (want bash, zsh or fish)", pos[0])
 	}
 	fmt.Fprint(stdout, script)
-	return exitOK
+	return nil
 }
 
 // completionCmdComplete prints the candidates for the last of args (the
 // word being completed, possibly empty), one per line; args are the words
 // after "hylaflow". Nothing printed lets the shell complete file names.
-func completionCmdComplete(args []string, stdout, _ io.Writer) int {
+func completionCmdComplete(args []string, stdout, _ io.Writer) error {
 	for _, c := range completionCandidates(args) {
 		fmt.Fprintln(stdout, c)
 	}
-	return exitOK
+	return nil
 }
 
 // completionSubcommands are the subcommands of the commands that have them.
@@ -167,7 +164,7 @@ func completionCandidates(args []string) []string {
 	}
 	switch {
 	case cmd == "stages":
-		return completionFilter(validateCmdRegistry().Names(), cur)
+		return completionFilter(cliRegistry().Names(), cur)
 	case cmd == "datasets" && (sub == "info" || sub == "fetch"):
 		return completionFilter(datasets.Names(), cur)
 	case completionPipelineCommands[cmd]:

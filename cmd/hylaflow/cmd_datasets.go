@@ -23,7 +23,7 @@ func init() {
 	registerCommand(&command{
 		Name:    "datasets",
 		Summary: "list the benchmark datasets, show their statistics, fetch their files",
-		Run:     datasetsCmdRun,
+		Run:     withExitCode(datasetsCmdRun),
 	})
 }
 
@@ -54,7 +54,7 @@ func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	switch args[0] {
 	case "list":
-		fs := cliFlagSet("datasets list", stderr)
+		fs := cliFlagSet("datasets list")
 		asJSON := fs.Bool("json", false, "JSON output")
 		pos, err := cliParse(fs, args[1:])
 		if err != nil {
@@ -74,7 +74,7 @@ func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
 		datasetsCmdList(stdout)
 		return exitOK
 	case "info":
-		fs := cliFlagSet("datasets info", stderr)
+		fs := cliFlagSet("datasets info")
 		root := fs.String("root", "", "data root (default: the first root holding the files)")
 		pos, err := cliParse(fs, args[1:])
 		if err != nil {
@@ -90,7 +90,7 @@ func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	case "fetch":
-		fs := cliFlagSet("datasets fetch", stderr)
+		fs := cliFlagSet("datasets fetch")
 		dest := fs.String("dest", "", "target data directory")
 		from := fs.String("from", "", "copy from this local data directory instead of downloading")
 		unverified := fs.Bool("allow-unverified", false, "fetch files without a known checksum")

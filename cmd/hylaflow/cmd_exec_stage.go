@@ -46,34 +46,29 @@ Flags:
 Exit status: 0 ok, 1 the stage failed, 2 usage error, 130 canceled.
 `
 
-func execStageCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("exec-stage", stderr)
+func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := cliFlagSet("exec-stage")
 	cacheDir := fs.String("cache", "", "cache directory")
 	taskFile := fs.String("task", "", "task spec file")
 	force := fs.Bool("force", false, "recompute even if stored")
 	workers := fs.Int("workers", runtime.NumCPU(), "threads for the stage")
 	verbose := fs.Bool("v", false, "verbose")
-	pos, err := cliParse(fs, args)
+	pos, err := cliFlags(fs, args, stdout, execStageCmdUsage)
+	switch {
+	case err != nil:
+		return err
+	case (*taskFile == "") == (len(pos) != 1) || (*taskFile != "" && len(pos) != 0):
+		return usageText(execStageCmdUsage, "give exactly one KEY or --task FILE")
+	case *workers < 1:
+		return usagef("--workers %d: want at least 1", *workers)
+	}
+	cdir, err := cliCacheDir(*cacheDir)
 	if err != nil {
-		return cliFlagError(err, stdout, stderr, "exec-stage", execStageCmdUsage)
-	}
-	if (*taskFile == "") == (len(pos) != 1) || (*taskFile != "" && len(pos) != 0) {
-		fmt.Fprint(stderr, "hylaflow exec-stage: give exactly one KEY or --task FILE\n\n"+execStageCmdUsage)
-		return exitUsage
-	}
-	if *workers < 1 {
-		fmt.Fprintf(stderr, "hylaflow exec-stage: --workers %d: want at least 1\n", *workers)
-		return exitUsage
-	}
-	cdir, err := runCmdCacheDir(*cacheDir)
-	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow exec-stage: %v\n", err)
-		return exitStageFailed
+		return failed(err)
 	}
 	c, err := cache.Open(cdir)
 	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow exec-stage: open the cache: %v\n", err)
-		return exitStageFailed
+		return failed(fmt.Errorf("open the cache: %w", err))
 	}
 	defer c.Close()
 
@@ -88,33 +83,30 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	reg := runCmdRegistry()
+	reg := cliRegistry()
 	var res *runner.Result
 	if *taskFile != "" {
 		b, err := os.ReadFile(*taskFile)
 		if err != nil {
-			fmt.Fprintf(stderr, "hylaflow exec-stage: %v\n", err)
-			return exitStageFailed
+			return failed(err)
 		}
 		var spec runner.TaskSpec
 		if err := json.Unmarshal(b, &spec); err != nil {
-			fmt.Fprintf(stderr, "hylaflow exec-stage: %s: not a task spec: %v\n", *taskFile, err)
-			return exitStageFailed
+			return failed(fmt.Errorf("%s: not a task spec: %w", *taskFile, err))
 		}
 		spec.Workers, spec.Force = *workers, spec.Force || *force
 		res, err = runner.ExecSpec(ctx, c, reg, &spec, hooks)
 		if err != nil {
-			return execStageCmdFail(ctx, err, stderr)
+			return execStageCmdFail(ctx, err)
 		}
 	} else {
 		rs, ok := any(c).(runner.RecordStore)
 		if !ok {
-			fmt.Fprintln(stderr, "hylaflow exec-stage: this cache cannot look up key records by key; use --task FILE")
-			return exitStageFailed
+			return errors.New("this cache cannot look up key records by key; use --task FILE")
 		}
 		res, err = runner.ExecKey(ctx, rs, reg, pos[0], *workers, *force, hooks)
 		if err != nil {
-			return execStageCmdFail(ctx, err, stderr)
+			return execStageCmdFail(ctx, err)
 		}
 	}
 	status := "ran"
@@ -125,13 +117,14 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) int {
 	for _, o := range res.Outputs {
 		fmt.Fprintf(stdout, "%s/%s\t%s\t%s\t%d\n", o.Key, o.Name, o.Kind, o.Digest, o.Size)
 	}
-	return exitOK
+	return nil
 }
 
-func execStageCmdFail(ctx context.Context, err error, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "hylaflow exec-stage: %v\n", err)
+// execStageCmdFail is the error of a stage that failed: canceled (exit
+// 130) when the context was, else a failure (1).
+func execStageCmdFail(ctx context.Context, err error) error {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-		return exitCanceled
+		return canceled(err)
 	}
-	return exitStageFailed
+	return failed(err)
 }

@@ -35,16 +35,15 @@ Exit status: 0 done (or all formatted with --check), 1 files need formatting
 (--check) or could not be written, 2 usage error, 3 a file has syntax errors.
 `
 
-func fmtCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("fmt", stderr)
+func fmtCmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := cliFlagSet("fmt")
 	check := fs.Bool("check", false, "only report unformatted files")
-	files, err := cliParse(fs, args)
+	files, err := cliFlags(fs, args, stdout, fmtCmdUsage)
 	if err != nil {
-		return cliFlagError(err, stdout, stderr, "fmt", fmtCmdUsage)
+		return err
 	}
 	if len(files) == 0 {
-		fmt.Fprint(stderr, "hylaflow fmt: no files given\n\n"+fmtCmdUsage)
-		return exitUsage
+		return usageText(fmtCmdUsage, "no files given")
 	}
 	status := exitOK
 	worse := func(s int) {
@@ -60,12 +59,12 @@ func fmtCmdRun(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		if diags := runner.CheckNesting(src, file); diags.HasErrors() {
-			validateCmdWriteDiags(stderr, diags)
+			cliWriteDiags(stderr, diags)
 			worse(exitInvalid)
 			continue
 		}
 		if _, diags := hclsyntax.ParseConfig(src, file, hcl.InitialPos); diags.HasErrors() {
-			validateCmdWriteDiags(stderr, diags)
+			cliWriteDiags(stderr, diags)
 			worse(exitInvalid)
 			continue
 		}
@@ -85,7 +84,10 @@ func fmtCmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout, file)
 	}
-	return status
+	if status != exitOK {
+		return exitStatus(status)
+	}
+	return nil
 }
 
 // fmtCmdWriteFile replaces file atomically (temp file, fsync, rename), keeping its mode.

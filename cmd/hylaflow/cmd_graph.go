@@ -31,34 +31,31 @@ Flags:
 Exit status: 0 printed, 2 usage error, 3 the pipeline is invalid.
 `
 
-func graphCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("graph", stderr)
+func graphCmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := cliFlagSet("graph")
 	format := fs.String("format", "dot", "dot or mermaid")
 	var opts runner.LoadOptions
 	opts.RegisterFlags(fs)
-	files, err := cliParse(fs, args)
-	if err != nil {
-		return cliFlagError(err, stdout, stderr, "graph", graphCmdUsage)
+	files, err := cliFlags(fs, args, stdout, graphCmdUsage)
+	switch {
+	case err != nil:
+		return err
+	case len(files) != 1:
+		return usageText(graphCmdUsage, "want exactly one pipeline FILE")
+	case *format != "dot" && *format != "mermaid":
+		return usagef("unknown --format %q: want dot or mermaid", *format)
 	}
-	if len(files) != 1 {
-		fmt.Fprint(stderr, "hylaflow graph: want exactly one pipeline FILE\n\n"+graphCmdUsage)
-		return exitUsage
-	}
-	if *format != "dot" && *format != "mermaid" {
-		fmt.Fprintf(stderr, "hylaflow graph: unknown --format %q: want dot or mermaid\n", *format)
-		return exitUsage
-	}
-	p, diags := runner.Load(validateCmdRegistry(), files[0], opts)
+	p, diags := runner.Load(cliRegistry(), files[0], opts)
 	if len(diags) > 0 {
-		validateCmdWriteDiags(stderr, diags)
+		cliWriteDiags(stderr, diags)
 	}
 	if p == nil {
-		return exitInvalid
+		return errInvalid
 	}
 	if *format == "dot" {
 		fmt.Fprint(stdout, p.DOT())
 	} else {
 		fmt.Fprint(stdout, p.Mermaid())
 	}
-	return exitOK
+	return nil
 }

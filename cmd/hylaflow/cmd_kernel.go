@@ -41,8 +41,8 @@ summary.json and PNG/SVG plots.
 Flags:
 `
 
-func kernelCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("kernel", stderr)
+func kernelCmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := cliFlagSet("kernel")
 	dim := fs.Int("dim", 2, "dimension n ≥ 2 of the hyperbolic space")
 	lambdaS := fs.String("lambda", "", "a single λ (real)")
 	scaleS := fs.String("scale", "", "standard deviation s of λ ~ N(0, s²) (default 0.5 when --lambda is not given)")
@@ -53,40 +53,34 @@ func kernelCmdRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "with --figure: seed of the random features and points")
 	features := fs.Int("features", 1000, "with --figure: HyLa features D of the disk estimate")
 	heat := fs.Float64("heat-time", 6, "with --figure: time t of the heat kernel")
-	pos, err := cliParse(fs, args)
+	pos, err := cliFlags(fs, args, stdout, kernelCmdUsage+cliDefaults(fs))
 	if err != nil {
-		return cliFlagError(err, stdout, stderr, "kernel", kernelCmdUsage+cliDefaults(fs))
+		return err
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "hylaflow kernel: unexpected argument %q\n(see hylaflow kernel --help)\n", pos[0])
-		return exitUsage
+		return usageHint("unexpected argument %q", pos[0])
 	}
 	if *lambdaS != "" && *scaleS != "" {
-		fmt.Fprintln(stderr, "hylaflow kernel: give --lambda or --scale, not both")
-		return exitUsage
+		return usagef("give --lambda or --scale, not both")
 	}
 	if *dim < 2 {
-		fmt.Fprintf(stderr, "hylaflow kernel: --dim %d: want n ≥ 2\n", *dim)
-		return exitUsage
+		return usagef("--dim %d: want n ≥ 2", *dim)
 	}
 	scale := 0.5
 	if *scaleS != "" {
 		v, err := strconv.ParseFloat(*scaleS, 64)
 		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-			fmt.Fprintf(stderr, "hylaflow kernel: --scale %q: want a finite number ≥ 0\n", *scaleS)
-			return exitUsage
+			return usagef("--scale %q: want a finite number ≥ 0", *scaleS)
 		}
 		scale = v
 	}
 
 	if *figure != "" {
 		if *lambdaS != "" {
-			fmt.Fprintln(stderr, "hylaflow kernel: --figure uses --scale, not --lambda")
-			return exitUsage
+			return usagef("--figure uses --scale, not --lambda")
 		}
 		if scale == 0 {
-			fmt.Fprintln(stderr, "hylaflow kernel: --figure needs --scale > 0")
-			return exitUsage
+			return usagef("--figure needs --scale > 0")
 		}
 		return kernelCmdFigure(*figure, hyla.KernelFigureConfig{
 			Dim: *dim, Scale: scale, HeatTime: *heat, Features: *features, Workers: runtime.GOMAXPROCS(0),
@@ -97,8 +91,7 @@ func kernelCmdRun(args []string, stdout, stderr io.Writer) int {
 	for i, f := range strings.Split(*dists, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || !(v >= 0 && v <= hyla.MaxKernelDistance) {
-			fmt.Fprintf(stderr, "hylaflow kernel: --distances: item %d %q: want a number in [0, %d]\n", i+1, f, hyla.MaxKernelDistance)
-			return exitUsage
+			return usagef("--distances: item %d %q: want a number in [0, %d]", i+1, f, hyla.MaxKernelDistance)
 		}
 		ds = append(ds, v)
 	}
@@ -106,8 +99,7 @@ func kernelCmdRun(args []string, stdout, stderr io.Writer) int {
 	if *lambdaS != "" {
 		l, err := strconv.ParseFloat(*lambdaS, 64)
 		if err != nil || math.IsNaN(l) || math.IsInf(l, 0) {
-			fmt.Fprintf(stderr, "hylaflow kernel: --lambda %q: want a finite number\n", *lambdaS)
-			return exitUsage
+			return usagef("--lambda %q: want a finite number", *lambdaS)
 		}
 		switch *method {
 		case "continuation":
@@ -115,8 +107,7 @@ func kernelCmdRun(args []string, stdout, stderr io.Writer) int {
 		case "quadrature":
 			eval = func(d float64) (float64, error) { return hyla.KernelLambdaQuad(*dim, l, d) }
 		default:
-			fmt.Fprintf(stderr, "hylaflow kernel: --method %q: want continuation or quadrature\n", *method)
-			return exitUsage
+			return usagef("--method %q: want continuation or quadrature", *method)
 		}
 	} else {
 		eval = func(d float64) (float64, error) { return hyla.KernelGaussian(*dim, scale, d, *nodes) }
@@ -125,33 +116,29 @@ func kernelCmdRun(args []string, stdout, stderr io.Writer) int {
 	for _, d := range ds {
 		k, err := eval(d)
 		if err != nil {
-			fmt.Fprintf(stderr, "hylaflow kernel: %v\n", err)
-			return exitStageFailed
+			return failed(err)
 		}
 		fmt.Fprintf(stdout, "%s,%s\n", strconv.FormatFloat(d, 'g', -1, 64), strconv.FormatFloat(k, 'g', -1, 64))
 	}
-	return exitOK
+	return nil
 }
 
-func kernelCmdFigure(dir string, cfg hyla.KernelFigureConfig, seed uint64, stdout, stderr io.Writer) int {
+func kernelCmdFigure(dir string, cfg hyla.KernelFigureConfig, seed uint64, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	fig, err := hyla.ComputeKernelFigure(ctx, cfg, rand.New(rand.NewPCG(seed, 0)))
 	if err != nil {
 		if ctx.Err() != nil {
-			return exitCanceled
+			return shown(canceled(err))
 		}
-		fmt.Fprintf(stderr, "hylaflow kernel: %v\n", err)
-		return exitStageFailed
+		return failed(err)
 	}
 	files, err := stages.KernelFigureFiles(fig)
 	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow kernel: %v\n", err)
-		return exitStageFailed
+		return failed(err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "hylaflow kernel: %v\n", err)
-		return exitStageFailed
+		return failed(err)
 	}
 	names := make([]string, 0, len(files))
 	for n := range files {
@@ -160,11 +147,10 @@ func kernelCmdFigure(dir string, cfg hyla.KernelFigureConfig, seed uint64, stdou
 	sort.Strings(names)
 	for _, n := range names {
 		if err := os.WriteFile(filepath.Join(dir, n), files[n], 0o644); err != nil {
-			fmt.Fprintf(stderr, "hylaflow kernel: %v\n", err)
-			return exitStageFailed
+			return failed(err)
 		}
 		fmt.Fprintln(stdout, filepath.Join(dir, n))
 	}
 	fmt.Fprintf(stderr, "disk mean |estimate − kernel| with D = %d: %.4g\n", fig.Config.Features, fig.DiskMAE)
-	return exitOK
+	return nil
 }

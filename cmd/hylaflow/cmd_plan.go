@@ -49,64 +49,55 @@ Exit status: 0 ok (whatever the plan), 1 the cache could not be read,
 2 usage error, 3 invalid pipeline.
 `
 
-func planCmdRun(args []string, stdout, stderr io.Writer) int {
-	fset := cliFlagSet("plan", stderr)
+func planCmdRun(args []string, stdout, stderr io.Writer) error {
+	fset := cliFlagSet("plan")
 	cacheDir := fset.String("cache", "", "cache directory")
 	noCache := fset.Bool("no-cache", false, "plan to run every stage")
 	keys := fset.Bool("keys", false, "print cache keys")
 	asJSON := fset.Bool("json", false, "JSON output")
-	var force runCmdStrings
+	var force cliStrings
 	fset.Var(&force, "force", "plan stage NAME to run; repeatable")
 	var lopts runner.LoadOptions
 	lopts.RegisterFlags(fset)
-	files, err := cliParse(fset, args)
+	files, err := cliFlags(fset, args, stdout, planCmdUsage)
 	if err != nil {
-		return cliFlagError(err, stdout, stderr, "plan", planCmdUsage)
+		return err
 	}
 	if len(files) != 1 {
-		fmt.Fprintf(stderr, "hylaflow plan: want one pipeline file, got %d\n\n%s", len(files), planCmdUsage)
-		return exitUsage
+		return usageText(planCmdUsage, "want one pipeline file, got %d", len(files))
 	}
-	p, ok := runCmdLoad(files[0], lopts, stderr)
-	if !ok {
-		return exitInvalid
+	p, err := cliLoad(files[0], lopts, stderr)
+	if err != nil {
+		return err
 	}
 	var store runner.PlanStore
-	loc, err := runCmdCache(*cacheDir, filepath.Dir(files[0]))
+	loc, err := cliCache(*cacheDir, filepath.Dir(files[0]))
 	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow plan: %v\n", err)
-		return exitStageFailed
+		return failed(err)
 	}
 	dir := loc.Dir
 	if _, err := os.Stat(dir); err == nil {
 		c, err := cache.OpenReadOnly(dir)
 		if err != nil {
-			fmt.Fprintf(stderr, "hylaflow plan: open the cache: %v\n", err)
-			return exitStageFailed
+			return failed(fmt.Errorf("open the cache: %w", err))
 		}
 		defer c.Close()
 		store = c
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(stderr, "hylaflow plan: %v\n", err)
-		return exitStageFailed
+		return failed(err)
 	}
 	plan, err := runner.MakePlan(p, planCmdStore{store}, runner.PlanOptions{Force: force, NoCache: *noCache})
 	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow plan: %v\n", err)
-		return exitCodeOf(err)
+		return err
 	}
 	if *asJSON {
-		if err := cacheCmdWriteJSON(stdout, planCmdJSON(files[0], dir, plan)); err != nil {
-			fmt.Fprintf(stderr, "hylaflow plan: %v\n", err)
-			return exitStageFailed
-		}
-		return exitOK
+		return failed(cacheCmdWriteJSON(stdout, planCmdJSON(files[0], dir, plan)))
 	}
 	planCmdWrite(stdout, plan, *keys)
-	for _, line := range p.PublishSummary(runCmdShowPath) {
+	for _, line := range p.PublishSummary(cliShowPath) {
 		fmt.Fprintf(stdout, "publish %s\n", line)
 	}
-	return exitOK
+	return nil
 }
 
 // planCmdStore is a PlanStore that treats a missing cache as empty.

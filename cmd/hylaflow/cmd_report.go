@@ -33,7 +33,7 @@ func init() {
 	registerCommand(&command{
 		Name:    "report",
 		Summary: "write a run's tables and figures (md/csv/json/png/svg) from the cache into report/",
-		Run:     reportCmdRun,
+		Run:     withExitCode(reportCmdRun),
 	})
 }
 
@@ -68,7 +68,7 @@ Exit status: 0 ok, 1 a table is missing or unreadable, 2 usage error.
 `
 
 func reportCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("report", stderr)
+	fs := cliFlagSet("report")
 	dir := fs.String("cache", "", "cache directory")
 	out := fs.String("out", "", "output directory")
 	timing := fs.Bool("timing", false, "also the timing view")
@@ -93,7 +93,7 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		*out = reportDefaultOut(".")
 	}
-	cdir, err := runCmdCacheDir(*dir)
+	cdir, err := cliCacheDir(*dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow report: %v\n", err)
 		return exitStageFailed
@@ -193,7 +193,7 @@ func reportListing(w io.Writer, out string, id int64, files []string) {
 	if len(files) == 1 {
 		noun = "file"
 	}
-	fmt.Fprintf(w, "wrote %d %s of run %d into %s:\n", len(files), noun, id, runCmdShowPath(out))
+	fmt.Fprintf(w, "wrote %d %s of run %d into %s:\n", len(files), noun, id, cliShowPath(out))
 	for _, f := range files {
 		if rel, err := filepath.Rel(out, f); err == nil {
 			f = rel
@@ -329,7 +329,7 @@ func reportOutputs(c *cache.Cache, s cache.StageRecord, kinds []artifact.Kind) [
 	var out []registry.Output
 	if s.Key != "" {
 		if rec, ok, err := c.Record(s.Key); err == nil && ok {
-			if t, ok := runCmdRegistry().Lookup(rec.StageType); ok {
+			if t, ok := cliRegistry().Lookup(rec.StageType); ok {
 				for _, o := range t.Outputs {
 					if slices.Contains(kinds, o.Kind) {
 						out = append(out, o)

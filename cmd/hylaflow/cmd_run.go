@@ -12,13 +12,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
-	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
-	"github.com/hylaflow/hylaflow/stages"
-	"golang.org/x/term"
 )
 
 func init() {
@@ -28,9 +24,6 @@ func init() {
 		Run:     runCmdRun,
 	})
 }
-
-// runCmdRegistry returns the stage types run, plan and exec-stage use.
-var runCmdRegistry = func() *registry.Registry { return stages.Default() }
 
 const runCmdUsage = `Usage: hylaflow run [flags] FILE
 
@@ -74,86 +67,8 @@ with them; -q leaves them out), the run's number and where the cache is;
 Exit status: 0 ok, 1 a stage failed, 2 usage error, 3 invalid pipeline, 130 canceled.
 `
 
-// runCmdStrings is a repeatable string flag.
-type runCmdStrings []string
-
-func (s *runCmdStrings) String() string { return strings.Join(*s, ",") }
-func (s *runCmdStrings) Set(v string) error {
-	if v == "" {
-		return errors.New("empty value")
-	}
-	*s = append(*s, v)
-	return nil
-}
-
-// runCmdCache finds the cache directory (cache.Locate): --cache, else
-// $HYLAFLOW_CACHE, else the nearest .hylaflow in start or a parent up to
-// the repository root, else a new one at that root (or in start). start
-// is the pipeline file's directory for commands given one, else ".".
-func runCmdCache(flagValue, start string) (cache.Location, error) {
-	return cache.Locate(flagValue, os.Getenv("HYLAFLOW_CACHE"), start)
-}
-
-// runCmdCacheDir is runCmdCache's directory for commands without a
-// pipeline file: the walk starts in the working directory.
-func runCmdCacheDir(flagValue string) (string, error) {
-	loc, err := runCmdCache(flagValue, ".")
-	return loc.Dir, err
-}
-
-// runCmdShowPath returns path relative to the working directory when that
-// is shorter (for messages: ".hylaflow", "../.hylaflow").
-func runCmdShowPath(path string) string {
-	wd, err := os.Getwd()
-	if err != nil || !filepath.IsAbs(path) {
-		return path
-	}
-	if rel, err := filepath.Rel(wd, path); err == nil && len(rel) < len(path) {
-		return rel
-	}
-	return path
-}
-
-// runCmdTerminal returns the width of w if it is a terminal.
-func runCmdTerminal(w io.Writer) (width int, ok bool) {
-	f, isFile := w.(*os.File)
-	if !isFile || !term.IsTerminal(int(f.Fd())) {
-		return 0, false
-	}
-	width, _, err := term.GetSize(int(f.Fd()))
-	if err != nil || width < 20 {
-		width = 100
-	}
-	return width, true
-}
-
-// runCmdWriteDiags writes load diagnostics (coloured and wrapped on a terminal).
-func runCmdWriteDiags(w io.Writer, diags hcl.Diagnostics) {
-	width, color := uint(0), false
-	if cols, ok := runCmdTerminal(w); ok {
-		width, color = uint(cols), os.Getenv("NO_COLOR") == ""
-	}
-	if err := runner.WriteDiagnostics(w, diags, width, color); err != nil {
-		fmt.Fprintln(w, diags.Error())
-	}
-}
-
-// runCmdLoad loads one pipeline file for plan or run; ok is false (after
-// printing the diagnostics) when it is invalid. A valid pipeline's
-// preflight warnings (data files missing on this machine) are printed too.
-func runCmdLoad(file string, opts runner.LoadOptions, stderr io.Writer) (*runner.Pipeline, bool) {
-	p, diags := runner.Load(runCmdRegistry(), file, opts)
-	if p != nil && !diags.HasErrors() {
-		diags = append(diags, runner.Preflight(p)...)
-	}
-	if len(diags) > 0 {
-		runCmdWriteDiags(stderr, diags)
-	}
-	return p, p != nil && !diags.HasErrors()
-}
-
-func runCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("run", stderr)
+func runCmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := cliFlagSet("run")
 	jobs := fs.Int("j", runtime.NumCPU(), "stages run at once")
 	cacheDir := fs.String("cache", "", "cache directory")
 	noCache := fs.Bool("no-cache", false, "run every stage")
@@ -161,26 +76,21 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	memFlag := fs.String("mem", "", "memory budget of the stages run at once")
 	quiet := fs.Bool("q", false, "quiet")
 	verbose := fs.Bool("v", false, "verbose")
-	var force runCmdStrings
+	var force cliStrings
 	fs.Var(&force, "force", "run stage NAME even if cached; repeatable")
 	exFlags := slurmCmdRegisterRunFlags(fs)
 	var lopts runner.LoadOptions
 	lopts.RegisterFlags(fs)
-	files, err := cliParse(fs, args)
-	if err != nil {
-		return cliFlagError(err, stdout, stderr, "run", runCmdUsage)
-	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "hylaflow run: want one pipeline file, got %d\n\n%s", len(files), runCmdUsage)
-		return exitUsage
-	}
-	if *jobs < 1 {
-		fmt.Fprintf(stderr, "hylaflow run: -j %d: want at least 1\n", *jobs)
-		return exitUsage
-	}
-	if *quiet && *verbose {
-		fmt.Fprintln(stderr, "hylaflow run: -q and -v exclude each other")
-		return exitUsage
+	files, err := cliFlags(fs, args, stdout, runCmdUsage)
+	switch {
+	case err != nil:
+		return err
+	case len(files) != 1:
+		return usageText(runCmdUsage, "want one pipeline file, got %d", len(files))
+	case *jobs < 1:
+		return usagef("-j %d: want at least 1", *jobs)
+	case *quiet && *verbose:
+		return usagef("-q and -v exclude each other")
 	}
 	var memMB int64 // 0: the runner's default budget
 	switch strings.TrimSpace(*memFlag) {
@@ -189,33 +99,28 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 		memMB = -1
 	default:
 		if memMB, err = runner.ParseMem(*memFlag); err != nil {
-			fmt.Fprintf(stderr, "hylaflow run: --mem: %v\n", err)
-			return exitUsage
+			return usagef("--mem: %v", err)
 		}
 	}
-	p, ok := runCmdLoad(files[0], lopts, stderr)
-	if !ok {
-		return exitInvalid
+	p, err := cliLoad(files[0], lopts, stderr)
+	if err != nil {
+		return err
 	}
 	if err := exFlags.preflight(); err != nil {
-		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
-		return exitUsage
+		return usagef("%v", err)
 	}
-	loc, err := runCmdCache(*cacheDir, filepath.Dir(files[0]))
+	loc, err := cliCache(*cacheDir, filepath.Dir(files[0]))
 	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
-		return exitStageFailed
+		return failed(err)
 	}
 	c, err := cache.Open(loc.Dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow run: open the cache: %v\n", err)
-		return exitStageFailed
+		return failed(fmt.Errorf("open the cache: %w", err))
 	}
 	defer c.Close()
 	executor, nJobs, err := exFlags.build(fs, c, *jobs, *verbose, *quiet, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
-		return exitUsage
+		return usagef("%v", err)
 	}
 
 	level := runner.Normal
@@ -228,7 +133,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	// block on a terminal that understands cursor movement, else lines.
 	var obs runner.Observer
 	var tp *runner.TermProgress
-	if width, isTerm := runCmdTerminal(stderr); isTerm && os.Getenv("TERM") != "dumb" {
+	if width, isTerm := cliTerminal(stderr); isTerm && os.Getenv("TERM") != "dumb" {
 		tp = runner.NewTermProgress(stderr, level, width)
 		defer tp.Close()
 		obs = tp
@@ -258,10 +163,9 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	if res == nil {
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintln(stderr, "canceled before any stage started")
-			return exitCanceled
+			return shown(err)
 		}
-		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
-		return exitCodeOf(err)
+		return err
 	}
 	runner.WriteSummary(stderr, res)
 	for _, w := range res.Warnings {
@@ -273,37 +177,27 @@ func runCmdRun(args []string, stdout, stderr io.Writer) int {
 	if !*quiet {
 		runCmdTables(stdout, stderr, c, res.RunID)
 		fmt.Fprintf(stdout, "run %d, cache %s; 'hylaflow report' writes its tables and figures to %s/\n",
-			res.RunID, runCmdShowPath(loc.Dir), runCmdShowPath(reportDefaultOut(filepath.Dir(files[0]))))
+			res.RunID, cliShowPath(loc.Dir), cliShowPath(reportDefaultOut(filepath.Dir(files[0]))))
 	}
-	switch res.Status {
-	case runner.RunCanceled:
-		return exitCanceled
-	case runner.RunFailed:
-		return exitStageFailed
+	switch {
+	case res.Status == runner.RunCanceled:
+		return exitStatus(exitCanceled)
+	case res.Status == runner.RunFailed, err != nil:
+		return exitStatus(exitStageFailed)
 	}
-	if err != nil {
-		return exitStageFailed
-	}
-	if !runCmdPublish(res, c, *quiet, stdout, stderr) {
-		return exitStageFailed
-	}
-	return exitOK
+	return failed(runCmdPublish(res, c, *quiet, stdout))
 }
 
 // runCmdPublish carries out the pipeline's publish blocks after a
-// successful run and says where the files went; false when it failed.
-func runCmdPublish(res *runner.RunResult, c *cache.Cache, quiet bool, stdout, stderr io.Writer) bool {
+// successful run and says where the files went.
+func runCmdPublish(res *runner.RunResult, c *cache.Cache, quiet bool, stdout io.Writer) error {
 	done, err := runner.PublishOutputs(res, c)
 	if !quiet {
 		for _, d := range done {
-			fmt.Fprintf(stdout, "published %d files to %s\n", len(d.Files), runCmdShowPath(d.Dir))
+			fmt.Fprintf(stdout, "published %d files to %s\n", len(d.Files), cliShowPath(d.Dir))
 		}
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
-		return false
-	}
-	return true
+	return err
 }
 
 // runCmdTables prints the tables of the run's evaluate stages (the ones

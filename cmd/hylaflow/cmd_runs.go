@@ -17,7 +17,7 @@ func init() {
 	registerCommand(&command{
 		Name:    "runs",
 		Summary: "list past runs, or show one with its stages, timings, cache hits and metrics",
-		Run:     runsCmdRun,
+		Run:     withExitCode(runsCmdRun),
 	})
 }
 
@@ -45,7 +45,7 @@ func runsCmdRun(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "list" || args[0] == "show") {
 		sub, args = args[0], args[1:]
 	}
-	fs := cliFlagSet("runs "+sub, stderr)
+	fs := cliFlagSet("runs " + sub)
 	dir := fs.String("cache", "", "cache directory")
 	asJSON := fs.Bool("json", false, "JSON output")
 	var limit *int
@@ -64,7 +64,7 @@ func runsCmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hylaflow runs %s: unexpected arguments %s\n\n%s", sub, strings.Join(pos, " "), runsCmdUsage)
 		return exitUsage
 	}
-	cdir, err := runCmdCacheDir(*dir)
+	cdir, err := cliCacheDir(*dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow runs: %v\n", err)
 		return exitStageFailed

@@ -16,7 +16,6 @@ import (
 
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/slurm"
-	"github.com/hylaflow/hylaflow/stages"
 )
 
 // slurm-job is what a Slurm executor's batch job runs on a compute node.
@@ -41,17 +40,16 @@ Exit status: 0 ok, 1 the stage failed (see the done-record), 2 usage,
 130 canceled (SIGTERM/SIGINT: scancel or the time limit).
 `
 
-func slurmCmdJob(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("slurm-job", stderr)
+func slurmCmdJob(args []string, stdout, stderr io.Writer) error {
+	fs := cliFlagSet("slurm-job")
 	store := fs.String("store", "", "shared store `DIR` of the Slurm executor")
 	verbose := fs.Bool("v", false, "print the stage's log lines")
-	pos, err := cliParse(fs, args)
+	pos, err := cliFlags(fs, args, stdout, slurmCmdJobUsage)
 	if err != nil {
-		return cliFlagError(err, stdout, stderr, "slurm-job", slurmCmdJobUsage)
+		return err
 	}
 	if *store == "" || len(pos) != 1 {
-		fmt.Fprint(stderr, "hylaflow slurm-job: want --store DIR and one KEY\n\n"+slurmCmdJobUsage)
-		return exitUsage
+		return usageText(slurmCmdJobUsage, "want --store DIR and one KEY")
 	}
 	key := pos[0]
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -60,17 +58,15 @@ func slurmCmdJob(args []string, stdout, stderr io.Writer) int {
 	if *verbose {
 		hooks.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	}
-	done, err := runner.SlurmRunJob(ctx, *store, stages.Default(), key, os.Getenv("SLURM_JOB_ID"), hooks)
+	done, err := runner.SlurmRunJob(ctx, *store, cliRegistry(), key, os.Getenv("SLURM_JOB_ID"), hooks)
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintf(stderr, "hylaflow slurm-job %s: canceled\n", key)
-		return exitCanceled
+		return inCommand("slurm-job "+key, canceled(errors.New("canceled")))
 	case err != nil:
-		fmt.Fprintf(stderr, "hylaflow slurm-job %s: %v\n", key, err)
-		return exitStageFailed
+		return inCommand("slurm-job "+key, failed(err))
 	}
 	fmt.Fprintf(stdout, "hylaflow slurm-job %s (%s): ok in %v on %s\n", key, done.Address, done.Duration, done.Host)
-	return exitOK
+	return nil
 }
 
 // slurmCmdRunFlags are the executor flags of hylaflow run.

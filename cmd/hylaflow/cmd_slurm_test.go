@@ -92,7 +92,7 @@ func TestSlurmCmdRunFlagsJobs(t *testing.T) {
 		{[]string{"--executor", "slurm", "--store", "S", "--max-jobs", "40", "-j", "7"}, 7, true, 7},
 	} {
 		dir := t.TempDir()
-		fs := cliFlagSet("run", &bytes.Buffer{})
+		fs := cliFlagSet("run")
 		j := fs.Int("j", 2, "")
 		f := slurmCmdRegisterRunFlags(fs)
 		args := append([]string(nil), tt.args...)

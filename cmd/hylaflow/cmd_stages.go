@@ -68,14 +68,14 @@ type stagesCmdParam struct {
 	Doc      string             `json:"doc,omitempty"`
 }
 
-func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("stages", stderr)
+func stagesCmdRun(args []string, stdout, _ io.Writer) error {
+	fs := cliFlagSet("stages")
 	jsonOut := fs.Bool("json", false, "print JSON")
-	names, err := cliParse(fs, args)
+	names, err := cliFlags(fs, args, stdout, stagesCmdUsage)
 	if err != nil {
-		return cliFlagError(err, stdout, stderr, "stages", stagesCmdUsage)
+		return err
 	}
-	reg := validateCmdRegistry()
+	reg := cliRegistry()
 	all := len(names) == 0
 	if all {
 		names = reg.Names()
@@ -84,12 +84,11 @@ func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
 	for _, n := range names {
 		t, ok := reg.Lookup(n)
 		if !ok {
-			msg := fmt.Sprintf("hylaflow stages: no stage type %q", n)
+			msg := fmt.Sprintf("no stage type %q", n)
 			if s := registry.DidYouMean(n, reg.Names()); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
-			fmt.Fprintf(stderr, "%s\nRegistered types: %s\n", msg, validateCmdJoin(reg.Names()))
-			return exitUsage
+			return unknownName("%s\nRegistered types: %s", msg, strings.Join(reg.Names(), ", "))
 		}
 		types = append(types, t)
 	}
@@ -115,11 +114,7 @@ func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(stderr, "hylaflow stages: %v\n", err)
-			return exitStageFailed
-		}
-		return exitOK
+		return failed(enc.Encode(out))
 	}
 	for i, t := range types {
 		if i > 0 {
@@ -136,7 +131,7 @@ func stagesCmdRun(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	return exitOK
+	return nil
 }
 
 // stagesCmdDescribe prints one stage type for people.

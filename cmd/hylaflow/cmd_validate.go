@@ -3,14 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
-	"github.com/hylaflow/hylaflow/stages"
-	"golang.org/x/term"
 )
 
 func init() {
@@ -20,10 +15,6 @@ func init() {
 		Run:     validateCmdRun,
 	})
 }
-
-// validateCmdRegistry returns the stage types that validate, graph and
-// stages check against; tests replace it with a test-only registry.
-var validateCmdRegistry = func() *registry.Registry { return stages.Default() }
 
 const validateCmdUsage = `Usage: hylaflow validate [flags] FILE...
 
@@ -46,48 +37,28 @@ Flags (before or after the files):
 Exit status: 0 all files valid, 2 usage error, 3 a file is invalid.
 `
 
-// validateCmdWriteDiags writes diagnostics as text, with colour and
-// wrapping when w is a terminal (and NO_COLOR is unset).
-func validateCmdWriteDiags(w io.Writer, diags hcl.Diagnostics) {
-	width, color := uint(0), false
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
-			width = uint(cols)
-		}
-		color = os.Getenv("NO_COLOR") == ""
-	}
-	if err := runner.WriteDiagnostics(w, diags, width, color); err != nil {
-		fmt.Fprintf(w, "%s\n", diags.Error())
-	}
-}
-
-func validateCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("validate", stderr)
+func validateCmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := cliFlagSet("validate")
 	jsonOut := fs.Bool("json", false, "print diagnostics as JSON")
 	var opts runner.LoadOptions
 	opts.RegisterFlags(fs)
-	files, err := cliParse(fs, args)
+	files, err := cliFlags(fs, args, stdout, validateCmdUsage)
 	if err != nil {
-		return cliFlagError(err, stdout, stderr, "validate", validateCmdUsage)
+		return err
 	}
 	if len(files) == 0 {
-		fmt.Fprint(stderr, "hylaflow validate: no pipeline files given\n\n"+validateCmdUsage)
-		return exitUsage
+		return usageText(validateCmdUsage, "no pipeline files given")
 	}
-	reg := validateCmdRegistry()
+	reg := cliRegistry()
 	var all hcl.Diagnostics
-	status := exitOK
 	for _, file := range files {
 		p, diags := runner.Load(reg, file, opts)
 		all = append(all, diags...)
-		if diags.HasErrors() {
-			status = exitInvalid
-		}
 		if *jsonOut {
 			continue
 		}
 		if len(diags) > 0 {
-			validateCmdWriteDiags(stderr, diags)
+			cliWriteDiags(stderr, diags)
 		}
 		if p != nil {
 			fmt.Fprintf(stdout, "ok %s (%s)\n", file, runner.Plural(len(p.Instances), "stage", "stages"))
@@ -95,27 +66,19 @@ func validateCmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if *jsonOut {
 		if err := runner.WriteDiagnosticsJSON(stdout, all); err != nil {
-			fmt.Fprintf(stderr, "hylaflow validate: %v\n", err)
-			return exitStageFailed
+			return failed(err)
 		}
-	} else if status == exitInvalid {
+	} else if all.HasErrors() {
 		n := 0
 		for _, d := range all {
 			if d.Severity == hcl.DiagError {
 				n++
 			}
 		}
-		fmt.Fprintf(stderr, "hylaflow validate: %d %s\n", n, validateCmdPlural(n, "error", "errors"))
+		fmt.Fprintf(stderr, "hylaflow validate: %s\n", runner.Plural(n, "error", "errors"))
 	}
-	return status
-}
-
-func validateCmdPlural(n int, one, many string) string {
-	if n == 1 {
-		return one
+	if all.HasErrors() {
+		return errInvalid
 	}
-	return many
+	return nil
 }
-
-// validateCmdJoin is strings.Join for short lists in messages.
-func validateCmdJoin(xs []string) string { return strings.Join(xs, ", ") }

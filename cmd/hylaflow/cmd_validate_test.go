@@ -64,9 +64,9 @@ func validateCmdTestRegistry() *registry.Registry {
 // TestFrontCommands runs validate, graph, stages and fmt through dispatch
 // and compares exit code, stdout and stderr with golden files.
 func TestFrontCommands(t *testing.T) {
-	saved := validateCmdRegistry
-	validateCmdRegistry = validateCmdTestRegistry
-	t.Cleanup(func() { validateCmdRegistry = saved })
+	saved := cliRegistry
+	cliRegistry = validateCmdTestRegistry
+	t.Cleanup(func() { cliRegistry = saved })
 	dir := filepath.Join("testdata", "validate")
 	ok, bad := filepath.Join(dir, "ok.hcl"), filepath.Join(dir, "bad.hcl")
 	tmp := t.TempDir()

@@ -98,27 +98,22 @@ func versionWrite(w io.Writer, v versionInfo) {
 	fmt.Fprintf(w, "kernels: %s, BLAS %s\n", v.Kernels, v.BLAS)
 }
 
-func versionCmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := cliFlagSet("version", stderr)
+func versionCmdRun(args []string, stdout, _ io.Writer) error {
+	fs := cliFlagSet("version")
 	asJSON := fs.Bool("json", false, "JSON output")
-	pos, err := cliParse(fs, args)
+	pos, err := cliFlags(fs, args, stdout, versionCmdUsage)
 	if err != nil {
-		return cliFlagError(err, stdout, stderr, "version", versionCmdUsage)
+		return err
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "hylaflow version: unexpected argument %q\n(see hylaflow version --help)\n", pos[0])
-		return exitUsage
+		return usageHint("unexpected argument %q", pos[0])
 	}
 	v := versionRead(debug.ReadBuildInfo())
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(v); err != nil {
-			fmt.Fprintf(stderr, "hylaflow version: %v\n", err)
-			return exitStageFailed
-		}
-		return exitOK
+		return failed(enc.Encode(v))
 	}
 	versionWrite(stdout, v)
-	return exitOK
+	return nil
 }

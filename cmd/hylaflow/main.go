@@ -5,7 +5,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,68 +13,40 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/registry"
-	"github.com/hylaflow/hylaflow/runner"
 )
-
-// Exit codes shared by every subcommand (README.md, "Exit status").
-const (
-	exitOK          = 0
-	exitStageFailed = 1 // a stage (or the command's own work) failed
-	exitUsage       = 2 // bad flags or arguments, or a name that names nothing
-	exitInvalid     = 3 // the pipeline file is invalid
-	exitCanceled    = 130
-)
-
-// errUnknownName marks an error about a name given on the command line
-// that names nothing: a dataset, run, cache key, stage or stage type.
-var errUnknownName = errors.New("unknown name")
-
-// unknownNameError is an error about a name that names nothing.
-type unknownNameError struct{ msg string }
-
-func (e *unknownNameError) Error() string        { return e.msg }
-func (e *unknownNameError) Is(target error) bool { return target == errUnknownName }
-
-// unknownName returns an error that is errUnknownName, with its own message.
-func unknownName(format string, a ...any) error {
-	return &unknownNameError{msg: fmt.Sprintf(format, a...)}
-}
-
-// exitCodeOf is the one table from a command's error to its exit status:
-//
-//	nil                                             0
-//	context.Canceled (Ctrl-C, SIGTERM)              130
-//	a bad flag or argument (*cliUsageError)         2
-//	an unknown name (errUnknownName,
-//	  runner.ErrUnknownName, cache.ErrNotFound)     2
-//	anything else (a stage or the work failed)      1
-//
-// An invalid pipeline (3) is reported as diagnostics, not as an error.
-// Callers pass cache.ErrNotFound errors only where the key, run or output
-// came from the user (a missing payload inside a run is a failure).
-func exitCodeOf(err error) int {
-	var usage *cliUsageError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, context.Canceled):
-		return exitCanceled
-	case errors.As(err, &usage), errors.Is(err, errUnknownName), errors.Is(err, runner.ErrUnknownName), errors.Is(err, cache.ErrNotFound),
-		errors.Is(err, cache.ErrBadKey):
-		return exitUsage
-	}
-	return exitStageFailed
-}
 
 // command is one subcommand.
 type command struct {
 	Name    string
 	Summary string // one line for `hylaflow --help`
 	Hidden  bool   // internal commands (exec-stage) are not listed
-	// Run executes the command with the arguments after its name and returns the exit code.
-	Run func(args []string, stdout, stderr io.Writer) int
+	// Run executes the command with the arguments after its name; dispatch
+	// reports the error it returns and exits with exitCodeOf's code.
+	Run func(args []string, stdout, stderr io.Writer) error
+}
+
+// withExitCode adapts a command that returns its exit code itself and
+// prints its own messages (datasets, runs) to a command's Run.
+func withExitCode(run func(args []string, stdout, stderr io.Writer) int) func([]string, io.Writer, io.Writer) error {
+	return func(args []string, stdout, stderr io.Writer) error {
+		if code := run(args, stdout, stderr); code != exitOK {
+			return exitStatus(code)
+		}
+		return nil
+	}
+}
+
+// cliFlagError reports a cliParse error for the commands that return exit
+// codes (withExitCode): --help prints usage on stdout (exit 0), anything
+// else is reported as dispatch reports errors (exit 2).
+func cliFlagError(err error, stdout, stderr io.Writer, name, usage string) int {
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	reportError(stderr, name, err)
+	return exitCodeOf(err)
 }
 
 var commands = map[string]*command{}
@@ -133,13 +104,15 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		}
 		return dispatch(append(append([]string{}, args[1:]...), "--help"), stdout, stderr)
 	case "--version", "-version":
-		return versionCmdRun(args[1:], stdout, stderr)
+		args = append([]string{"version"}, args[1:]...)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
 		return unknownCommand(args[0], stderr)
 	}
-	return c.Run(args[1:], stdout, stderr)
+	err := c.Run(args[1:], stdout, stderr)
+	reportError(stderr, c.Name, err)
+	return exitCodeOf(err)
 }
 
 // unknownCommand reports a command name that is not registered, with the

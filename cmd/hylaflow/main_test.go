@@ -92,7 +92,7 @@ func TestCLIParse(t *testing.T) {
 		{args: []string{"a.hcl", "--", "--", "b"}, pos: []string{"a.hcl", "--", "b"}, j: 1},
 		{args: nil, pos: nil, j: 1},
 	} {
-		fs := cliFlagSet("t", nil)
+		fs := cliFlagSet("t")
 		j := fs.Int("j", 1, "")
 		v := fs.Bool("v", false, "")
 		pos, err := cliParse(fs, tt.args)
