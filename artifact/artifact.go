@@ -1,133 +1,57 @@
-// Package artifact defines the values that flow between pipeline stages.
+// Package artifact is all the pipeline engine (runner, cache, registry)
+// knows about the values that flow between stages: an opaque Artifact with a
+// Kind that encodes itself to bytes, and a registry of codecs that decode
+// those bytes again. The cache stores the bytes under their digest; the
+// runner matches kinds against the slots stage types declare, shows an
+// artifact's Metrics and publishes it with WriteFiles. What an artifact
+// holds, and how, is its format's business.
 //
-// An Artifact is a bundle of named members (dense matrices, vectors, sparse
-// matrices, JSON documents and raw files) with a Kind. It is encoded as an
-// uncompressed, deterministic zip file whose members are .npy arrays, so
-// numpy.load opens every artifact and scipy.sparse.load_npz opens a sparse
-// member stored under the empty name.
+// A format registers its codec from its own package, as image/png does with
+// image.RegisterFormat, so a program that links the format's package can
+// decode its artifacts:
+//
+//	import _ "github.com/hylaflow/hylaflow/artifact/bundle"
+//
+// Package bundle is the format of the built-in stages (named dense and
+// sparse arrays, JSON documents and files in a deterministic .npz); this
+// package imports nothing but the standard library, so the engine builds
+// without the numerical code.
 package artifact
 
-import (
-	"encoding/json"
-	"fmt"
-	"sort"
+import "io"
 
-	"github.com/hylaflow/hylaflow/sparse"
-	"gonum.org/v1/gonum/mat"
-)
-
-// Kind names what an artifact holds; input slots declare the kinds they accept.
+// Kind names what an artifact holds; input and output slots declare the
+// kinds they accept and produce. Formats and stage packages define their
+// kinds; the engine only compares them.
 type Kind string
 
-// The artifact kinds used by the built-in stages.
-const (
-	KindAny       Kind = "any"       // accepted by slots that take anything
-	KindGraph     Kind = "graph"     // adjacency, features, labels, split
-	KindFeatures  Kind = "features"  // precomputed S^K X (feature level) or S (node level)
-	KindSplit     Kind = "split"     // train/val/test index sets
-	KindSamples   Kind = "samples"   // random-feature parameters Ω, Λ, B
-	KindEmbedding Kind = "embedding" // embedding matrix Z
-	KindModel     Kind = "model"     // trained parameters and curves
-	KindMetrics   Kind = "metrics"   // a run's scalar results
-	KindTable     Kind = "table"     // aggregated results (markdown/csv/json)
-	KindFigure    Kind = "figure"    // images
-	KindValue     Kind = "value"     // generic values of the generic stages
-)
+// KindAny, declared by a slot, accepts an artifact of any kind.
+const KindAny Kind = "any"
 
-// Artifact is a named bundle of typed members. The zero value is not usable; call New.
-// Artifacts are treated as immutable once a stage has returned them.
-type Artifact struct {
-	Kind    Kind
-	members map[string]any
-}
+// Accepts reports whether a slot declaring kind k takes an artifact of kind
+// other: k is KindAny or the same kind.
+func (k Kind) Accepts(other Kind) bool { return k == KindAny || k == other }
 
-// New returns an empty artifact of the given kind.
-func New(kind Kind) *Artifact { return &Artifact{Kind: kind, members: map[string]any{}} }
-
-// Names returns the member names in sorted order.
-func (a *Artifact) Names() []string {
-	names := make([]string, 0, len(a.members))
-	for n := range a.members {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// Has reports whether a member of that name exists.
-func (a *Artifact) Has(name string) bool { _, ok := a.members[name]; return ok }
-
-// Member returns the raw member value: *mat.Dense, []float64, []int,
-// *sparse.CSR, json.RawMessage or []byte.
-func (a *Artifact) Member(name string) (any, bool) { v, ok := a.members[name]; return v, ok }
-
-// SetDense stores a dense float64 matrix (encoded as a 2-D .npy).
-func (a *Artifact) SetDense(name string, m *mat.Dense) { a.members[name] = m }
-
-// SetFloats stores a float64 vector (1-D .npy).
-func (a *Artifact) SetFloats(name string, v []float64) { a.members[name] = v }
-
-// SetInts stores an integer vector (1-D int64 .npy).
-func (a *Artifact) SetInts(name string, v []int) { a.members[name] = v }
-
-// SetSparse stores a CSR matrix (scipy-compatible data/indices/indptr/shape/format members).
-func (a *Artifact) SetSparse(name string, m *sparse.CSR) { a.members[name] = m }
-
-// SetFile stores raw bytes (a PNG, CSV or Markdown file) under a name with its extension.
-func (a *Artifact) SetFile(name string, b []byte) { a.members[name] = b }
-
-// SetJSON marshals v and stores it as NAME.json.
-func (a *Artifact) SetJSON(name string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("artifact: member %q: %w", name, err)
-	}
-	a.members[name] = json.RawMessage(b)
-	return nil
-}
-
-func get[T any](a *Artifact, name, what string) (T, error) {
-	var zero T
-	v, ok := a.members[name]
-	if !ok {
-		return zero, fmt.Errorf("artifact (%s): no member %q (have %v)", a.Kind, name, a.Names())
-	}
-	t, ok := v.(T)
-	if !ok {
-		return zero, fmt.Errorf("artifact (%s): member %q is %T, want %s", a.Kind, name, v, what)
-	}
-	return t, nil
-}
-
-// Dense returns a dense matrix member.
-func (a *Artifact) Dense(name string) (*mat.Dense, error) {
-	return get[*mat.Dense](a, name, "dense matrix")
-}
-
-// Floats returns a float64 vector member.
-func (a *Artifact) Floats(name string) ([]float64, error) {
-	return get[[]float64](a, name, "float vector")
-}
-
-// Ints returns an integer vector member.
-func (a *Artifact) Ints(name string) ([]int, error) { return get[[]int](a, name, "int vector") }
-
-// Sparse returns a CSR matrix member.
-func (a *Artifact) Sparse(name string) (*sparse.CSR, error) {
-	return get[*sparse.CSR](a, name, "sparse matrix")
-}
-
-// File returns a raw file member.
-func (a *Artifact) File(name string) ([]byte, error) { return get[[]byte](a, name, "file") }
-
-// JSON unmarshals a JSON member into dst.
-func (a *Artifact) JSON(name string, dst any) error {
-	raw, err := get[json.RawMessage](a, name, "JSON document")
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return fmt.Errorf("artifact (%s): member %q: %w", a.Kind, name, err)
-	}
-	return nil
+// Artifact is a value a stage produces and another consumes. Artifacts are
+// immutable once a stage has returned them.
+type Artifact interface {
+	// Kind says what the artifact holds.
+	Kind() Kind
+	// Encode writes the artifact's bytes. Encoding is deterministic (the
+	// same artifact gives the same bytes, so equal results share a digest)
+	// and the bytes start with the Magic of a registered Codec, whose
+	// Decode reads them back.
+	Encode(w io.Writer) error
+	// Metrics returns the named scalar results the artifact carries (a
+	// run's accuracies, a loss), which progress lines and run tables show:
+	// nil if the artifact is not one that carries results, a non-nil map
+	// (possibly empty) if it is. Only finite values are returned.
+	Metrics() map[string]float64
+	// WriteFiles writes the artifact as files a user opens directly into
+	// dir (created if missing) and returns their paths; see FilesOptions.
+	WriteFiles(dir string, opts FilesOptions) ([]string, error)
+	// MemberFile returns the bytes of a member that is a document of its
+	// own (a figure, a table, a JSON document), as WriteFiles would write
+	// it; a member that is not, or does not exist, is an error.
+	MemberFile(name string) ([]byte, error)
 }

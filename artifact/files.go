@@ -1,92 +1,35 @@
 package artifact
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
-// FilesOptions configure WriteFiles.
+// FilesOptions configure Artifact.WriteFiles.
 type FilesOptions struct {
-	// Arrays, when not "", is the base name of a NAME.npz file that
-	// receives the whole artifact (numpy.load opens it) if it holds dense,
-	// vector or sparse members; "" skips them.
+	// Arrays, when not "", is the base name of a file that receives the
+	// artifact's numerical members in the format's array file (NAME.npz
+	// for package bundle, which numpy.load opens) if it holds any; ""
+	// skips them.
 	Arrays string
 }
 
-// WriteFiles writes a's members as files a user opens directly into dir
-// (created, 0755): each file member (PNG, SVG, CSV, Markdown …) under its
-// own name, each JSON member as NAME.json, indented, and, with
-// opts.Arrays, the artifact as ARRAYS.npz when it holds arrays. Files are
-// written whole (a temporary file renamed into place), mode 0644. A member
-// name that is not a plain file name is an error: nothing is ever written
-// outside dir. It returns the written paths in member order.
-func WriteFiles(dir string, a *Artifact, opts FilesOptions) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+// WriteFile writes data to dir/name as a whole (through a temporary file in
+// dir renamed into place, so a reader never sees half a file), mode 0644
+// whatever the umask, and returns the path. dir must exist. A name that is
+// not a plain file name (empty, ".", "..", or holding a separator or NUL)
+// is an error: nothing is ever written outside dir. Formats use it in
+// WriteFiles.
+func WriteFile(dir, name string, data []byte) (string, error) {
+	if !PlainFileName(name) {
+		return "", fmt.Errorf("%q is not a plain file name", name)
 	}
-	var files []string
-	arrays := false
-	for _, name := range a.Names() {
-		var file string
-		var data []byte
-		switch v := a.members[name].(type) {
-		case []byte:
-			file, data = name, v
-		case json.RawMessage:
-			var b bytes.Buffer
-			if err := json.Indent(&b, v, "", "  "); err != nil {
-				return files, fmt.Errorf("member %q: %w", name, err)
-			}
-			b.WriteByte('\n')
-			file, data = name+".json", b.Bytes()
-		default:
-			arrays = true
-			continue
-		}
-		if !plainFileName(file) {
-			return files, fmt.Errorf("member %q is not a plain file name", name)
-		}
-		p := filepath.Join(dir, file)
-		if err := writeFileAtomic(p, data); err != nil {
-			return files, err
-		}
-		files = append(files, p)
-	}
-	if arrays && opts.Arrays != "" {
-		file := opts.Arrays + ".npz"
-		if !plainFileName(file) {
-			return files, fmt.Errorf("arrays file %q is not a plain file name", file)
-		}
-		var b bytes.Buffer
-		if err := Encode(&b, a); err != nil {
-			return files, err
-		}
-		p := filepath.Join(dir, file)
-		if err := writeFileAtomic(p, b.Bytes()); err != nil {
-			return files, err
-		}
-		files = append(files, p)
-	}
-	return files, nil
-}
-
-// plainFileName reports whether name names a file directly inside a
-// directory: no separators, not "." or "..", not empty.
-func plainFileName(name string) bool {
-	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, `/\`) &&
-		name == filepath.Base(name) && !strings.ContainsRune(name, 0)
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, so a reader never sees half a file, with mode 0644.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	path := filepath.Join(dir, name)
+	f, err := os.CreateTemp(dir, "."+name+".tmp*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
@@ -101,7 +44,14 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	return nil
+	return path, nil
+}
+
+// PlainFileName reports whether name names a file directly inside a
+// directory: not empty, not "." or "..", no separator or NUL.
+func PlainFileName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, `/\`) &&
+		name == filepath.Base(name) && !strings.ContainsRune(name, 0)
 }

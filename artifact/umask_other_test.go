@@ -1,5 +1,5 @@
 //go:build !unix
 
-package artifact
+package artifact_test
 
-func syscallUmask(m int) int { return 0 }
+func umask(m int) int { return 0 }

@@ -1,7 +1,7 @@
 //go:build unix
 
-package artifact
+package artifact_test
 
 import "syscall"
 
-func syscallUmask(m int) int { return syscall.Umask(m) }
+func umask(m int) int { return syscall.Umask(m) }

@@ -20,7 +20,7 @@ func benchCache(b *testing.B, n int) (string, []*KeyRecord) {
 	recs := make([]*KeyRecord, n)
 	for i := range recs {
 		recs[i] = testRecord("bench", i)
-		if _, err := c.Store(recs[i], map[string]*artifact.Artifact{"out": valueArtifact(float64(i), 4)}); err != nil {
+		if _, err := c.Store(recs[i], map[string]artifact.Artifact{"out": valueArtifact(float64(i), 4)}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -106,7 +106,7 @@ func BenchmarkStoreSmall(b *testing.B) {
 	defer c.Close()
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := c.Store(testRecord("store", i), map[string]*artifact.Artifact{"out": valueArtifact(float64(i), 4)}); err != nil {
+		if _, err := c.Store(testRecord("store", i), map[string]artifact.Artifact{"out": valueArtifact(float64(i), 4)}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -18,7 +18,9 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/sparse"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -58,7 +60,7 @@ func runHelper(mode, dir string) int {
 			} else if !ok {
 				fmt.Printf("computed %d\n", i)
 				time.Sleep(15 * time.Millisecond)
-				if _, err := c.Store(rec, map[string]*artifact.Artifact{"out": valueArtifact(float64(i), 1000)}); err != nil {
+				if _, err := c.Store(rec, map[string]artifact.Artifact{"out": valueArtifact(float64(i), 1000)}); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					return 2
 				}
@@ -70,7 +72,7 @@ func runHelper(mode, dir string) int {
 		// Store big artifacts under keys 0, 1, … until killed.
 		for i := 0; ; i++ {
 			rec := testRecord("kill", i)
-			outs := map[string]*artifact.Artifact{"a": valueArtifact(float64(i), 1<<19), "b": valueArtifact(float64(-i), 1<<19)}
+			outs := map[string]artifact.Artifact{"a": valueArtifact(float64(i), 1<<19), "b": valueArtifact(float64(-i), 1<<19)}
 			fmt.Printf("storing %d\n", i)
 			if _, err := c.Store(rec, outs); err != nil {
 				fmt.Fprintln(os.Stderr, err)
@@ -90,7 +92,7 @@ func runHelper(mode, dir string) int {
 			}
 		}
 		for ; key < 2; key++ {
-			if _, err := c.Store(testRecord("kill", key), map[string]*artifact.Artifact{
+			if _, err := c.Store(testRecord("kill", key), map[string]artifact.Artifact{
 				"a": valueArtifact(float64(key), 1000), "b": valueArtifact(float64(-key), 1000)}); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 2
@@ -136,14 +138,24 @@ func testRecord(stage string, i int) *KeyRecord {
 }
 
 // valueArtifact returns a KindValue artifact holding n copies of v.
-func valueArtifact(v float64, n int) *artifact.Artifact {
-	a := artifact.New(artifact.KindValue)
+func valueArtifact(v float64, n int) artifact.Artifact {
+	a := bundle.New(schema.KindValue)
 	vals := make([]float64, n)
 	for i := range vals {
 		vals[i] = v + float64(i)*1e-3
 	}
 	a.SetFloats("values", vals)
 	return a
+}
+
+// values returns the "values" member of a valueArtifact (nil for anything else).
+func values(a artifact.Artifact) []float64 {
+	b, err := bundle.From(a)
+	if err != nil {
+		return nil
+	}
+	v, _ := b.Floats("values")
+	return v
 }
 
 func openTest(t *testing.T) *Cache {
@@ -156,7 +168,7 @@ func openTest(t *testing.T) *Cache {
 	return c
 }
 
-func mustStore(t *testing.T, c *Cache, rec *KeyRecord, outs map[string]*artifact.Artifact) []OutputRef {
+func mustStore(t *testing.T, c *Cache, rec *KeyRecord, outs map[string]artifact.Artifact) []OutputRef {
 	t.Helper()
 	refs, err := c.Store(rec, outs)
 	if err != nil {
@@ -177,24 +189,24 @@ func mustLookup(t *testing.T, c *Cache, key string) []OutputRef {
 func TestStoreLookupLoad(t *testing.T) {
 	dense := mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, -6.5})
 	csr := &sparse.CSR{Rows: 2, Cols: 3, Indptr: []int{0, 1, 3}, Indices: []int32{2, 0, 1}, Data: []float64{1.5, -2, 3}}
-	mk := func(kind artifact.Kind, set func(a *artifact.Artifact)) *artifact.Artifact {
-		a := artifact.New(kind)
+	mk := func(kind artifact.Kind, set func(a *bundle.Bundle)) artifact.Artifact {
+		a := bundle.New(kind)
 		set(a)
 		return a
 	}
 	tests := []struct {
 		name string
-		outs map[string]*artifact.Artifact
+		outs map[string]artifact.Artifact
 	}{
-		{"floats", map[string]*artifact.Artifact{"out": valueArtifact(3, 5)}},
-		{"dense and ints", map[string]*artifact.Artifact{"m": mk(artifact.KindEmbedding, func(a *artifact.Artifact) {
+		{"floats", map[string]artifact.Artifact{"out": valueArtifact(3, 5)}},
+		{"dense and ints", map[string]artifact.Artifact{"m": mk(schema.KindEmbedding, func(a *bundle.Bundle) {
 			a.SetDense("z", dense)
 			a.SetInts("idx", []int{3, 1, 4})
 		})}},
-		{"sparse", map[string]*artifact.Artifact{"s": mk(artifact.KindFeatures, func(a *artifact.Artifact) { a.SetSparse("", csr) })}},
-		{"json and file, two outputs", map[string]*artifact.Artifact{
-			"metrics": mk(artifact.KindMetrics, func(a *artifact.Artifact) { a.SetJSON("metrics", map[string]float64{"acc": 0.8}) }),
-			"table":   mk(artifact.KindTable, func(a *artifact.Artifact) { a.SetFile("t.md", []byte("| a |\n")) }),
+		{"sparse", map[string]artifact.Artifact{"s": mk(schema.KindFeatures, func(a *bundle.Bundle) { a.SetSparse("", csr) })}},
+		{"json and file, two outputs", map[string]artifact.Artifact{
+			"metrics": mk(schema.KindMetrics, func(a *bundle.Bundle) { a.SetJSON("metrics", map[string]float64{"acc": 0.8}) }),
+			"table":   mk(schema.KindTable, func(a *bundle.Bundle) { a.SetFile("t.md", []byte("| a |\n")) }),
 		}},
 	}
 	c := openTest(t)
@@ -210,20 +222,24 @@ func TestStoreLookupLoad(t *testing.T) {
 				t.Fatalf("lookup %+v, store returned %+v", got, refs)
 			}
 			for _, r := range refs {
-				want := tt.outs[r.Name]
-				if r.Kind != want.Kind || r.Key != rec.Key || !validDigest(r.Digest) {
+				want := tt.outs[r.Name].(*bundle.Bundle)
+				if r.Kind != want.Kind() || r.Key != rec.Key || !validDigest(r.Digest) {
 					t.Errorf("ref %+v", r)
 				}
 				info, err := os.Stat(c.objectPath(r.Digest))
 				if err != nil || info.Size() != r.Size {
 					t.Errorf("payload of %s: %v, size %d, ref says %d", r.Name, err, info.Size(), r.Size)
 				}
-				a, err := c.Load(r)
+				art, err := c.Load(r)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !reflect.DeepEqual(a.Names(), want.Names()) || a.Kind != want.Kind {
-					t.Fatalf("loaded %s %v, stored %s %v", a.Kind, a.Names(), want.Kind, want.Names())
+				a, err := bundle.From(art)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(a.Names(), want.Names()) || a.Kind() != want.Kind() {
+					t.Fatalf("loaded %s %v, stored %s %v", a.Kind(), a.Names(), want.Kind(), want.Names())
 				}
 				for _, n := range want.Names() {
 					wv, _ := want.Member(n)
@@ -241,8 +257,8 @@ func TestStoreLookupLoad(t *testing.T) {
 		}
 	})
 	t.Run("identical payloads share one object", func(t *testing.T) {
-		a := mustStore(t, c, testRecord("dedup", 1), map[string]*artifact.Artifact{"out": valueArtifact(7, 100)})
-		b := mustStore(t, c, testRecord("dedup", 2), map[string]*artifact.Artifact{"out": valueArtifact(7, 100)})
+		a := mustStore(t, c, testRecord("dedup", 1), map[string]artifact.Artifact{"out": valueArtifact(7, 100)})
+		b := mustStore(t, c, testRecord("dedup", 2), map[string]artifact.Artifact{"out": valueArtifact(7, 100)})
 		if a[0].Digest != b[0].Digest {
 			t.Fatalf("same artifact, digests %s and %s", a[0].Digest, b[0].Digest)
 		}
@@ -256,8 +272,8 @@ func TestStoreLookupLoad(t *testing.T) {
 	})
 	t.Run("store replaces the outputs", func(t *testing.T) {
 		rec := testRecord("replace", 0)
-		mustStore(t, c, rec, map[string]*artifact.Artifact{"x": valueArtifact(1, 3), "y": valueArtifact(2, 3)})
-		refs := mustStore(t, c, rec, map[string]*artifact.Artifact{"x": valueArtifact(5, 3)})
+		mustStore(t, c, rec, map[string]artifact.Artifact{"x": valueArtifact(1, 3), "y": valueArtifact(2, 3)})
+		refs := mustStore(t, c, rec, map[string]artifact.Artifact{"x": valueArtifact(5, 3)})
 		if got := mustLookup(t, c, rec.Key); !reflect.DeepEqual(got, refs) || len(got) != 1 {
 			t.Fatalf("after the second store: %+v", got)
 		}
@@ -272,7 +288,7 @@ func TestStoreLookupLoad(t *testing.T) {
 func TestLookupMissingPayload(t *testing.T) {
 	c := openTest(t)
 	rec := testRecord("missing", 0)
-	refs := mustStore(t, c, rec, map[string]*artifact.Artifact{"a": valueArtifact(1, 4), "b": valueArtifact(2, 4)})
+	refs := mustStore(t, c, rec, map[string]artifact.Artifact{"a": valueArtifact(1, 4), "b": valueArtifact(2, 4)})
 	if err := os.Remove(c.objectPath(refs[1].Digest)); err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +312,7 @@ func TestCorruptPayload(t *testing.T) {
 	c := openTest(t)
 	rec := testRecord("corrupt", 0)
 	other := testRecord("corrupt", 1) // shares the payload
-	outs := map[string]*artifact.Artifact{"out": valueArtifact(1, 50)}
+	outs := map[string]artifact.Artifact{"out": valueArtifact(1, 50)}
 	refs := mustStore(t, c, rec, outs)
 	mustStore(t, c, other, outs)
 	path := c.objectPath(refs[0].Digest)
@@ -330,7 +346,7 @@ func TestCorruptPayload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := a.Floats("values"); len(v) != 50 || v[0] != 1 {
+	if v := values(a); len(v) != 50 || v[0] != 1 {
 		t.Fatalf("reloaded %v", v)
 	}
 	if rep, err := c.Verify(); err != nil || len(rep.Problems) != 0 {
@@ -351,9 +367,9 @@ func TestLastRecordAndRecord(t *testing.T) {
 		t.Fatalf("last record before any run: ok=%v err=%v", ok, err)
 	}
 	a, b := mk("0.01"), mk("0.05")
-	mustStore(t, c, a, map[string]*artifact.Artifact{"out": valueArtifact(1, 2)})
+	mustStore(t, c, a, map[string]artifact.Artifact{"out": valueArtifact(1, 2)})
 	time.Sleep(time.Millisecond)
-	mustStore(t, c, b, map[string]*artifact.Artifact{"out": valueArtifact(2, 2)})
+	mustStore(t, c, b, map[string]artifact.Artifact{"out": valueArtifact(2, 2)})
 	steps := []struct {
 		touch string
 		want  *KeyRecord
@@ -388,7 +404,7 @@ func TestResolveKey(t *testing.T) {
 	var keys []string
 	for i := range 40 {
 		rec := testRecord("resolve", i)
-		mustStore(t, c, rec, map[string]*artifact.Artifact{"out": valueArtifact(float64(i), 1)})
+		mustStore(t, c, rec, map[string]artifact.Artifact{"out": valueArtifact(float64(i), 1)})
 		keys = append(keys, rec.Key)
 	}
 	// Find two keys sharing a first hex digit for the ambiguous case.
@@ -542,7 +558,7 @@ func TestReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := testRecord("ro", 0)
-	mustStore(t, c, rec, map[string]*artifact.Artifact{"out": valueArtifact(1, 3)})
+	mustStore(t, c, rec, map[string]artifact.Artifact{"out": valueArtifact(1, 3)})
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -558,7 +574,7 @@ func TestReadOnly(t *testing.T) {
 	if got, ok, err := ro.LastRecord(rec.Address); !ok || err != nil || got.Key != rec.Key {
 		t.Fatalf("last record: %+v %v %v", got, ok, err)
 	}
-	if _, err := ro.Store(rec, map[string]*artifact.Artifact{"out": valueArtifact(2, 3)}); !errors.Is(err, ErrReadOnly) {
+	if _, err := ro.Store(rec, map[string]artifact.Artifact{"out": valueArtifact(2, 3)}); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("store on a read-only cache: %v", err)
 	}
 	if err := ro.Touch(rec.Key); !errors.Is(err, ErrReadOnly) {
@@ -935,7 +951,7 @@ func TestTwoProcessesClaimAndStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v, _ := a.Floats("values"); len(v) != 1000 || v[0] != float64(i) {
+		if v := values(a); len(v) != 1000 || v[0] != float64(i) {
 			t.Fatalf("key %d holds %v…", i, v[:min(3, len(v))])
 		}
 	}
@@ -1010,7 +1026,7 @@ func TestKillDuringStore(t *testing.T) {
 				if r.Name == "b" {
 					want = -want
 				}
-				if v, _ := a.Floats("values"); len(v) != 1<<19 || v[0] != want {
+				if v := values(a); len(v) != 1<<19 || v[0] != want {
 					t.Fatalf("round %d: key %d/%s holds %d values starting %v", round, i, r.Name, len(v), v[:1])
 				}
 			}
@@ -1102,10 +1118,10 @@ func TestKillAtEachStorePoint(t *testing.T) {
 			if gc.Objects != orphans || gc.Keys != 0 || len(tmps) != 0 {
 				t.Fatalf("gc %+v left %d temp files, want %d objects removed and no temp file", gc, len(tmps), orphans)
 			}
-			refs := mustStore(t, c, k1, map[string]*artifact.Artifact{"a": valueArtifact(1, 1000), "b": valueArtifact(-1, 1000)})
+			refs := mustStore(t, c, k1, map[string]artifact.Artifact{"a": valueArtifact(1, 1000), "b": valueArtifact(-1, 1000)})
 			if a, err := c.Load(refs[1]); err != nil {
 				t.Fatal(err)
-			} else if v, _ := a.Floats("values"); v[0] != -1 {
+			} else if v := values(a); v[0] != -1 {
 				t.Fatalf("key 1 output b holds %v…", v[:1])
 			}
 			if rep, err := c.Verify(); err != nil || len(rep.Problems) > 0 || rep.Orphans != 0 {
@@ -1123,7 +1139,7 @@ func TestGC(t *testing.T) {
 			rec.Inputs["in"] = append(rec.Inputs["in"], in+"/out")
 		}
 		ComputeKey(rec)
-		mustStore(t, c, rec, map[string]*artifact.Artifact{"out": valueArtifact(v, 10)})
+		mustStore(t, c, rec, map[string]artifact.Artifact{"out": valueArtifact(v, 10)})
 		return rec
 	}
 	run := func(keys ...*KeyRecord) {
@@ -1248,9 +1264,9 @@ func TestGC(t *testing.T) {
 
 func TestVerifyFindsDamage(t *testing.T) {
 	c := openTest(t)
-	r1 := mustStore(t, c, testRecord("v", 1), map[string]*artifact.Artifact{"out": valueArtifact(1, 10)})
-	r2 := mustStore(t, c, testRecord("v", 2), map[string]*artifact.Artifact{"out": valueArtifact(2, 10)})
-	mustStore(t, c, testRecord("v", 3), map[string]*artifact.Artifact{"out": valueArtifact(3, 10)})
+	r1 := mustStore(t, c, testRecord("v", 1), map[string]artifact.Artifact{"out": valueArtifact(1, 10)})
+	r2 := mustStore(t, c, testRecord("v", 2), map[string]artifact.Artifact{"out": valueArtifact(2, 10)})
+	mustStore(t, c, testRecord("v", 3), map[string]artifact.Artifact{"out": valueArtifact(3, 10)})
 	os.Remove(c.objectPath(r1[0].Digest))
 	p2 := c.objectPath(r2[0].Digest)
 	os.Chmod(p2, 0o644)
@@ -1283,7 +1299,7 @@ func TestExport(t *testing.T) {
 	defer syscall.Umask(syscall.Umask(0o022))
 	c := openTest(t)
 	rec := testRecord("export", 0)
-	refs := mustStore(t, c, rec, map[string]*artifact.Artifact{"a": valueArtifact(1, 3), "b": valueArtifact(2, 3)})
+	refs := mustStore(t, c, rec, map[string]artifact.Artifact{"a": valueArtifact(1, 3), "b": valueArtifact(2, 3)})
 	dir := t.TempDir()
 	tests := []struct {
 		output, want string
@@ -1366,7 +1382,7 @@ func TestInterruptedRunAndGCDuringRun(t *testing.T) {
 		VALUES ('old', '[]', 1, 0, 'running', ?, ?, '1')`, c.self.host, dead.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
-	old := mustStore(t, c, testRecord("gcrun", 0), map[string]*artifact.Artifact{"out": valueArtifact(0, 3)})
+	old := mustStore(t, c, testRecord("gcrun", 0), map[string]artifact.Artifact{"out": valueArtifact(0, 3)})
 	// Make the old key look unused since long before the live run began.
 	if _, err := c.db.Exec(`UPDATE keys SET last_used = 1 WHERE key = ?`, old[0].Key); err != nil {
 		t.Fatal(err)
@@ -1376,7 +1392,7 @@ func TestInterruptedRunAndGCDuringRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := testRecord("gcrun", 1)
-	mustStore(t, c, cur, map[string]*artifact.Artifact{"out": valueArtifact(1, 3)})
+	mustStore(t, c, cur, map[string]artifact.Artifact{"out": valueArtifact(1, 3)})
 	runs, err := c.Runs(0)
 	if err != nil {
 		t.Fatal(err)

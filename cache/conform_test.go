@@ -7,7 +7,6 @@ import (
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
-	"github.com/hylaflow/hylaflow/stages"
 )
 
 // The runner's executor conformance suite, on a real cache instead of the
@@ -30,7 +29,7 @@ func TestExecutorsConformOnCache(t *testing.T) {
 	t.Run("spec", func(t *testing.T) {
 		executortest.Run(t, func(t *testing.T) executortest.Env {
 			c := open(t)
-			return executortest.Env{Executor: &executortest.SpecExecutor{Store: c, Registry: stages.Default()}, Store: c}
+			return executortest.Env{Executor: &executortest.SpecExecutor{Store: c, Registry: executortest.Types()}, Store: c}
 		})
 	})
 }

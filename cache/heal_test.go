@@ -32,7 +32,7 @@ func flipByte(t *testing.T, path string) {
 func TestStoreReplacesDamagedPayload(t *testing.T) {
 	c := openTest(t)
 	rec := testRecord("heal", 0)
-	outs := map[string]*artifact.Artifact{"out": valueArtifact(1, 200)}
+	outs := map[string]artifact.Artifact{"out": valueArtifact(1, 200)}
 	refs := mustStore(t, c, rec, outs)
 	path := c.objectPath(refs[0].Digest)
 	flipByte(t, path)
@@ -76,7 +76,7 @@ func TestLookupChecksSize(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := openTest(t)
 			rec := testRecord("size", 0)
-			refs := mustStore(t, c, rec, map[string]*artifact.Artifact{"out": valueArtifact(2, 100)})
+			refs := mustStore(t, c, rec, map[string]artifact.Artifact{"out": valueArtifact(2, 100)})
 			path := c.objectPath(refs[0].Digest)
 			os.Chmod(path, 0o644)
 			if err := tc.damage(path); err != nil {
@@ -97,7 +97,7 @@ func TestLookupChecksSize(t *testing.T) {
 func TestRepair(t *testing.T) {
 	c := openTest(t)
 	store := func(i int) []OutputRef {
-		return mustStore(t, c, testRecord("rep", i), map[string]*artifact.Artifact{"out": valueArtifact(float64(i), 100)})
+		return mustStore(t, c, testRecord("rep", i), map[string]artifact.Artifact{"out": valueArtifact(float64(i), 100)})
 	}
 	flipped, truncated, missing, sound := store(1), store(2), store(3), store(4)
 	incomplete := store(5)
@@ -147,7 +147,7 @@ func TestRepair(t *testing.T) {
 		t.Fatalf("verify after repair: %+v %v", after, err)
 	}
 	// Recomputing the flipped key stores a sound payload.
-	mustStore(t, c, testRecord("rep", 1), map[string]*artifact.Artifact{"out": valueArtifact(1, 100)})
+	mustStore(t, c, testRecord("rep", 1), map[string]artifact.Artifact{"out": valueArtifact(1, 100)})
 	if _, err := c.Load(mustLookup(t, c, flipped[0].Key)[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestDamagedIndexReset(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range 20 {
-				mustStore(t, c, testRecord("idx", i), map[string]*artifact.Artifact{"out": valueArtifact(float64(i), 300)})
+				mustStore(t, c, testRecord("idx", i), map[string]artifact.Artifact{"out": valueArtifact(float64(i), 300)})
 			}
 			if _, err := c.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 				t.Fatal(err)
@@ -206,7 +206,7 @@ func TestDamagedIndexReset(t *testing.T) {
 			if s, err := c.Stats(); err != nil || s != (Stats{}) {
 				t.Fatalf("stats after reset: %+v %v", s, err)
 			}
-			mustStore(t, c, testRecord("idx", 0), map[string]*artifact.Artifact{"out": valueArtifact(0, 300)})
+			mustStore(t, c, testRecord("idx", 0), map[string]artifact.Artifact{"out": valueArtifact(0, 300)})
 		})
 	}
 }

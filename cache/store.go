@@ -230,7 +230,7 @@ func (c *Cache) ResolveKey(prefix string) (string, error) {
 // it drops every key with that payload from the index, removes the payload
 // file and returns an error wrapping ErrCorrupt. A missing payload file
 // drops the keys too and returns an error wrapping ErrNotFound.
-func (c *Cache) Load(ref OutputRef) (*artifact.Artifact, error) {
+func (c *Cache) Load(ref OutputRef) (artifact.Artifact, error) {
 	if !validDigest(ref.Digest) {
 		return nil, fmt.Errorf("cache %s: load %s/%s: digest %q is not a hex sha256", c.dir, ref.Key, ref.Name, ref.Digest)
 	}
@@ -305,7 +305,7 @@ func (c *Cache) dropDigestErr(digest string, remove bool) (int, error) {
 // share one file), the directory is fsynced, and then one index transaction
 // replaces the key's outputs. A crash at any point leaves the key either
 // complete or absent.
-func (c *Cache) Store(rec *KeyRecord, outputs map[string]*artifact.Artifact) ([]OutputRef, error) {
+func (c *Cache) Store(rec *KeyRecord, outputs map[string]artifact.Artifact) ([]OutputRef, error) {
 	if err := c.writable(); err != nil {
 		return nil, err
 	}
@@ -328,7 +328,7 @@ func (c *Cache) Store(rec *KeyRecord, outputs map[string]*artifact.Artifact) ([]
 	write := func(i int) {
 		a := outputs[names[i]]
 		digest, size, err := c.writeObject(func(w io.Writer) error { return artifact.Encode(w, a) })
-		refs[i] = OutputRef{Key: rec.Key, Name: names[i], Kind: a.Kind, Digest: digest, Size: size}
+		refs[i] = OutputRef{Key: rec.Key, Name: names[i], Kind: a.Kind(), Digest: digest, Size: size}
 		errs[i] = err
 	}
 	if len(names) == 1 {

@@ -16,12 +16,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/stages"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 // dataRoot is the shared datasets folder: $HYLAFLOW_DATA, else
@@ -81,7 +82,7 @@ func evaluateTable(t *testing.T, c *cache.Cache, res *runner.RunResult, address 
 		t.Fatalf("no stage %s in the run", address)
 	}
 	for _, ref := range s.Outputs {
-		if ref.Kind != artifact.KindTable {
+		if ref.Kind != schema.KindTable {
 			continue
 		}
 		a, err := c.Load(ref)
@@ -91,7 +92,7 @@ func evaluateTable(t *testing.T, c *cache.Cache, res *runner.RunResult, address 
 		var tab struct {
 			Cells []tableCell `json:"cells"`
 		}
-		b, err := a.File("table.json")
+		b, err := a.MemberFile("table.json")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +375,11 @@ func TestKernelSmoke(t *testing.T) {
 	if len(s.Outputs) != 1 {
 		t.Fatalf("kernel.figure1 outputs %v", s.Outputs)
 	}
-	a, err := c.Load(s.Outputs[0])
+	art, err := c.Load(s.Outputs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := bundle.From(art)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,23 +447,27 @@ func TestTable1RedditAuto(t *testing.T) {
 func TestQuickstartLearns(t *testing.T) {
 	c := openCache(t)
 	res := run(t, load(t, "quickstart.hcl", nil), c)
-	loadOut := func(address string) *artifact.Artifact {
+	loadOut := func(address string) *bundle.Bundle {
 		t.Helper()
 		s, ok := res.ByAddress[address]
 		if !ok || len(s.Outputs) == 0 {
 			t.Fatalf("no outputs of %s in the run", address)
 		}
 		a, err := c.Load(s.Outputs[0])
-		if err != nil {
-			t.Fatal(err)
+		if err == nil {
+			var b *bundle.Bundle
+			if b, err = bundle.From(a); err == nil {
+				return b
+			}
 		}
-		return a
+		t.Fatal(err)
+		return nil
 	}
-	labels, err := loadOut("dataset.disease").Ints(artifact.MemberLabels)
+	labels, err := loadOut("dataset.disease").Ints(schema.MemberLabels)
 	if err != nil {
 		t.Fatal(err)
 	}
-	test, err := loadOut("split.disease").Ints(artifact.MemberTest)
+	test, err := loadOut("split.disease").Ints(schema.MemberTest)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 func TestRange(t *testing.T) {
@@ -53,8 +54,8 @@ func TestFormatNumber(t *testing.T) {
 }
 
 func TestRegisterChecksRanges(t *testing.T) {
-	run := func(context.Context, *Job) (map[string]*artifact.Artifact, error) { return nil, nil }
-	out := []Output{{Name: "out", Kind: artifact.KindValue}}
+	run := func(context.Context, *Job) (map[string]artifact.Artifact, error) { return nil, nil }
+	out := []Output{{Name: "out", Kind: schema.KindValue}}
 	cases := []struct {
 		p       Param
 		wantErr string

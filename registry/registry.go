@@ -83,7 +83,7 @@ type Job struct {
 	// Inputs maps each input slot to its artifacts (one for a plain slot,
 	// several for a Many slot, none for an unset optional slot), in the order
 	// of InputLabels.
-	Inputs map[string][]*artifact.Artifact
+	Inputs map[string][]artifact.Artifact
 	// InputLabels gives, per slot, the address of each input artifact's
 	// producer (e.g. `train.cora["seed-3"]`), parallel to Inputs.
 	InputLabels map[string][]string
@@ -102,7 +102,7 @@ type Job struct {
 
 // RunFunc executes a stage. It returns one artifact per declared output.
 // It must honour ctx cancellation and must be deterministic given the Job.
-type RunFunc func(ctx context.Context, job *Job) (map[string]*artifact.Artifact, error)
+type RunFunc func(ctx context.Context, job *Job) (map[string]artifact.Artifact, error)
 
 // Type is a registered stage type.
 type Type struct {

@@ -476,7 +476,7 @@ func TestJobsBoundsParallelismAndWorkers(t *testing.T) {
 	probe := *sleepT
 	probe.Name = "probe"
 	inner := sleepT.Run
-	probe.Run = func(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+	probe.Run = func(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 		mu.Lock()
 		running++
 		peak = max(peak, running)

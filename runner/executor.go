@@ -35,9 +35,9 @@ type Store interface {
 	PlanStore
 	// Load reads and decodes one artifact, verifying its digest; a
 	// mismatch returns an error wrapping cache.ErrCorrupt.
-	Load(ref cache.OutputRef) (*artifact.Artifact, error)
+	Load(ref cache.OutputRef) (artifact.Artifact, error)
 	// Store writes the outputs of rec.Key atomically and returns their refs.
-	Store(rec *cache.KeyRecord, outputs map[string]*artifact.Artifact) ([]cache.OutputRef, error)
+	Store(rec *cache.KeyRecord, outputs map[string]artifact.Artifact) ([]cache.OutputRef, error)
 	// Touch marks a key as used now.
 	Touch(key string) error
 	// Claim takes the lease on key, waiting while another live process holds it.
@@ -114,7 +114,7 @@ type Result struct {
 	// Artifacts are the decoded outputs when the executor has them in
 	// memory (the local executor), else nil. Consumers in the same process
 	// use them instead of decoding the stored payloads again.
-	Artifacts map[string]*artifact.Artifact
+	Artifacts map[string]artifact.Artifact
 	// Duration is the time the stage itself ran (0 when Cached).
 	Duration time.Duration
 }

@@ -24,7 +24,7 @@ type Publish struct {
 }
 
 // PublishItem is one output to publish: a whole artifact (from = […]),
-// written into Dir/Name/ by artifact.WriteFiles, or one file member of it
+// written into Dir/Name/ by Artifact.WriteFiles, or one file member of it
 // (a file "NAME" block), written as Dir/Name.
 type PublishItem struct {
 	InputRef

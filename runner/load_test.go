@@ -15,11 +15,12 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/load")
 
-func loadTestRun(context.Context, *registry.Job) (map[string]*artifact.Artifact, error) {
+func loadTestRun(context.Context, *registry.Job) (map[string]artifact.Artifact, error) {
 	return nil, fmt.Errorf("test stages do not run")
 }
 
@@ -67,7 +68,7 @@ func loadTestRegistry(t testing.TB) *registry.Registry {
 				{Name: "flag", Type: registry.Bool, Default: false},
 			},
 			Check:   loadTestCheck,
-			Outputs: []registry.Output{{Name: "graph", Kind: artifact.KindGraph}, {Name: "meta", Kind: artifact.KindValue}},
+			Outputs: []registry.Output{{Name: "graph", Kind: schema.KindGraph}, {Name: "meta", Kind: schema.KindValue}},
 		},
 		{
 			Name: "train", Version: "2", Doc: "Trains a model.", Run: loadTestRun,
@@ -76,22 +77,22 @@ func loadTestRegistry(t testing.TB) *registry.Registry {
 				{Name: "epochs", Type: registry.Int, Range: registry.AtLeast(1), Default: 100},
 				{Name: "lr", Type: registry.Float, Range: registry.Above(0).AtMost(10), Default: 0.01},
 			},
-			Inputs:  []registry.Input{{Name: "data", Kind: artifact.KindGraph, Doc: "the graph"}},
-			Outputs: []registry.Output{{Name: "model", Kind: artifact.KindModel}, {Name: "metrics", Kind: artifact.KindMetrics}},
+			Inputs:  []registry.Input{{Name: "data", Kind: schema.KindGraph, Doc: "the graph"}},
+			Outputs: []registry.Output{{Name: "model", Kind: schema.KindModel}, {Name: "metrics", Kind: schema.KindMetrics}},
 		},
 		{
 			Name: "collect", Version: "1", Doc: "Collects runs.", Run: loadTestRun,
 			Params: []registry.Param{{Name: "title", Type: registry.String, Default: "results"}},
 			Inputs: []registry.Input{
 				{Name: "runs", Kind: artifact.KindAny, Many: true},
-				{Name: "baseline", Kind: artifact.KindMetrics, Optional: true},
+				{Name: "baseline", Kind: schema.KindMetrics, Optional: true},
 			},
-			Outputs: []registry.Output{{Name: "table", Kind: artifact.KindTable}},
+			Outputs: []registry.Output{{Name: "table", Kind: schema.KindTable}},
 		},
 		{
 			Name: "pass", Version: "1", Doc: "Passes a value on.", Run: loadTestRun,
 			Inputs:  []registry.Input{{Name: "in", Kind: artifact.KindAny, Optional: true}},
-			Outputs: []registry.Output{{Name: "out", Kind: artifact.KindValue}},
+			Outputs: []registry.Output{{Name: "out", Kind: schema.KindValue}},
 		},
 	} {
 		if err := r.Register(typ); err != nil {

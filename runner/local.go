@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sort"
 	"sync"
@@ -121,7 +120,7 @@ func noClaimWait(ctx context.Context) bool {
 
 // runStage calls the stage's RunFunc, turning a panic into an error so one
 // broken stage cannot take the process (and the other running stages) down.
-func runStage(ctx context.Context, t *registry.Type, job *registry.Job) (outs map[string]*artifact.Artifact, err error) {
+func runStage(ctx context.Context, t *registry.Type, job *registry.Job) (outs map[string]artifact.Artifact, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			outs, err = nil, fmt.Errorf("panic: %v", r)
@@ -136,7 +135,7 @@ func (l *Local) job(task *Task, hooks Hooks) (*registry.Job, error) {
 		Address:     task.Address(),
 		Key:         task.Key(),
 		Params:      task.Params,
-		Inputs:      map[string][]*artifact.Artifact{},
+		Inputs:      map[string][]artifact.Artifact{},
 		InputLabels: map[string][]string{},
 		Workers:     max(1, task.Workers),
 		Progress:    progressFunc(hooks.Progress),
@@ -148,7 +147,7 @@ func (l *Local) job(task *Task, hooks Hooks) (*registry.Job, error) {
 	job.Seed = SeedFor(task.Params, task.Key())
 	job.RNG = NewRNG(job.Seed)
 	for slot, ins := range task.Inputs {
-		arts := make([]*artifact.Artifact, len(ins))
+		arts := make([]artifact.Artifact, len(ins))
 		labels := make([]string, len(ins))
 		for i, in := range ins {
 			a, err := l.load(in.Ref)
@@ -162,7 +161,7 @@ func (l *Local) job(task *Task, hooks Hooks) (*registry.Job, error) {
 	return job, nil
 }
 
-func (l *Local) load(ref cache.OutputRef) (*artifact.Artifact, error) {
+func (l *Local) load(ref cache.OutputRef) (artifact.Artifact, error) {
 	if l.Memo != nil {
 		return l.Memo.Load(ref, l.Store)
 	}
@@ -194,14 +193,14 @@ func NewRNG(seed uint64) *rand.Rand {
 
 // CheckOutputs checks that outs holds exactly the declared outputs of t, each
 // of its declared kind.
-func CheckOutputs(t *registry.Type, outs map[string]*artifact.Artifact) error {
+func CheckOutputs(t *registry.Type, outs map[string]artifact.Artifact) error {
 	for _, o := range t.Outputs {
 		a, ok := outs[o.Name]
 		if !ok || a == nil {
 			return fmt.Errorf("stage type %q returned no output %q", t.Name, o.Name)
 		}
-		if o.Kind != artifact.KindAny && a.Kind != o.Kind {
-			return fmt.Errorf("stage type %q: output %q is a %s artifact, declared %s", t.Name, o.Name, a.Kind, o.Kind)
+		if !o.Kind.Accepts(a.Kind()) {
+			return fmt.Errorf("stage type %q: output %q is a %s artifact, declared %s", t.Name, o.Name, a.Kind(), o.Kind)
 		}
 	}
 	for name := range outs {
@@ -212,14 +211,19 @@ func CheckOutputs(t *registry.Type, outs map[string]*artifact.Artifact) error {
 	return nil
 }
 
-// Metrics collects the finite numeric entries of the "metrics" JSON member
-// of every KindMetrics output. With one such output the names are its
-// entries; with several they are prefixed "OUTPUT.".
-func Metrics(outs map[string]*artifact.Artifact) map[string]float64 {
+// Metrics collects the metrics (artifact.Artifact.Metrics) of every output
+// that carries results. With one such output the names are its entries;
+// with several they are prefixed "OUTPUT.".
+func Metrics(outs map[string]artifact.Artifact) map[string]float64 {
 	var names []string
+	per := map[string]map[string]float64{}
 	for name, a := range outs {
-		if a != nil && a.Kind == artifact.KindMetrics && a.Has(artifact.MemberMetrics) {
+		if a == nil {
+			continue
+		}
+		if m := a.Metrics(); m != nil {
 			names = append(names, name)
+			per[name] = m
 		}
 	}
 	if len(names) == 0 {
@@ -228,15 +232,7 @@ func Metrics(outs map[string]*artifact.Artifact) map[string]float64 {
 	sort.Strings(names)
 	m := map[string]float64{}
 	for _, name := range names {
-		var doc map[string]any
-		if err := outs[name].JSON(artifact.MemberMetrics, &doc); err != nil {
-			continue
-		}
-		for k, v := range doc {
-			f, ok := v.(float64)
-			if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
-				continue
-			}
+		for k, f := range per[name] {
 			if len(names) > 1 {
 				k = name + "." + k
 			}
@@ -270,7 +266,7 @@ type Memo struct {
 
 type memoEntry struct {
 	once sync.Once
-	art  *artifact.Artifact
+	art  artifact.Artifact
 	err  error
 	uses int // remaining uses; ≤ 0 means unlimited
 }
@@ -282,7 +278,7 @@ func memoKey(key, output string) string { return key + "/" + output }
 
 // Put records a freshly computed artifact with the number of loads it will
 // serve (≤ 0: keep until Drop).
-func (m *Memo) Put(key, output string, a *artifact.Artifact, uses int) {
+func (m *Memo) Put(key, output string, a artifact.Artifact, uses int) {
 	e := &memoEntry{art: a, uses: uses}
 	e.once.Do(func() {})
 	m.mu.Lock()
@@ -321,7 +317,7 @@ func (m *Memo) Len() int {
 
 // Load returns the artifact of ref, decoding it from store at most once
 // while it is held; each call counts as one use.
-func (m *Memo) Load(ref cache.OutputRef, store Store) (*artifact.Artifact, error) {
+func (m *Memo) Load(ref cache.OutputRef, store Store) (artifact.Artifact, error) {
 	k := memoKey(ref.Key, ref.Name)
 	m.mu.Lock()
 	e, ok := m.entries[k]

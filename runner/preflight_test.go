@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 // TestPreflight checks that Preflight asks each instance's type, reports a
@@ -15,11 +16,11 @@ import (
 // pipeline's instance order and points at the first instance's block.
 func TestPreflight(t *testing.T) {
 	reg := registry.New()
-	run := func(context.Context, *registry.Job) (map[string]*artifact.Artifact, error) { return nil, nil }
+	run := func(context.Context, *registry.Job) (map[string]artifact.Artifact, error) { return nil, nil }
 	reg.MustRegister(&registry.Type{
 		Name: "data", Version: "1", Run: run,
 		Params:  []registry.Param{{Name: "name", Type: registry.String, Required: true}},
-		Outputs: []registry.Output{{Name: "out", Kind: artifact.KindValue}},
+		Outputs: []registry.Output{{Name: "out", Kind: schema.KindValue}},
 		Preflight: func(p registry.Values) []registry.Problem {
 			if n := p.String("name"); strings.HasPrefix(n, "missing") {
 				return []registry.Problem{registry.Warningf("name", "Missing data files", "Dataset %s is missing.", n)}
@@ -28,7 +29,7 @@ func TestPreflight(t *testing.T) {
 		},
 	})
 	reg.MustRegister(&registry.Type{Name: "other", Version: "1", Run: run,
-		Outputs: []registry.Output{{Name: "out", Kind: artifact.KindValue}}})
+		Outputs: []registry.Output{{Name: "out", Kind: schema.KindValue}}})
 	src := `
 stage "data" "present" { name = "here" }
 stage "data" "b" {

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,12 +19,12 @@ type Published struct {
 
 // ArtifactLoader reads a stored artifact; *cache.Cache implements it.
 type ArtifactLoader interface {
-	Load(ref cache.OutputRef) (*artifact.Artifact, error)
+	Load(ref cache.OutputRef) (artifact.Artifact, error)
 }
 
 // PublishOutputs carries out the enabled publish blocks of a successful run:
 // each item's artifact is read from store and written into the block's
-// directory (whole artifacts by artifact.WriteFiles into DIR/NAME/, file
+// directory (whole artifacts by Artifact.WriteFiles into DIR/NAME/, file
 // items as DIR/NAME), mode 0644, never outside DIR. Stages that came from
 // the cache publish like stages that ran. It refuses a run whose status is
 // not RunOK: a failed run's outputs are incomplete.
@@ -71,24 +69,18 @@ func publishItem(pub *Publish, it PublishItem, res *RunResult, store ArtifactLoa
 		return nil, fmt.Errorf("%q would leave %s", it.Name, pub.Dir) // the loader allows plain names only
 	}
 	if it.Member == "" {
-		return artifact.WriteFiles(target, a, artifact.FilesOptions{Arrays: it.Output})
+		return a.WriteFiles(target, artifact.FilesOptions{Arrays: it.Output})
 	}
-	b, err := a.File(it.Member)
-	if v, ok := a.Member(it.Member); err != nil && ok {
-		if js, isJSON := v.(json.RawMessage); isJSON { // a JSON member, written indented
-			var buf bytes.Buffer
-			if err = json.Indent(&buf, js, "", "  "); err == nil {
-				b = append(buf.Bytes(), '\n')
-			}
-		}
-	}
+	b, err := a.MemberFile(it.Member)
 	if err != nil {
 		return nil, fmt.Errorf("output %q: %w", it.Output, err)
 	}
 	if err := os.MkdirAll(pub.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	single := artifact.New(a.Kind)
-	single.SetFile(it.Name, b)
-	return artifact.WriteFiles(pub.Dir, single, artifact.FilesOptions{})
+	p, err := artifact.WriteFile(pub.Dir, it.Name, b)
+	if err != nil {
+		return nil, err
+	}
+	return []string{p}, nil
 }

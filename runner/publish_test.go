@@ -8,12 +8,14 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
-type publishTestStore map[string]*artifact.Artifact
+type publishTestStore map[string]artifact.Artifact
 
-func (s publishTestStore) Load(ref cache.OutputRef) (*artifact.Artifact, error) {
+func (s publishTestStore) Load(ref cache.OutputRef) (artifact.Artifact, error) {
 	if a, ok := s[ref.Key+"/"+ref.Name]; ok {
 		return a, nil
 	}
@@ -55,13 +57,13 @@ publish "off" {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	graph := artifact.New(artifact.KindGraph)
+	graph := bundle.New(schema.KindGraph)
 	graph.SetFile("plot.png", []byte("png bytes"))
 	graph.SetFloats("x", []float64{1, 2})
 	if err := graph.SetJSON("info", map[string]int{"n": 2}); err != nil {
 		t.Fatal(err)
 	}
-	metrics := artifact.New(artifact.KindMetrics)
+	metrics := bundle.New(schema.KindMetrics)
 	if err := metrics.SetJSON("metrics", map[string]float64{"test": 0.5}); err != nil {
 		t.Fatal(err)
 	}

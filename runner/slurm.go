@@ -435,7 +435,7 @@ func (s *Slurm) logTail(key, jobID string) string {
 // ingest reads a done-record's outputs from the store, verifies them and
 // stores them in the local cache under the task's key.
 func (s *Slurm) ingest(task *Task, d *SlurmDone) (*Result, error) {
-	outs := map[string]*artifact.Artifact{}
+	outs := map[string]artifact.Artifact{}
 	for _, o := range d.Outputs {
 		if o.Key != task.Key() {
 			return nil, fmt.Errorf("%s: done-record output %q belongs to key %s", task.Address(), o.Name, o.Key)

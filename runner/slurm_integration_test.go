@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
@@ -212,17 +214,25 @@ func TestSlurmClusterFailingStage(t *testing.T) {
 }
 
 // TestSlurmClusterConformance runs the executor conformance suite with
-// every task as a real Slurm job.
+// every task as a real Slurm job. The jobs run the hylaflow binary, so the
+// tasks use its stage types (the built-in generic stages, over bundles).
 func TestSlurmClusterConformance(t *testing.T) {
 	cl := slurmCluster(t)
 	bin := slurmBuild(t)
+	values := func(a artifact.Artifact) ([]float64, error) {
+		b, err := bundle.From(a)
+		if err != nil {
+			return nil, err
+		}
+		return b.Floats(stages.GenericMemberValues)
+	}
 	executortest.Run(t, func(t *testing.T) executortest.Env {
 		store := executortest.NewMemStore()
 		ex, err := runner.NewSlurm(store, slurmClusterOptions(bin, cl, t.TempDir(), &slurmLog{}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return executortest.Env{Executor: ex, Store: store}
+		return executortest.Env{Executor: ex, Store: store, Registry: stages.Default(), Values: values}
 	})
 }
 
@@ -351,7 +361,11 @@ func TestSlurmClusterDriverKilled(t *testing.T) {
 				ref = o
 			}
 		}
-		a, err := c.Load(ref)
+		art, err := c.Load(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := bundle.From(art)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -190,7 +190,7 @@ func slurmReadJSON(path string, v any) (ok bool, err error) {
 
 // PutArtifact encodes a into objects/ (unless an object with its digest is
 // there already) and returns its digest and size.
-func (s *SlurmStore) PutArtifact(a *artifact.Artifact) (digest string, size int64, err error) {
+func (s *SlurmStore) PutArtifact(a artifact.Artifact) (digest string, size int64, err error) {
 	tmpDir := filepath.Join(s.Dir, "objects")
 	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
 		return "", 0, err
@@ -256,7 +256,7 @@ func (s *SlurmStore) HasObject(digest string) bool {
 // LoadObject reads, verifies and decodes the payload with digest. A payload
 // whose sha256 differs from its name returns an error wrapping
 // cache.ErrCorrupt.
-func (s *SlurmStore) LoadObject(digest, name string) (*artifact.Artifact, error) {
+func (s *SlurmStore) LoadObject(digest, name string) (artifact.Artifact, error) {
 	if err := slurmCheckHex("digest", digest); err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
@@ -356,11 +356,11 @@ func (f slurmFileStore) Lookup(key string) ([]cache.OutputRef, bool, error) {
 
 func (f slurmFileStore) LastRecord(string) (*cache.KeyRecord, bool, error) { return nil, false, nil }
 
-func (f slurmFileStore) Load(ref cache.OutputRef) (*artifact.Artifact, error) {
+func (f slurmFileStore) Load(ref cache.OutputRef) (artifact.Artifact, error) {
 	return f.s.LoadObject(ref.Digest, ref.Key+"/"+ref.Name)
 }
 
-func (f slurmFileStore) Store(rec *cache.KeyRecord, outs map[string]*artifact.Artifact) ([]cache.OutputRef, error) {
+func (f slurmFileStore) Store(rec *cache.KeyRecord, outs map[string]artifact.Artifact) ([]cache.OutputRef, error) {
 	names := make([]string, 0, len(outs))
 	for n := range outs {
 		names = append(names, n)
@@ -372,7 +372,7 @@ func (f slurmFileStore) Store(rec *cache.KeyRecord, outs map[string]*artifact.Ar
 		if err != nil {
 			return nil, fmt.Errorf("output %q: %w", n, err)
 		}
-		refs = append(refs, cache.OutputRef{Key: rec.Key, Name: n, Kind: outs[n].Kind, Digest: d, Size: size})
+		refs = append(refs, cache.OutputRef{Key: rec.Key, Name: n, Kind: outs[n].Kind(), Digest: d, Size: size})
 	}
 	return refs, nil
 }

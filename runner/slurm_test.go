@@ -372,7 +372,7 @@ func TestSlurmExecutorCancel(t *testing.T) {
 // TestSlurmConformance runs the executor conformance suite against the
 // Slurm executor on the fake cluster, its jobs running in this process.
 func TestSlurmConformance(t *testing.T) {
-	reg := stages.Default()
+	reg := executortest.Types()
 	executortest.Run(t, func(t *testing.T) executortest.Env {
 		f := slurm.NewFake()
 		t.Cleanup(f.Close)

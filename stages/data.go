@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/datasets/hgcn"
 	"github.com/hylaflow/hylaflow/datasets/planetoid"
@@ -25,6 +26,7 @@ import (
 	"github.com/hylaflow/hylaflow/datasets/textgcn"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -99,7 +101,7 @@ func dataDatasetType() *registry.Type {
 			{Name: "min_freq", Type: registry.Int, Range: registry.AtLeast(0), Default: 5, Doc: "textgcn: words rarer than this are removed when cleaning"},
 			{Name: "clean", Type: registry.Bool, Default: false, Doc: "textgcn: clean the raw corpus instead of reading corpus/NAME.clean.txt"},
 		},
-		Outputs:     []registry.Output{{Name: dataOutGraph, Kind: artifact.KindGraph, Doc: "the graph (artifact/schema.go KindGraph layout)"}},
+		Outputs:     []registry.Output{{Name: dataOutGraph, Kind: schema.KindGraph, Doc: "the graph (artifact/schema.go KindGraph layout)"}},
 		Run:         dataRunDataset,
 		Fingerprint: dataFingerprint,
 		Check:       dataCheck,
@@ -228,7 +230,7 @@ func fileDigest(path string) (string, error) {
 	return sum, nil
 }
 
-func dataRunDataset(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func dataRunDataset(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	p := job.Params
 	source, name := p.String("source"), p.String("name")
 	root := dataRoot(p, source)
@@ -257,12 +259,12 @@ func dataRunDataset(ctx context.Context, job *registry.Job) (map[string]*artifac
 	if err != nil {
 		return nil, err
 	}
-	var info artifact.GraphInfo // the edge count, counted once
-	if err := a.JSON(artifact.MemberInfo, &info); err != nil {
+	var info schema.GraphInfo // the edge count, counted once
+	if err := a.JSON(schema.MemberInfo, &info); err != nil {
 		return nil, err
 	}
 	job.Logf("%s: %d nodes, %d edges, %d features, %d classes", g.Name, g.Nodes(), info.Edges, g.FeatureDim(), g.Classes)
-	return map[string]*artifact.Artifact{dataOutGraph: a}, nil
+	return map[string]artifact.Artifact{dataOutGraph: a}, nil
 }
 
 // dataIsSyntheticDisease tells whether p asks for the synthetic disease tree.
@@ -325,22 +327,22 @@ func dataLoadText(root, name string, p registry.Values) (*datasets.Graph, error)
 }
 
 // dataGraphArtifact encodes g in the KindGraph layout.
-func dataGraphArtifact(g *datasets.Graph) (*artifact.Artifact, error) {
-	a := artifact.New(artifact.KindGraph)
-	a.SetSparse(artifact.MemberAdj, g.Adj)
+func dataGraphArtifact(g *datasets.Graph) (*bundle.Bundle, error) {
+	a := bundle.New(schema.KindGraph)
+	a.SetSparse(schema.MemberAdj, g.Adj)
 	switch {
 	case g.SparseFeatures != nil:
-		a.SetSparse(artifact.MemberFeatures, g.SparseFeatures)
+		a.SetSparse(schema.MemberFeatures, g.SparseFeatures)
 	case g.DenseFeatures != nil:
-		a.SetDense(artifact.MemberFeatures, g.DenseFeatures)
+		a.SetDense(schema.MemberFeatures, g.DenseFeatures)
 	}
-	a.SetInts(artifact.MemberLabels, g.Labels)
+	a.SetInts(schema.MemberLabels, g.Labels)
 	if g.Train != nil || g.Val != nil || g.Test != nil {
-		a.SetInts(artifact.MemberTrain, dataNonNil(g.Train))
-		a.SetInts(artifact.MemberVal, dataNonNil(g.Val))
-		a.SetInts(artifact.MemberTest, dataNonNil(g.Test))
+		a.SetInts(schema.MemberTrain, dataNonNil(g.Train))
+		a.SetInts(schema.MemberVal, dataNonNil(g.Val))
+		a.SetInts(schema.MemberTest, dataNonNil(g.Test))
 	}
-	err := a.SetJSON(artifact.MemberInfo, artifact.GraphInfo{
+	err := a.SetJSON(schema.MemberInfo, schema.GraphInfo{
 		Name: g.Name, Source: g.Source, Nodes: g.Nodes(), Edges: g.Edges(), Classes: g.Classes,
 		Binary: g.Binary, Normalization: "none", Inductive: g.Inductive, Docs: g.Docs,
 	})
@@ -355,8 +357,8 @@ func dataNonNil(s []int) []int {
 }
 
 // dataCopy returns a shallow copy of a (members are shared; artifacts are immutable).
-func dataCopy(a *artifact.Artifact, kind artifact.Kind) *artifact.Artifact {
-	out := artifact.New(kind)
+func dataCopy(a *bundle.Bundle, kind artifact.Kind) *bundle.Bundle {
+	out := bundle.New(kind)
 	for _, n := range a.Names() {
 		v, _ := a.Member(n)
 		switch m := v.(type) {
@@ -377,14 +379,17 @@ func dataCopy(a *artifact.Artifact, kind artifact.Kind) *artifact.Artifact {
 	return out
 }
 
-func dataInfo(a *artifact.Artifact) (artifact.GraphInfo, error) {
-	var info artifact.GraphInfo
-	err := a.JSON(artifact.MemberInfo, &info)
+func dataInfo(a *bundle.Bundle) (schema.GraphInfo, error) {
+	var info schema.GraphInfo
+	err := a.JSON(schema.MemberInfo, &info)
 	return info, err
 }
 
-func dataOneInput(job *registry.Job, slot string) (*artifact.Artifact, error) {
-	in := job.Inputs[slot]
+func dataOneInput(job *registry.Job, slot string) (*bundle.Bundle, error) {
+	in, err := inputBundles(job, slot)
+	if err != nil {
+		return nil, err
+	}
 	if len(in) != 1 || in[0] == nil {
 		return nil, fmt.Errorf("input %q: got %d artifacts, want 1", slot, len(in))
 	}
@@ -404,13 +409,13 @@ func dataNormalizeType() *registry.Type {
 			{Name: "adjacency", Type: registry.String, Default: "sym_self_loops", Enum: []string{"sym_self_loops", "none"}, Doc: "adjacency normalisation"},
 			{Name: "features", Type: registry.String, Default: "none", Enum: []string{"none", "row", "standardize"}, Doc: "feature normalisation"},
 		},
-		Inputs:  []registry.Input{{Name: "graph", Kind: artifact.KindGraph, Doc: "graph from a dataset stage"}},
-		Outputs: []registry.Output{{Name: dataOutGraph, Kind: artifact.KindGraph, Doc: "the normalised graph (adj = S, adj_raw = A)"}},
+		Inputs:  []registry.Input{{Name: "graph", Kind: schema.KindGraph, Doc: "graph from a dataset stage"}},
+		Outputs: []registry.Output{{Name: dataOutGraph, Kind: schema.KindGraph, Doc: "the normalised graph (adj = S, adj_raw = A)"}},
 		Run:     dataRunNormalize,
 	}
 }
 
-func dataRunNormalize(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func dataRunNormalize(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	in, err := dataOneInput(job, "graph")
 	if err != nil {
 		return nil, err
@@ -423,27 +428,27 @@ func dataRunNormalize(ctx context.Context, job *registry.Job) (map[string]*artif
 	if info.Normalization != "none" {
 		return nil, fmt.Errorf("normalize: graph is already normalised (%s)", info.Normalization)
 	}
-	adj, err := in.Sparse(artifact.MemberAdj)
+	adj, err := in.Sparse(schema.MemberAdj)
 	if err != nil {
 		return nil, err
 	}
-	out := dataCopy(in, artifact.KindGraph)
+	out := dataCopy(in, schema.KindGraph)
 	if mode := job.Params.String("adjacency"); mode == "sym_self_loops" {
 		s, err := sparse.SymNormalize(adj)
 		if err != nil {
 			return nil, fmt.Errorf("normalize: %w", err)
 		}
-		out.SetSparse(artifact.MemberAdj, s)
+		out.SetSparse(schema.MemberAdj, s)
 		out.SetSparse(dataMemberAdjRaw, adj)
 		info.Normalization = mode
 	}
-	if in.Has(artifact.MemberFeatures) {
+	if in.Has(schema.MemberFeatures) {
 		switch job.Params.String("features") {
 		case "row":
-			if x, err := in.Sparse(artifact.MemberFeatures); err == nil {
-				out.SetSparse(artifact.MemberFeatures, sparse.RowNormalize(x))
-			} else if x, err := in.Dense(artifact.MemberFeatures); err == nil {
-				out.SetDense(artifact.MemberFeatures, datasets.RowNormalizeDense(x))
+			if x, err := in.Sparse(schema.MemberFeatures); err == nil {
+				out.SetSparse(schema.MemberFeatures, sparse.RowNormalize(x))
+			} else if x, err := in.Dense(schema.MemberFeatures); err == nil {
+				out.SetDense(schema.MemberFeatures, datasets.RowNormalizeDense(x))
 			}
 		case "standardize":
 			x, err := dataDenseFeatures(in)
@@ -451,19 +456,19 @@ func dataRunNormalize(ctx context.Context, job *registry.Job) (map[string]*artif
 				return nil, err
 			}
 			var rows []int
-			if in.Has(artifact.MemberTrain) {
-				rows, _ = in.Ints(artifact.MemberTrain)
+			if in.Has(schema.MemberTrain) {
+				rows, _ = in.Ints(schema.MemberTrain)
 				if len(rows) == 0 {
 					rows = nil
 				}
 			}
-			out.SetDense(artifact.MemberFeatures, datasets.StandardizeColumns(x, rows))
+			out.SetDense(schema.MemberFeatures, datasets.StandardizeColumns(x, rows))
 		}
 	}
-	if err := out.SetJSON(artifact.MemberInfo, info); err != nil {
+	if err := out.SetJSON(schema.MemberInfo, info); err != nil {
 		return nil, err
 	}
-	return map[string]*artifact.Artifact{dataOutGraph: out}, ctx.Err()
+	return map[string]artifact.Artifact{dataOutGraph: out}, ctx.Err()
 }
 
 // dataLargeBytes is the size of dense features from which normalize and
@@ -477,8 +482,8 @@ const dataLargeBytes = 256 << 20
 // reused instead of faulting in fresh pages, which costs 2–6 CPU s per GiB
 // on virtual machines; the collection itself takes milliseconds, the heap
 // being a few large pointer-free arrays.
-func dataCollectBeforeLarge(a *artifact.Artifact) {
-	if v, ok := a.Member(artifact.MemberFeatures); ok {
+func dataCollectBeforeLarge(a *bundle.Bundle) {
+	if v, ok := a.Member(schema.MemberFeatures); ok {
 		if x, ok := v.(*mat.Dense); ok {
 			if r, c := x.Dims(); r*c*8 >= dataLargeBytes {
 				runtime.GC()
@@ -488,8 +493,8 @@ func dataCollectBeforeLarge(a *artifact.Artifact) {
 }
 
 // dataDenseFeatures returns the features as a dense matrix.
-func dataDenseFeatures(a *artifact.Artifact) (*mat.Dense, error) {
-	v, ok := a.Member(artifact.MemberFeatures)
+func dataDenseFeatures(a *bundle.Bundle) (*mat.Dense, error) {
+	v, ok := a.Member(schema.MemberFeatures)
 	if !ok {
 		return nil, errors.New("graph has no features (a node-level graph? use level = \"nodes\")")
 	}
@@ -510,8 +515,8 @@ func dataDenseFeatures(a *artifact.Artifact) (*mat.Dense, error) {
 
 // dataSparseFeatures returns the graph's features when they are stored
 // sparse and small enough to be made dense (the size PowerSparse returns).
-func dataSparseFeatures(a *artifact.Artifact) (*sparse.CSR, bool) {
-	v, ok := a.Member(artifact.MemberFeatures)
+func dataSparseFeatures(a *bundle.Bundle) (*sparse.CSR, bool) {
+	v, ok := a.Member(schema.MemberFeatures)
 	if !ok {
 		return nil, false
 	}
@@ -539,13 +544,13 @@ func dataSplitType() *registry.Type {
 			{Name: "p_val", Type: registry.Float, Range: registry.Range{}.Below(1), Default: -1.0, Doc: "validation proportion (negative: the dataset's official value)"},
 			{Name: "p_test", Type: registry.Float, Range: registry.Range{}.Below(1), Default: -1.0, Doc: "test proportion (negative: the dataset's official value)"},
 		},
-		Inputs:  []registry.Input{{Name: "graph", Kind: artifact.KindGraph, Doc: "graph whose labels are split"}},
-		Outputs: []registry.Output{{Name: dataOutSplit, Kind: artifact.KindSplit, Doc: "train, val, test node indices"}},
+		Inputs:  []registry.Input{{Name: "graph", Kind: schema.KindGraph, Doc: "graph whose labels are split"}},
+		Outputs: []registry.Output{{Name: dataOutSplit, Kind: schema.KindSplit, Doc: "train, val, test node indices"}},
 		Run:     dataRunSplit,
 	}
 }
 
-func dataRunSplit(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func dataRunSplit(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	in, err := dataOneInput(job, "graph")
 	if err != nil {
 		return nil, err
@@ -554,7 +559,7 @@ func dataRunSplit(ctx context.Context, job *registry.Job) (map[string]*artifact.
 	if err != nil {
 		return nil, err
 	}
-	labels, err := in.Ints(artifact.MemberLabels)
+	labels, err := in.Ints(schema.MemberLabels)
 	if err != nil {
 		return nil, err
 	}
@@ -564,12 +569,12 @@ func dataRunSplit(ctx context.Context, job *registry.Job) (map[string]*artifact.
 	var train, val, test []int
 	switch rule {
 	case "planetoid", "given":
-		if !in.Has(artifact.MemberTrain) {
+		if !in.Has(schema.MemberTrain) {
 			return nil, fmt.Errorf("split: dataset %s defines no split; use rule = \"hgcn\" or \"random\"", info.Name)
 		}
-		train, _ = in.Ints(artifact.MemberTrain)
-		val, _ = in.Ints(artifact.MemberVal)
-		test, _ = in.Ints(artifact.MemberTest)
+		train, _ = in.Ints(schema.MemberTrain)
+		val, _ = in.Ints(schema.MemberVal)
+		test, _ = in.Ints(schema.MemberTest)
 	case "hgcn", "random":
 		pv, pt := p.Float("p_val"), p.Float("p_test")
 		if pv < 0 || pt < 0 {
@@ -593,15 +598,15 @@ func dataRunSplit(ctx context.Context, job *registry.Job) (map[string]*artifact.
 			return nil, fmt.Errorf("split: %w", err)
 		}
 	}
-	out := artifact.New(artifact.KindSplit)
-	out.SetInts(artifact.MemberTrain, dataNonNil(train))
-	out.SetInts(artifact.MemberVal, dataNonNil(val))
-	out.SetInts(artifact.MemberTest, dataNonNil(test))
-	if err := out.SetJSON(artifact.MemberInfo, artifact.SplitInfo{Rule: rule, Seed: seed}); err != nil {
+	out := bundle.New(schema.KindSplit)
+	out.SetInts(schema.MemberTrain, dataNonNil(train))
+	out.SetInts(schema.MemberVal, dataNonNil(val))
+	out.SetInts(schema.MemberTest, dataNonNil(test))
+	if err := out.SetJSON(schema.MemberInfo, schema.SplitInfo{Rule: rule, Seed: seed}); err != nil {
 		return nil, err
 	}
 	job.Logf("split %s seed %d: %d train, %d val, %d test", rule, seed, len(train), len(val), len(test))
-	return map[string]*artifact.Artifact{dataOutSplit: out}, ctx.Err()
+	return map[string]artifact.Artifact{dataOutSplit: out}, ctx.Err()
 }
 
 func dataOfficialSplit(name string) ([2]float64, bool) {
@@ -637,15 +642,15 @@ func dataPrecomputeType() *registry.Type {
 				Doc: "level features: minmax maps each column of S^K X to [0, 1] with the training rows' minimum and maximum and drops the columns constant on them (TextSGC's preprocessing)"},
 		},
 		Inputs: []registry.Input{
-			{Name: "graph", Kind: artifact.KindGraph, Doc: "graph from a normalize stage"},
-			{Name: "split", Kind: artifact.KindSplit, Optional: true, Doc: "split to attach (and to use for the inductive subgraph)"},
+			{Name: "graph", Kind: schema.KindGraph, Doc: "graph from a normalize stage"},
+			{Name: "split", Kind: schema.KindSplit, Optional: true, Doc: "split to attach (and to use for the inductive subgraph)"},
 		},
-		Outputs: []registry.Output{{Name: dataOutFeatures, Kind: artifact.KindFeatures, Doc: "X (and X_train) or S, SK; labels; split; info"}},
+		Outputs: []registry.Output{{Name: dataOutFeatures, Kind: schema.KindFeatures, Doc: "X (and X_train) or S, SK; labels; split; info"}},
 		Run:     dataRunPrecompute,
 	}
 }
 
-func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	in, err := dataOneInput(job, "graph")
 	if err != nil {
 		return nil, err
@@ -658,7 +663,7 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 	if info.Normalization != "sym_self_loops" {
 		return nil, fmt.Errorf("precompute: graph %s is not normalised (%q); add a normalize stage with adjacency = \"sym_self_loops\"", info.Name, info.Normalization)
 	}
-	s, err := in.Sparse(artifact.MemberAdj)
+	s, err := in.Sparse(schema.MemberAdj)
 	if err != nil {
 		return nil, err
 	}
@@ -667,19 +672,23 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 	if k < 0 || k > 64 {
 		return nil, fmt.Errorf("precompute: k = %d, want 0..64", k)
 	}
-	out := artifact.New(artifact.KindFeatures)
-	labels, err := in.Ints(artifact.MemberLabels)
+	out := bundle.New(schema.KindFeatures)
+	labels, err := in.Ints(schema.MemberLabels)
 	if err != nil {
 		return nil, err
 	}
-	out.SetInts(artifact.MemberLabels, labels)
+	out.SetInts(schema.MemberLabels, labels)
 	splitSrc := in
-	if sp := job.Inputs["split"]; len(sp) == 1 && sp[0] != nil {
+	sp, err := inputBundles(job, "split")
+	if err != nil {
+		return nil, err
+	}
+	if len(sp) == 1 && sp[0] != nil {
 		splitSrc = sp[0]
 	}
 	var train []int
-	if splitSrc.Has(artifact.MemberTrain) {
-		for _, m := range []string{artifact.MemberTrain, artifact.MemberVal, artifact.MemberTest} {
+	if splitSrc.Has(schema.MemberTrain) {
+		for _, m := range []string{schema.MemberTrain, schema.MemberVal, schema.MemberTest} {
 			v, err := splitSrc.Ints(m)
 			if err != nil {
 				return nil, err
@@ -691,12 +700,12 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 			}
 			out.SetInts(m, v)
 		}
-		train, _ = splitSrc.Ints(artifact.MemberTrain)
+		train, _ = splitSrc.Ints(schema.MemberTrain)
 	}
 	workers := max(job.Workers, 1)
 	switch p.String("level") {
 	case "nodes":
-		out.SetSparse(artifact.MemberS, s)
+		out.SetSparse(schema.MemberS, s)
 		// SK is materialised only while it stays affordable: on dense
 		// corpus graphs S^K can fill most of the n² entries.
 		sk := sparse.Identity(s.Rows)
@@ -746,7 +755,7 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 			if keep != nil {
 				xk = dataSelectRows(xk, keep)
 			}
-		} else if in.Has(artifact.MemberFeatures) || p.Bool("inductive") {
+		} else if in.Has(schema.MemberFeatures) || p.Bool("inductive") {
 			if x, err = dataDenseFeatures(in); err != nil {
 				return nil, fmt.Errorf("precompute: %w", err)
 			}
@@ -768,7 +777,7 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 			if err := dataRenumber(out, keep, s.Rows); err != nil {
 				return nil, fmt.Errorf("precompute: rows = \"labelled\": %w", err)
 			}
-			train, _ = out.Ints(artifact.MemberTrain)
+			train, _ = out.Ints(schema.MemberTrain)
 		}
 		if scale == "minmax" {
 			if len(train) == 0 {
@@ -783,7 +792,7 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 			r, _ := xk.Dims()
 			xk = mat.NewDense(r, kept, xk.RawMatrix().Data[:r*kept])
 		}
-		out.SetDense(artifact.MemberX, xk)
+		out.SetDense(schema.MemberX, xk)
 		if p.Bool("inductive") {
 			if train == nil {
 				return nil, errors.New("precompute: inductive needs a split (connect a split stage or use a dataset that defines one)")
@@ -809,17 +818,17 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]*arti
 				if err != nil {
 					return nil, err
 				}
-				out.SetDense(artifact.MemberXTrain, xt)
+				out.SetDense(schema.MemberXTrain, xt)
 			}
 		}
 	}
-	if err := out.SetJSON(artifact.MemberInfo, info); err != nil {
+	if err := out.SetJSON(schema.MemberInfo, info); err != nil {
 		return nil, err
 	}
 	if err := out.SetJSON(dataMemberPrecompute, dataPrecomputeInfo{K: k, Level: p.String("level"), Inductive: p.Bool("inductive")}); err != nil {
 		return nil, err
 	}
-	return map[string]*artifact.Artifact{dataOutFeatures: out}, ctx.Err()
+	return map[string]artifact.Artifact{dataOutFeatures: out}, ctx.Err()
 }
 
 // dataProductNNZLowerBound returns a lower bound of the number of entries
@@ -955,7 +964,7 @@ func dataParallelRows(ctx context.Context, n, workers int, f func(lo, hi int)) e
 
 // dataRenumber keeps the labels of the rows keep and maps the split's node
 // indices to positions in keep; a split node outside keep is an error.
-func dataRenumber(out *artifact.Artifact, keep []int, n int) error {
+func dataRenumber(out *bundle.Bundle, keep []int, n int) error {
 	pos := make([]int, n)
 	for i := range pos {
 		pos[i] = -1
@@ -963,7 +972,7 @@ func dataRenumber(out *artifact.Artifact, keep []int, n int) error {
 	for a, i := range keep {
 		pos[i] = a
 	}
-	labels, err := out.Ints(artifact.MemberLabels)
+	labels, err := out.Ints(schema.MemberLabels)
 	if err != nil {
 		return err
 	}
@@ -971,8 +980,8 @@ func dataRenumber(out *artifact.Artifact, keep []int, n int) error {
 	for a, i := range keep {
 		kl[a] = labels[i]
 	}
-	out.SetInts(artifact.MemberLabels, kl)
-	for _, m := range []string{artifact.MemberTrain, artifact.MemberVal, artifact.MemberTest} {
+	out.SetInts(schema.MemberLabels, kl)
+	for _, m := range []string{schema.MemberTrain, schema.MemberVal, schema.MemberTest} {
 		if !out.Has(m) {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -44,13 +45,13 @@ func dataAugmentType() *registry.Type {
 			{Name: "max_degree", Type: registry.Int, Range: registry.AtLeast(0), Default: 5, Doc: "degrees above this share the last one-hot column (HGCN: 5)"},
 			{Name: "constant", Type: registry.Bool, Default: true, Doc: "append a column of ones (HGCN: yes)"},
 		},
-		Inputs:  []registry.Input{{Name: "graph", Kind: artifact.KindGraph, Doc: "graph with node features (from a dataset or normalize stage)"}},
-		Outputs: []registry.Output{{Name: dataOutGraph, Kind: artifact.KindGraph, Doc: "the graph with max_degree + 1 (+ 1) feature columns appended"}},
+		Inputs:  []registry.Input{{Name: "graph", Kind: schema.KindGraph, Doc: "graph with node features (from a dataset or normalize stage)"}},
+		Outputs: []registry.Output{{Name: dataOutGraph, Kind: schema.KindGraph, Doc: "the graph with max_degree + 1 (+ 1) feature columns appended"}},
 		Run:     dataRunAugment,
 	}
 }
 
-func dataRunAugment(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func dataRunAugment(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	in, err := dataOneInput(job, "graph")
 	if err != nil {
 		return nil, fmt.Errorf("augment: %w", err)
@@ -71,7 +72,7 @@ func dataRunAugment(ctx context.Context, job *registry.Job) (map[string]*artifac
 	if err != nil {
 		return nil, fmt.Errorf("augment: graph %s: %w", info.Name, err)
 	}
-	feats, ok := in.Member(artifact.MemberFeatures)
+	feats, ok := in.Member(schema.MemberFeatures)
 	if !ok {
 		return nil, fmt.Errorf("augment: graph %s has no node features to augment (load it with features, or identity_features = true)", info.Name)
 	}
@@ -79,26 +80,26 @@ func dataRunAugment(ctx context.Context, job *registry.Job) (map[string]*artifac
 	if job.Params.Bool("constant") {
 		extra++
 	}
-	out := dataCopy(in, artifact.KindGraph)
+	out := dataCopy(in, schema.KindGraph)
 	switch x := feats.(type) {
 	case *mat.Dense:
 		y, err := dataAugmentDense(x, deg, maxDeg, extra)
 		if err != nil {
 			return nil, fmt.Errorf("augment: graph %s: %w", info.Name, err)
 		}
-		out.SetDense(artifact.MemberFeatures, y)
+		out.SetDense(schema.MemberFeatures, y)
 	case *sparse.CSR:
 		y, err := dataAugmentSparse(x, deg, maxDeg, extra)
 		if err != nil {
 			return nil, fmt.Errorf("augment: graph %s: %w", info.Name, err)
 		}
-		out.SetSparse(artifact.MemberFeatures, y)
+		out.SetSparse(schema.MemberFeatures, y)
 	default:
 		return nil, fmt.Errorf("augment: graph %s: features member is %T, want a dense or sparse matrix", info.Name, feats)
 	}
 	job.Logf("augment %s: %d feature columns appended (degree one-hot 0..%d%s)", info.Name, extra, maxDeg,
 		map[bool]string{true: ", constant", false: ""}[extra > maxDeg+1])
-	return map[string]*artifact.Artifact{dataOutGraph: out}, ctx.Err()
+	return map[string]artifact.Artifact{dataOutGraph: out}, ctx.Err()
 }
 
 // dataAugmentDegrees returns the column sums of the unnormalised adjacency

@@ -5,16 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/sparse"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"gonum.org/v1/gonum/mat"
 )
 
 // dataAugmentTestGraph is a 9-node graph: node 0 isolated, node 1 the hub
 // of a star over 2..8, plus the edges 2–3, 4–5, 4–6, 4–7, 5–6. Degrees by
 // hand: 0, 7, 2, 2, 4, 3, 3, 2, 1. Features: row i = (i, −i/2).
-func dataAugmentTestGraph(t *testing.T, weights []float64, sparseFeats bool) *artifact.Artifact {
+func dataAugmentTestGraph(t *testing.T, weights []float64, sparseFeats bool) *bundle.Bundle {
 	t.Helper()
 	us := []int{1, 1, 1, 1, 1, 1, 1, 2, 4, 4, 4, 5}
 	vs := []int{2, 3, 4, 5, 6, 7, 8, 3, 5, 6, 7, 6}
@@ -75,7 +76,7 @@ func dataAugmentWant(deg []int, maxDeg int, constant bool) *mat.Dense {
 	return y
 }
 
-func dataAugmentFeatures(t *testing.T, g *artifact.Artifact) *mat.Dense {
+func dataAugmentFeatures(t *testing.T, g *bundle.Bundle) *mat.Dense {
 	t.Helper()
 	x, err := dataDenseFeatures(g)
 	if err != nil {
@@ -110,10 +111,10 @@ func TestDataAugment(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := dataAugmentTestGraph(t, tc.weights, tc.sparse)
 			if tc.normalize {
-				g = dataRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {g}}, 1)["graph"]
+				g = dataRun(t, "normalize", nil, map[string][]*bundle.Bundle{"graph": {g}}, 1)["graph"]
 			}
 			out, err := learnRunErr("augment", map[string]any{"max_degree": tc.maxDeg, "constant": tc.constant},
-				map[string][]*artifact.Artifact{"graph": {g}}, 0, 1, nil)
+				map[string][]*bundle.Bundle{"graph": {g}}, 0, 1, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,12 +124,12 @@ func TestDataAugment(t *testing.T) {
 			if !mat.Equal(got, want) {
 				t.Fatalf("features\n%v\nwant\n%v", mat.Formatted(got), mat.Formatted(want))
 			}
-			if _, isSparse := func() (any, bool) { v, _ := a.Member(artifact.MemberFeatures); _, ok := v.(*sparse.CSR); return v, ok }(); isSparse != tc.sparse {
+			if _, isSparse := func() (any, bool) { v, _ := a.Member(schema.MemberFeatures); _, ok := v.(*sparse.CSR); return v, ok }(); isSparse != tc.sparse {
 				t.Errorf("sparse output %v, want %v (the input's kind)", isSparse, tc.sparse)
 			}
 			// Everything else passes through unchanged.
 			for _, name := range g.Names() {
-				if name == artifact.MemberFeatures {
+				if name == schema.MemberFeatures {
 					continue
 				}
 				v1, _ := g.Member(name)
@@ -159,9 +160,9 @@ func TestDataAugment(t *testing.T) {
 }
 
 // dataAugmentWithout copies a graph artifact without one member.
-func dataAugmentWithout(t *testing.T, a *artifact.Artifact, drop string) *artifact.Artifact {
+func dataAugmentWithout(t *testing.T, a *bundle.Bundle, drop string) *bundle.Bundle {
 	t.Helper()
-	out := artifact.New(artifact.KindGraph)
+	out := bundle.New(schema.KindGraph)
 	for _, n := range a.Names() {
 		if n == drop {
 			continue
@@ -184,8 +185,8 @@ func dataAugmentWithout(t *testing.T, a *artifact.Artifact, drop string) *artifa
 }
 
 func TestDataAugmentErrors(t *testing.T) {
-	run := func(g *artifact.Artifact, params map[string]any) error {
-		_, err := learnRunErr("augment", params, map[string][]*artifact.Artifact{"graph": {g}}, 0, 1, nil)
+	run := func(g *bundle.Bundle, params map[string]any) error {
+		_, err := learnRunErr("augment", params, map[string][]*bundle.Bundle{"graph": {g}}, 0, 1, nil)
 		return err
 	}
 	expect := func(name string, err error, want string) {
@@ -199,15 +200,15 @@ func TestDataAugmentErrors(t *testing.T) {
 	good := dataAugmentTestGraph(t, nil, false)
 	expect("negative max_degree", run(good, map[string]any{"max_degree": -1}), "max_degree = -1")
 
-	nofeat := dataAugmentWithout(t, good, artifact.MemberFeatures)
+	nofeat := dataAugmentWithout(t, good, schema.MemberFeatures)
 	expect("no features", run(nofeat, nil), "no node features")
 
-	short := dataCopy(good, artifact.KindGraph)
-	short.SetDense(artifact.MemberFeatures, mat.NewDense(8, 2, nil))
+	short := dataCopy(good, schema.KindGraph)
+	short.SetDense(schema.MemberFeatures, mat.NewDense(8, 2, nil))
 	expect("rows mismatch", run(short, nil), "8 rows for 9 nodes")
 
-	shortSparse := dataCopy(good, artifact.KindGraph)
-	shortSparse.SetSparse(artifact.MemberFeatures, &sparse.CSR{Rows: 3, Cols: 2, Indptr: []int{0, 0, 0, 0}})
+	shortSparse := dataCopy(good, schema.KindGraph)
+	shortSparse.SetSparse(schema.MemberFeatures, &sparse.CSR{Rows: 3, Cols: 2, Indptr: []int{0, 0, 0, 0}})
 	expect("sparse rows mismatch", run(shortSparse, nil), "3 rows for 9 nodes")
 
 	for _, w := range []float64{-1, math.NaN(), math.Inf(1)} {
@@ -215,12 +216,12 @@ func TestDataAugmentErrors(t *testing.T) {
 		expect("bad weight", run(dataAugmentTestGraph(t, weights, false), nil), "adjacency entry (2, 3)")
 	}
 
-	normed := dataRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {good}}, 1)["graph"]
+	normed := dataRun(t, "normalize", nil, map[string][]*bundle.Bundle{"graph": {good}}, 1)["graph"]
 	noRaw := dataAugmentWithout(t, normed, dataMemberAdjRaw)
 	expect("normalised without adj_raw", run(noRaw, nil), "no raw adjacency")
 
-	badFeat := dataCopy(good, artifact.KindGraph)
-	badFeat.SetFloats(artifact.MemberFeatures, []float64{1, 2})
+	badFeat := dataCopy(good, schema.KindGraph)
+	badFeat.SetFloats(schema.MemberFeatures, []float64{1, 2})
 	expect("features of the wrong kind", run(badFeat, nil), "want a dense or sparse matrix")
 }
 
@@ -231,8 +232,8 @@ func TestDataAugmentErrors(t *testing.T) {
 func TestDataAugmentAirport(t *testing.T) {
 	root := learnDataRoot(t)
 	g := dataRun(t, "dataset", map[string]any{"source": "hgcn", "name": "airport", "root": root}, nil, 2)["graph"]
-	g = dataRun(t, "normalize", map[string]any{"features": "row"}, map[string][]*artifact.Artifact{"graph": {g}}, 2)["graph"]
-	out, err := learnRunErr("augment", nil, map[string][]*artifact.Artifact{"graph": {g}}, 0, 2, nil)
+	g = dataRun(t, "normalize", map[string]any{"features": "row"}, map[string][]*bundle.Bundle{"graph": {g}}, 2)["graph"]
+	out, err := learnRunErr("augment", nil, map[string][]*bundle.Bundle{"graph": {g}}, 0, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/datasets/synthetic"
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -24,7 +25,7 @@ type dataTestProgress struct{}
 func (dataTestProgress) Report(done, total int, msg string) {}
 
 // dataRun runs stage typ with params (defaults filled in) and inputs.
-func dataRun(t *testing.T, typ string, params map[string]any, inputs map[string][]*artifact.Artifact, workers int) map[string]*artifact.Artifact {
+func dataRun(t *testing.T, typ string, params map[string]any, inputs map[string][]*bundle.Bundle, workers int) map[string]*bundle.Bundle {
 	t.Helper()
 	out, err := dataRunErr(typ, params, inputs, workers)
 	if err != nil {
@@ -33,7 +34,7 @@ func dataRun(t *testing.T, typ string, params map[string]any, inputs map[string]
 	return out
 }
 
-func dataRunErr(typ string, params map[string]any, inputs map[string][]*artifact.Artifact, workers int) (map[string]*artifact.Artifact, error) {
+func dataRunErr(typ string, params map[string]any, inputs map[string][]*bundle.Bundle, workers int) (map[string]*bundle.Bundle, error) {
 	r := Default()
 	st, ok := r.Lookup(typ)
 	if !ok {
@@ -47,10 +48,10 @@ func dataRunErr(typ string, params map[string]any, inputs map[string][]*artifact
 			vals[p.Name] = p.Default
 		}
 	}
-	job := &registry.Job{Address: typ + ".test", Key: "k", Params: vals, Inputs: inputs,
+	job := &registry.Job{Address: typ + ".test", Key: "k", Params: vals, Inputs: testInputs(inputs),
 		Seed: 1, RNG: rand.New(rand.NewPCG(1, 1)), Progress: dataTestProgress{},
 		Logf: func(string, ...any) {}, Workers: workers}
-	return st.Run(context.Background(), job)
+	return testBundles(st.Run(context.Background(), job))
 }
 
 // dataTestRoot is the shared datasets folder (testenv.Data: skips without
@@ -62,7 +63,7 @@ func dataTestRoot(t *testing.T) string {
 
 func TestDataSyntheticPipeline(t *testing.T) {
 	g := dataRun(t, "dataset", map[string]any{"source": "synthetic", "name": "disease", "seed": 3, "nodes": 400}, nil, 1)["graph"]
-	var info artifact.GraphInfo
+	var info schema.GraphInfo
 	if err := g.JSON("info", &info); err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +80,8 @@ func TestDataSyntheticPipeline(t *testing.T) {
 		t.Fatal("synthetic dataset differs between runs with the same seed")
 	}
 
-	norm := dataRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {g}}, 1)["graph"]
-	sp := dataRun(t, "split", map[string]any{"rule": "hgcn", "seed": 1}, map[string][]*artifact.Artifact{"graph": {norm}}, 1)["split"]
+	norm := dataRun(t, "normalize", nil, map[string][]*bundle.Bundle{"graph": {g}}, 1)["graph"]
+	sp := dataRun(t, "split", map[string]any{"rule": "hgcn", "seed": 1}, map[string][]*bundle.Bundle{"graph": {norm}}, 1)["split"]
 	train, _ := sp.Ints("train")
 	val, _ := sp.Ints("val")
 	test, _ := sp.Ints("test")
@@ -90,7 +91,7 @@ func TestDataSyntheticPipeline(t *testing.T) {
 
 	for _, w := range []int{1, 2} {
 		feats := dataRun(t, "precompute", map[string]any{"k": 2, "inductive": true},
-			map[string][]*artifact.Artifact{"graph": {norm}, "split": {sp}}, w)["features"]
+			map[string][]*bundle.Bundle{"graph": {norm}, "split": {sp}}, w)["features"]
 		X, err := feats.Dense("X")
 		if err != nil {
 			t.Fatal(err)
@@ -149,7 +150,7 @@ func TestDataSyntheticPipeline(t *testing.T) {
 	}
 
 	nodes := dataRun(t, "precompute", map[string]any{"k": 2, "level": "nodes"},
-		map[string][]*artifact.Artifact{"graph": {norm}}, 2)["features"]
+		map[string][]*bundle.Bundle{"graph": {norm}}, 2)["features"]
 	var pinfo dataPrecomputeInfo
 	if err := nodes.JSON(dataMemberPrecompute, &pinfo); err != nil || pinfo.K != 2 || pinfo.Level != "nodes" {
 		t.Fatalf("precompute member %+v (%v)", pinfo, err)
@@ -172,10 +173,10 @@ func TestDataErrors(t *testing.T) {
 		name   string
 		typ    string
 		params map[string]any
-		inputs map[string][]*artifact.Artifact
+		inputs map[string][]*bundle.Bundle
 	}{
-		{"precompute needs normalisation", "precompute", nil, map[string][]*artifact.Artifact{"graph": {g}}},
-		{"given split absent", "split", map[string]any{"rule": "given"}, map[string][]*artifact.Artifact{"graph": {g}}},
+		{"precompute needs normalisation", "precompute", nil, map[string][]*bundle.Bundle{"graph": {g}}},
+		{"given split absent", "split", map[string]any{"rule": "given"}, map[string][]*bundle.Bundle{"graph": {g}}},
 		{"unknown synthetic", "dataset", map[string]any{"source": "synthetic", "name": "nope"}, nil},
 		{"missing planetoid files", "dataset", map[string]any{"source": "planetoid", "name": "cora", "root": t.TempDir()}, nil},
 	} {
@@ -266,30 +267,30 @@ func TestDataRealDatasets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := dataRun(t, "dataset", map[string]any{"source": tc.source, "name": tc.name, "root": root}, nil, 2)["graph"]
-			var info artifact.GraphInfo
+			var info schema.GraphInfo
 			if err := g.JSON("info", &info); err != nil {
 				t.Fatal(err)
 			}
 			if info.Nodes != tc.nodes || info.Edges != tc.edges || info.Classes != tc.classes {
 				t.Fatalf("info = %+v", info)
 			}
-			norm := dataRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {g}}, 2)["graph"]
+			norm := dataRun(t, "normalize", nil, map[string][]*bundle.Bundle{"graph": {g}}, 2)["graph"]
 			if tc.train >= 0 {
-				sp := dataRun(t, "split", map[string]any{"rule": "planetoid"}, map[string][]*artifact.Artifact{"graph": {norm}}, 1)["split"]
+				sp := dataRun(t, "split", map[string]any{"rule": "planetoid"}, map[string][]*bundle.Bundle{"graph": {norm}}, 1)["split"]
 				for m, want := range map[string]int{"train": tc.train, "val": tc.val, "test": tc.test} {
 					if v, _ := sp.Ints(m); len(v) != want {
 						t.Errorf("%s: %d nodes, want %d", m, len(v), want)
 					}
 				}
 			} else {
-				sp := dataRun(t, "split", map[string]any{"rule": "hgcn", "seed": 0}, map[string][]*artifact.Artifact{"graph": {norm}}, 1)["split"]
+				sp := dataRun(t, "split", map[string]any{"rule": "hgcn", "seed": 0}, map[string][]*bundle.Bundle{"graph": {norm}}, 1)["split"]
 				val, _ := sp.Ints("val")
 				// airport: m = min(#label≠0, #label==0) = 521; round(0.15·521) = 78 per group
 				if len(val) != 156 {
 					t.Errorf("airport val = %d, want 156", len(val))
 				}
 			}
-			f := dataRun(t, "precompute", map[string]any{"k": 2}, map[string][]*artifact.Artifact{"graph": {norm}}, 2)["features"]
+			f := dataRun(t, "precompute", map[string]any{"k": 2}, map[string][]*bundle.Bundle{"graph": {norm}}, 2)["features"]
 			X, err := f.Dense("X")
 			if err != nil {
 				t.Fatal(err)
@@ -307,7 +308,7 @@ func TestDataTextGCNViews(t *testing.T) {
 		t.Skip("textgcn corpus build in -short mode")
 	}
 	tr := dataRun(t, "dataset", map[string]any{"source": "textgcn", "name": "r8", "root": root}, nil, 2)["graph"]
-	var info artifact.GraphInfo
+	var info schema.GraphInfo
 	if err := tr.JSON("info", &info); err != nil {
 		t.Fatal(err)
 	}

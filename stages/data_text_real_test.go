@@ -4,8 +4,9 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/internal/testenv"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 // TestDataTextR8Accuracy trains Table 2's inductive models on the real R8
@@ -25,7 +26,7 @@ func TestDataTextR8Accuracy(t *testing.T) {
 	}
 	docs := learnPrecompute(t, map[string]any{"source": "textgcn", "name": "R8", "root": root, "view": "inductive"},
 		nil, nil, map[string]any{"k": 0})
-	x, err := docs.Dense(artifact.MemberX)
+	x, err := docs.Dense(schema.MemberX)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestDataTextR8Accuracy(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		feats  *artifact.Artifact
+		feats  *bundle.Bundle
 		sample map[string]any
 		train  map[string]any
 		min    float64 // test accuracy (%) after the last epoch
@@ -59,11 +60,11 @@ func TestDataTextR8Accuracy(t *testing.T) {
 func BenchmarkDataPrecomputeR8Corpus(b *testing.B) {
 	root := dataBenchRoot(b)
 	g := dataBenchRun(b, "dataset", map[string]any{"source": "textgcn", "name": "r8", "root": root}, nil)["graph"]
-	norm := dataBenchRun(b, "normalize", nil, map[string][]*artifact.Artifact{"graph": {g}})["graph"]
+	norm := dataBenchRun(b, "normalize", nil, map[string][]*bundle.Bundle{"graph": {g}})["graph"]
 	b.ResetTimer()
 	for range b.N {
 		dataBenchRun(b, "precompute", map[string]any{"k": 2, "rows": "labelled", "scale": "minmax"},
-			map[string][]*artifact.Artifact{"graph": {norm}})
+			map[string][]*bundle.Bundle{"graph": {norm}})
 	}
 }
 
@@ -72,7 +73,7 @@ func dataBenchRoot(b *testing.B) string {
 	return testenv.Data(b)
 }
 
-func dataBenchRun(b *testing.B, typ string, params map[string]any, inputs map[string][]*artifact.Artifact) map[string]*artifact.Artifact {
+func dataBenchRun(b *testing.B, typ string, params map[string]any, inputs map[string][]*bundle.Bundle) map[string]*bundle.Bundle {
 	out, err := dataRunErr(typ, params, inputs, runtime.GOMAXPROCS(0))
 	if err != nil {
 		b.Fatalf("%s: %v", typ, err)

@@ -6,9 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/sparse"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,7 +38,7 @@ func TestDataPrecomputeIdentityMinMax(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	norm := learnRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {ga}}, 1, 1)["graph"]
+	norm := learnRun(t, "normalize", nil, map[string][]*bundle.Bundle{"graph": {ga}}, 1, 1)["graph"]
 	a := mat.NewDense(n, n, nil)
 	for _, e := range edges {
 		a.Set(int(e[0]), int(e[1]), e[2])
@@ -59,7 +60,7 @@ func TestDataPrecomputeIdentityMinMax(t *testing.T) {
 	for _, k := range []int{0, 1, 2, 3} {
 		for _, scale := range []string{"none", "minmax"} {
 			out := learnRun(t, "precompute", map[string]any{"k": k, "rows": "labelled", "scale": scale},
-				map[string][]*artifact.Artifact{"graph": {norm}}, 1, 2)["features"]
+				map[string][]*bundle.Bundle{"graph": {norm}}, 1, 2)["features"]
 			sk := mat.NewDense(n, n, nil)
 			for i := 0; i < n; i++ {
 				sk.Set(i, i, 1)
@@ -90,7 +91,7 @@ func TestDataPrecomputeIdentityMinMax(t *testing.T) {
 					}
 				}
 			}
-			x, err := out.Dense(artifact.MemberX)
+			x, err := out.Dense(schema.MemberX)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,8 +106,8 @@ func TestDataPrecomputeIdentityMinMax(t *testing.T) {
 					}
 				}
 			}
-			labels, _ := out.Ints(artifact.MemberLabels)
-			test, _ := out.Ints(artifact.MemberTest)
+			labels, _ := out.Ints(schema.MemberLabels)
+			test, _ := out.Ints(schema.MemberTest)
 			if len(labels) != 4 || labels[3] != 1 || len(test) != 1 || test[0] != 3 {
 				t.Fatalf("k %d %s: labels %v test %v", k, scale, labels, test)
 			}
@@ -115,11 +116,11 @@ func TestDataPrecomputeIdentityMinMax(t *testing.T) {
 	// A split node without a label cannot be kept.
 	g.Test = []int{3, 6}
 	bad, _ := dataGraphArtifact(g)
-	bad = learnRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {bad}}, 1, 1)["graph"]
-	if _, err := learnRunErr("precompute", map[string]any{"k": 2, "rows": "labelled"}, map[string][]*artifact.Artifact{"graph": {bad}}, 1, 1, nil); err == nil {
+	bad = learnRun(t, "normalize", nil, map[string][]*bundle.Bundle{"graph": {bad}}, 1, 1)["graph"]
+	if _, err := learnRunErr("precompute", map[string]any{"k": 2, "rows": "labelled"}, map[string][]*bundle.Bundle{"graph": {bad}}, 1, 1, nil); err == nil {
 		t.Error("a test node without a label was accepted with rows = labelled")
 	}
-	if _, err := learnRunErr("precompute", map[string]any{"k": 2, "scale": "minmax", "inductive": true}, map[string][]*artifact.Artifact{"graph": {norm}}, 1, 1, nil); err == nil {
+	if _, err := learnRunErr("precompute", map[string]any{"k": 2, "scale": "minmax", "inductive": true}, map[string][]*bundle.Bundle{"graph": {norm}}, 1, 1, nil); err == nil {
 		t.Error("inductive with minmax was accepted")
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 // The generic stages are small, fast stage types over float vectors, for
@@ -36,27 +38,30 @@ func registerGeneric(r *registry.Registry) error {
 	return nil
 }
 
-func genericVector(v []float64) *artifact.Artifact {
-	a := artifact.New(artifact.KindValue)
+func genericVector(v []float64) *bundle.Bundle {
+	a := bundle.New(schema.KindValue)
 	a.SetFloats(GenericMemberValues, v)
 	return a
 }
 
-func genericOut(v []float64) map[string]*artifact.Artifact {
-	return map[string]*artifact.Artifact{"out": genericVector(v)}
+func genericOut(v []float64) map[string]artifact.Artifact {
+	return map[string]artifact.Artifact{"out": genericVector(v)}
 }
 
 // genericInput returns the vector of input i of slot, naming its producer in errors.
 func genericInput(job *registry.Job, slot string, i int) ([]float64, error) {
-	a := job.Inputs[slot][i]
-	v, err := a.Floats(GenericMemberValues)
+	a, err := bundle.From(job.Inputs[slot][i])
+	var v []float64
+	if err == nil {
+		v, err = a.Floats(GenericMemberValues)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("input %q from %s: %w", slot, job.InputLabels[slot][i], err)
 	}
 	return v, nil
 }
 
-var genericOutput = []registry.Output{{Name: "out", Kind: artifact.KindValue, Doc: `float vector (member "values")`}}
+var genericOutput = []registry.Output{{Name: "out", Kind: schema.KindValue, Doc: `float vector (member "values")`}}
 
 func genericValueType() *registry.Type {
 	return &registry.Type{
@@ -64,7 +69,7 @@ func genericValueType() *registry.Type {
 		Doc:     "Emits the float vector given as its values parameter.",
 		Params:  []registry.Param{{Name: "values", Type: registry.Floats, Required: true, Doc: "the vector to emit"}},
 		Outputs: genericOutput,
-		Run: func(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+		Run: func(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 			return genericOut(append([]float64{}, job.Params.Floats("values")...)), nil
 		},
 	}
@@ -81,7 +86,7 @@ func genericRandomType() *registry.Type {
 			{Name: "dist", Type: registry.String, Default: "normal", Enum: []string{"normal", "uniform"}, Doc: "distribution"},
 		},
 		Outputs: genericOutput,
-		Run: func(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+		Run: func(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 			n := job.Params.Int("n")
 			if n < 0 || n > genericMaxLen {
 				return nil, fmt.Errorf("n = %d: want 0 … %d", n, genericMaxLen)
@@ -108,9 +113,9 @@ func genericScaleType() *registry.Type {
 			{Name: "factor", Type: registry.Float, Default: 1.0, Doc: "multiplier"},
 			{Name: "offset", Type: registry.Float, Default: 0.0, Doc: "added after multiplying"},
 		},
-		Inputs:  []registry.Input{{Name: "in", Kind: artifact.KindValue, Doc: "the vector x"}},
+		Inputs:  []registry.Input{{Name: "in", Kind: schema.KindValue, Doc: "the vector x"}},
 		Outputs: genericOutput,
-		Run: func(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+		Run: func(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 			x, err := genericInput(job, "in", 0)
 			if err != nil {
 				return nil, err
@@ -130,12 +135,12 @@ func genericSumType() *registry.Type {
 		Name: "sum", Version: "1",
 		Doc: "Adds its input vectors elementwise (in input order; all must have the same length) and " +
 			"reports metrics: total (sum of the result), mean, count (number of inputs) and length.",
-		Inputs: []registry.Input{{Name: "in", Kind: artifact.KindValue, Many: true, Doc: "the vectors to add"}},
+		Inputs: []registry.Input{{Name: "in", Kind: schema.KindValue, Many: true, Doc: "the vectors to add"}},
 		Outputs: []registry.Output{
-			{Name: "out", Kind: artifact.KindValue, Doc: `the elementwise sum (member "values")`},
-			{Name: "metrics", Kind: artifact.KindMetrics, Doc: `JSON member "metrics": total, mean, count, length`},
+			{Name: "out", Kind: schema.KindValue, Doc: `the elementwise sum (member "values")`},
+			{Name: "metrics", Kind: schema.KindMetrics, Doc: `JSON member "metrics": total, mean, count, length`},
 		},
-		Run: func(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+		Run: func(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 			var acc []float64
 			for i := range job.Inputs["in"] {
 				if err := ctx.Err(); err != nil {
@@ -167,16 +172,16 @@ func genericSumType() *registry.Type {
 			if len(acc) > 0 {
 				mean = total / float64(len(acc))
 			}
-			m := artifact.New(artifact.KindMetrics)
+			m := bundle.New(schema.KindMetrics)
 			if math.IsNaN(total) || math.IsInf(total, 0) {
 				return nil, fmt.Errorf("the sum is not finite (%v)", total)
 			}
-			if err := m.SetJSON(artifact.MemberMetrics, map[string]any{
+			if err := m.SetJSON(schema.MemberMetrics, map[string]any{
 				"total": total, "mean": mean, "count": len(job.Inputs["in"]), "length": len(acc),
 			}); err != nil {
 				return nil, err
 			}
-			return map[string]*artifact.Artifact{"out": genericVector(acc), "metrics": m}, nil
+			return map[string]artifact.Artifact{"out": genericVector(acc), "metrics": m}, nil
 		},
 	}
 }
@@ -187,9 +192,9 @@ func genericSleepType() *registry.Type {
 		Doc: "Waits ms milliseconds (reporting progress, stopping at once when canceled), then emits its " +
 			"input vector unchanged, or an empty vector without input.",
 		Params:  []registry.Param{{Name: "ms", Type: registry.Int, Range: registry.Between(0, 86400000), Default: 100, Doc: "milliseconds to wait (0 … 86400000)"}},
-		Inputs:  []registry.Input{{Name: "in", Kind: artifact.KindValue, Optional: true, Doc: "the vector to pass on"}},
+		Inputs:  []registry.Input{{Name: "in", Kind: schema.KindValue, Optional: true, Doc: "the vector to pass on"}},
 		Outputs: genericOutput,
-		Run: func(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+		Run: func(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 			ms := job.Params.Int("ms")
 			if ms < 0 || ms > 86400000 {
 				return nil, fmt.Errorf("ms = %d: want 0 … 86400000", ms)
@@ -233,7 +238,7 @@ func genericFailType() *registry.Type {
 		},
 		Inputs:  []registry.Input{{Name: "in", Kind: artifact.KindAny, Optional: true, Doc: "ignored; orders the stage after another"}},
 		Outputs: genericOutput,
-		Run: func(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+		Run: func(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 type genericTestProgress struct{ reports int }
@@ -34,7 +36,7 @@ func genericTestJob(t *testing.T, name string, params registry.Values, inputs ..
 	}
 	job := &registry.Job{Address: name + ".t", Key: "k", Params: v, Seed: 42, RNG: rand.New(rand.NewPCG(42, 7)),
 		Progress: &genericTestProgress{}, Logf: func(string, ...any) {}, Workers: 1,
-		Inputs: map[string][]*artifact.Artifact{}, InputLabels: map[string][]string{}}
+		Inputs: map[string][]artifact.Artifact{}, InputLabels: map[string][]string{}}
 	for i, in := range inputs {
 		job.Inputs["in"] = append(job.Inputs["in"], genericVector(in))
 		job.InputLabels["in"] = append(job.InputLabels["in"], "in"+string(rune('0'+i)))
@@ -42,7 +44,7 @@ func genericTestJob(t *testing.T, name string, params registry.Values, inputs ..
 	return typ, job
 }
 
-func genericTestValues(t *testing.T, outs map[string]*artifact.Artifact) []float64 {
+func genericTestValues(t *testing.T, outs map[string]*bundle.Bundle) []float64 {
 	t.Helper()
 	v, err := outs["out"].Floats(GenericMemberValues)
 	if err != nil {
@@ -75,7 +77,7 @@ func TestGenericStages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			typ, job := genericTestJob(t, tt.typ, tt.params, tt.inputs...)
-			outs, err := typ.Run(context.Background(), job)
+			outs, err := testBundles(typ.Run(context.Background(), job))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want %q", err, tt.err)
@@ -86,7 +88,7 @@ func TestGenericStages(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, o := range typ.Outputs {
-				if outs[o.Name] == nil || outs[o.Name].Kind != o.Kind {
+				if outs[o.Name] == nil || outs[o.Name].Kind() != o.Kind {
 					t.Fatalf("output %q missing or of the wrong kind", o.Name)
 				}
 			}
@@ -105,12 +107,12 @@ func TestGenericStages(t *testing.T) {
 
 func TestGenericSumMetrics(t *testing.T) {
 	typ, job := genericTestJob(t, "sum", nil, []float64{1, 2, 3}, []float64{0.5, 0.5, 1})
-	outs, err := typ.Run(context.Background(), job)
+	outs, err := testBundles(typ.Run(context.Background(), job))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]float64
-	if err := outs["metrics"].JSON(artifact.MemberMetrics, &m); err != nil {
+	if err := outs["metrics"].JSON(schema.MemberMetrics, &m); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]float64{"total": 8, "mean": 8.0 / 3, "count": 2, "length": 3}
@@ -127,7 +129,7 @@ func TestGenericSumMetrics(t *testing.T) {
 func TestGenericRandomUsesJobRNG(t *testing.T) {
 	for _, dist := range []string{"normal", "uniform"} {
 		typ, job := genericTestJob(t, "random", registry.Values{"n": 1000, "dist": dist})
-		outs, err := typ.Run(context.Background(), job)
+		outs, err := testBundles(typ.Run(context.Background(), job))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,10 @@ import (
 	"strings"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/hyla"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"github.com/hylaflow/hylaflow/viz"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
@@ -65,13 +67,13 @@ func kernelStageType() *registry.Type {
 			{Name: "repeats", Type: registry.Int, Range: registry.AtLeast(1), Default: 1, Doc: "independent feature draws averaged per D"},
 			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "seed of the feature and point draws"},
 		},
-		Outputs: []registry.Output{{Name: kernelOutFigure, Kind: artifact.KindFigure,
+		Outputs: []registry.Output{{Name: kernelOutFigure, Kind: schema.KindFigure,
 			Doc: "curve.csv, disk.csv, error.csv, summary.json, disk rasters (.npy) and PNG/SVG plots"}},
 		Run: kernelRun,
 	}
 }
 
-func kernelRun(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func kernelRun(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	p := job.Params
 	cfg := hyla.KernelFigureConfig{
 		Dim:           p.Int("dim"),
@@ -104,18 +106,18 @@ func kernelRun(ctx context.Context, job *registry.Job) (map[string]*artifact.Art
 	if err != nil {
 		return nil, fmt.Errorf("kernel: %w", err)
 	}
-	return map[string]*artifact.Artifact{kernelOutFigure: a}, nil
+	return map[string]artifact.Artifact{kernelOutFigure: a}, nil
 }
 
 // KernelFigureArtifact renders the kernel figure data as a KindFigure
 // artifact: CSV tables, a JSON summary, the disk rasters and PNG/SVG plots
 // (the member names are listed at kernelOutFigure in this file).
-func KernelFigureArtifact(fig *hyla.KernelFigure) (*artifact.Artifact, error) {
+func KernelFigureArtifact(fig *hyla.KernelFigure) (*bundle.Bundle, error) {
 	files, err := KernelFigureFiles(fig)
 	if err != nil {
 		return nil, err
 	}
-	a := artifact.New(artifact.KindFigure)
+	a := bundle.New(schema.KindFigure)
 	for name, b := range files {
 		if name == "summary.json" {
 			continue

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 type kernelNopProgress struct{ last, total *int }
@@ -46,7 +46,7 @@ func TestKernelStage(t *testing.T) {
 	job := kernelTestJob(t, 2, small)
 	var last, total int
 	job.Progress = kernelNopProgress{&last, &total}
-	out, err := kernelRun(context.Background(), job)
+	out, err := testBundles(kernelRun(context.Background(), job))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestKernelStage(t *testing.T) {
 		t.Errorf("last progress %d/%d, want 4/4", last, total)
 	}
 	a := out[kernelOutFigure]
-	if a == nil || a.Kind != artifact.KindFigure {
+	if a == nil || a.Kind() != schema.KindFigure {
 		t.Fatalf("output %v", out)
 	}
 	for _, name := range []string{"curve.csv", "disk.csv", "error.csv", "kernel_distance.png", "kernel_distance.svg",
@@ -105,7 +105,7 @@ func TestKernelStage(t *testing.T) {
 		t.Errorf("raster is %d×%d", r, c)
 	}
 	// Deterministic: same job (other worker count) ⇒ same bytes.
-	out2, err := kernelRun(context.Background(), kernelTestJob(t, 1, small))
+	out2, err := testBundles(kernelRun(context.Background(), kernelTestJob(t, 1, small)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/hyla"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"github.com/hylaflow/hylaflow/train"
 	"gonum.org/v1/gonum/mat"
 )
@@ -64,12 +66,12 @@ func learnSampleType() *registry.Type {
 			{Name: "convention", Type: registry.String, Default: "code", Enum: []string{"code", "paper"}, Doc: "HyLa λ convention (ignored for rff)"},
 			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "seed of the draw"},
 		},
-		Outputs: []registry.Output{{Name: learnOutSamples, Kind: artifact.KindSamples, Doc: "omega (D×dim), lambda (HyLa), b, info"}},
+		Outputs: []registry.Output{{Name: learnOutSamples, Kind: schema.KindSamples, Doc: "omega (D×dim), lambda (HyLa), b, info"}},
 		Run:     learnRunSample,
 	}
 }
 
-func learnRunSample(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func learnRunSample(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	p := job.Params
 	kind, dim, feats, scale := p.String("kind"), p.Int("dim"), p.Int("features"), p.Float("scale")
 	if dim < 1 || dim > 4096 {
@@ -87,35 +89,35 @@ func learnRunSample(ctx context.Context, job *registry.Job) (map[string]*artifac
 	} else {
 		s = hyla.SampleHyLa(job.RNG, feats, dim, scale)
 	}
-	a := artifact.New(artifact.KindSamples)
-	a.SetDense(artifact.MemberOmega, s.Omega)
+	a := bundle.New(schema.KindSamples)
+	a.SetDense(schema.MemberOmega, s.Omega)
 	if s.Lambda != nil {
-		a.SetFloats(artifact.MemberLambda, s.Lambda)
+		a.SetFloats(schema.MemberLambda, s.Lambda)
 	}
-	a.SetFloats(artifact.MemberB, s.B)
+	a.SetFloats(schema.MemberB, s.B)
 	conv := p.String("convention")
 	if kind == "rff" {
 		conv = ""
 	}
-	err := a.SetJSON(artifact.MemberInfo, artifact.SamplesInfo{Kind: kind, Dim: dim, Features: feats, Scale: scale,
+	err := a.SetJSON(schema.MemberInfo, schema.SamplesInfo{Kind: kind, Dim: dim, Features: feats, Scale: scale,
 		Convention: conv, Seed: uint64(p.Int("seed"))})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]*artifact.Artifact{learnOutSamples: a}, ctx.Err()
+	return map[string]artifact.Artifact{learnOutSamples: a}, ctx.Err()
 }
 
 // learnSamples decodes a samples artifact and builds its feature map.
-func learnSamples(a *artifact.Artifact) (hyla.FeatureMap, artifact.SamplesInfo, error) {
-	var info artifact.SamplesInfo
-	if err := a.JSON(artifact.MemberInfo, &info); err != nil {
+func learnSamples(a *bundle.Bundle) (hyla.FeatureMap, schema.SamplesInfo, error) {
+	var info schema.SamplesInfo
+	if err := a.JSON(schema.MemberInfo, &info); err != nil {
 		return nil, info, err
 	}
-	omega, err := a.Dense(artifact.MemberOmega)
+	omega, err := a.Dense(schema.MemberOmega)
 	if err != nil {
 		return nil, info, err
 	}
-	b, err := a.Floats(artifact.MemberB)
+	b, err := a.Floats(schema.MemberB)
 	if err != nil {
 		return nil, info, err
 	}
@@ -123,7 +125,7 @@ func learnSamples(a *artifact.Artifact) (hyla.FeatureMap, artifact.SamplesInfo, 
 	var fm hyla.FeatureMap
 	switch info.Kind {
 	case "hyla":
-		if s.Lambda, err = a.Floats(artifact.MemberLambda); err != nil {
+		if s.Lambda, err = a.Floats(schema.MemberLambda); err != nil {
 			return nil, info, err
 		}
 		m, err := hyla.NewHyLa(s, hyla.Convention(info.Convention))
@@ -165,25 +167,29 @@ func learnEmbedType() *registry.Type {
 			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "seed"},
 		},
 		Inputs: []registry.Input{
-			{Name: "features", Kind: artifact.KindFeatures, Optional: true, Doc: "precomputed features (gives the number of rows)"},
-			{Name: "graph", Kind: artifact.KindGraph, Optional: true, Doc: "graph (gives the rows; needed for pretrained)"},
+			{Name: "features", Kind: schema.KindFeatures, Optional: true, Doc: "precomputed features (gives the number of rows)"},
+			{Name: "graph", Kind: schema.KindGraph, Optional: true, Doc: "graph (gives the rows; needed for pretrained)"},
 		},
-		Outputs: []registry.Output{{Name: learnOutEmbedding, Kind: artifact.KindEmbedding, Doc: "Z (rows×dim), info"}},
+		Outputs: []registry.Output{{Name: learnOutEmbedding, Kind: schema.KindEmbedding, Doc: "Z (rows×dim), info"}},
 		Run:     learnRunEmbed,
 	}
 }
 
-func learnRunEmbed(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func learnRunEmbed(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	p := job.Params
 	dim, method, level := p.Int("dim"), p.String("method"), p.String("level")
 	if dim < 1 || dim > 4096 {
 		return nil, fmt.Errorf("embed: dim = %d, want 1..4096", dim)
 	}
-	var feats, graph *artifact.Artifact
-	if in := job.Inputs["features"]; len(in) == 1 {
+	var feats, graph *bundle.Bundle
+	if in, err := inputBundles(job, "features"); err != nil {
+		return nil, err
+	} else if len(in) == 1 {
 		feats = in[0]
 	}
-	if in := job.Inputs["graph"]; len(in) == 1 {
+	if in, err := inputBundles(job, "graph"); err != nil {
+		return nil, err
+	} else if len(in) == 1 {
 		graph = in[0]
 	}
 	var z *mat.Dense
@@ -218,25 +224,25 @@ func learnRunEmbed(ctx context.Context, job *registry.Job) (map[string]*artifact
 			raw[i] = scale * (2*job.RNG.Float64() - 1)
 		}
 	}
-	a := artifact.New(artifact.KindEmbedding)
-	a.SetDense(artifact.MemberZ, z)
+	a := bundle.New(schema.KindEmbedding)
+	a.SetDense(schema.MemberZ, z)
 	r, _ := z.Dims()
-	if err := a.SetJSON(artifact.MemberInfo, map[string]any{"method": method, "level": level, "dim": dim, "rows": r}); err != nil {
+	if err := a.SetJSON(schema.MemberInfo, map[string]any{"method": method, "level": level, "dim": dim, "rows": r}); err != nil {
 		return nil, err
 	}
-	return map[string]*artifact.Artifact{learnOutEmbedding: a}, ctx.Err()
+	return map[string]artifact.Artifact{learnOutEmbedding: a}, ctx.Err()
 }
 
-func learnEmbedRows(level string, feats, graph *artifact.Artifact) (int, error) {
+func learnEmbedRows(level string, feats, graph *bundle.Bundle) (int, error) {
 	if feats != nil {
-		labels, err := feats.Ints(artifact.MemberLabels)
+		labels, err := feats.Ints(schema.MemberLabels)
 		if err != nil {
 			return 0, err
 		}
 		if level == "nodes" {
 			return len(labels), nil
 		}
-		x, err := feats.Dense(artifact.MemberX)
+		x, err := feats.Dense(schema.MemberX)
 		if err != nil {
 			return 0, fmt.Errorf("level features needs X in the features input: %w", err)
 		}
@@ -245,7 +251,7 @@ func learnEmbedRows(level string, feats, graph *artifact.Artifact) (int, error) 
 	}
 	if graph != nil {
 		if level == "nodes" {
-			labels, err := graph.Ints(artifact.MemberLabels)
+			labels, err := graph.Ints(schema.MemberLabels)
 			return len(labels), err
 		}
 		x, err := dataDenseFeatures(graph)
@@ -259,13 +265,13 @@ func learnEmbedRows(level string, feats, graph *artifact.Artifact) (int, error) 
 }
 
 // learnRawAdjacency returns the graph's adjacency without normalisation.
-func learnRawAdjacency(g *artifact.Artifact) (*sparse.CSR, error) {
+func learnRawAdjacency(g *bundle.Bundle) (*sparse.CSR, error) {
 	info, err := dataInfo(g)
 	if err != nil {
 		return nil, err
 	}
 	if info.Normalization == "none" {
-		return g.Sparse(artifact.MemberAdj)
+		return g.Sparse(schema.MemberAdj)
 	}
 	if g.Has(dataMemberAdjRaw) {
 		return g.Sparse(dataMemberAdjRaw)
@@ -305,15 +311,15 @@ func learnTrainType() *registry.Type {
 			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "seed of the initialisation of Z and W"},
 		},
 		Inputs: []registry.Input{
-			{Name: "features", Kind: artifact.KindFeatures, Doc: "from a precompute stage"},
-			{Name: "samples", Kind: artifact.KindSamples, Optional: true, Doc: "from a sample stage (hyla, rff)"},
-			{Name: "embedding", Kind: artifact.KindEmbedding, Optional: true, Doc: "initial Z from an embed stage"},
+			{Name: "features", Kind: schema.KindFeatures, Doc: "from a precompute stage"},
+			{Name: "samples", Kind: schema.KindSamples, Optional: true, Doc: "from a sample stage (hyla, rff)"},
+			{Name: "embedding", Kind: schema.KindEmbedding, Optional: true, Doc: "initial Z from an embed stage"},
 		},
 		// metrics comes first: a reference to a train instance without an
 		// output name (e.g. runs = stage.train.cora) means its metrics.
 		Outputs: []registry.Output{
-			{Name: learnOutMetrics, Kind: artifact.KindMetrics, Doc: "metrics: test, val, train (last epoch), test_best_val, …, dataset, model"},
-			{Name: learnOutModel, Kind: artifact.KindModel, Doc: "Z, W, bias (last epoch), Z_best, W_best, bias_best, curves"},
+			{Name: learnOutMetrics, Kind: schema.KindMetrics, Doc: "metrics: test, val, train (last epoch), test_best_val, …, dataset, model"},
+			{Name: learnOutModel, Kind: schema.KindModel, Doc: "Z, W, bias (last epoch), Z_best, W_best, bias_best, curves"},
 		},
 		Run: learnRunTrain,
 	}
@@ -342,14 +348,14 @@ type learnMetrics struct {
 	K            int     `json:"k,omitempty"`
 }
 
-func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	p := job.Params
 	in, err := dataOneInput(job, "features")
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
-	var info artifact.GraphInfo
-	if err := in.JSON(artifact.MemberInfo, &info); err != nil {
+	var info schema.GraphInfo
+	if err := in.JSON(schema.MemberInfo, &info); err != nil {
 		return nil, fmt.Errorf("train: features input: %w", err)
 	}
 	model, level := train.Model(p.String("model")), train.Level(p.String("level"))
@@ -357,7 +363,7 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]*artifact
 	for _, m := range []struct {
 		name string
 		dst  *[]int
-	}{{artifact.MemberLabels, &data.Labels}, {artifact.MemberTrain, &data.Train}, {artifact.MemberVal, &data.Val}, {artifact.MemberTest, &data.Test}} {
+	}{{schema.MemberLabels, &data.Labels}, {schema.MemberTrain, &data.Train}, {schema.MemberVal, &data.Val}, {schema.MemberTest, &data.Test}} {
 		v, err := in.Ints(m.name)
 		if err != nil {
 			return nil, fmt.Errorf("train: features input of %s: %w (connect a split to the precompute)", info.Name, err)
@@ -366,16 +372,16 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]*artifact
 	}
 	switch level {
 	case train.LevelFeatures:
-		if data.X, err = in.Dense(artifact.MemberX); err != nil {
+		if data.X, err = in.Dense(schema.MemberX); err != nil {
 			return nil, fmt.Errorf("train: level features: %w (precompute with level = \"features\")", err)
 		}
-		if in.Has(artifact.MemberXTrain) {
-			if data.XTrain, err = in.Dense(artifact.MemberXTrain); err != nil {
+		if in.Has(schema.MemberXTrain) {
+			if data.XTrain, err = in.Dense(schema.MemberXTrain); err != nil {
 				return nil, fmt.Errorf("train: %w", err)
 			}
 		}
 	case train.LevelNodes:
-		if data.S, err = in.Sparse(artifact.MemberS); err != nil {
+		if data.S, err = in.Sparse(schema.MemberS); err != nil {
 			return nil, fmt.Errorf("train: level nodes: %w (precompute with level = \"nodes\")", err)
 		}
 		if data.K, err = learnNodeK(ctx, in, data.S, p.Int("k")); err != nil {
@@ -384,10 +390,13 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]*artifact
 	}
 	var (
 		fm    hyla.FeatureMap
-		sinfo artifact.SamplesInfo
+		sinfo schema.SamplesInfo
 	)
 	if model != train.ModelSGC {
-		s := job.Inputs["samples"]
+		s, err := inputBundles(job, "samples")
+		if err != nil {
+			return nil, fmt.Errorf("train: %w", err)
+		}
 		if len(s) != 1 {
 			return nil, fmt.Errorf("train: model %s needs the samples input (a sample stage with kind = %q)", model, model)
 		}
@@ -399,11 +408,15 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]*artifact
 		}
 	}
 	var z0 *mat.Dense
-	if e := job.Inputs["embedding"]; len(e) == 1 {
+	e, err := inputBundles(job, "embedding")
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	if len(e) == 1 {
 		if model == train.ModelSGC {
 			return nil, errors.New("train: model sgc has no embedding; disconnect the embedding input")
 		}
-		if z0, err = e[0].Dense(artifact.MemberZ); err != nil {
+		if z0, err = e[0].Dense(schema.MemberZ); err != nil {
 			return nil, fmt.Errorf("train: embedding input: %w", err)
 		}
 	}
@@ -450,16 +463,16 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]*artifact
 		label, level, info.Name, res.Test, res.BestTest, res.BestEpoch, res.Epochs,
 		float64(elapsed.Microseconds())/1000/float64(res.Epochs))
 
-	mod := artifact.New(artifact.KindModel)
+	mod := bundle.New(schema.KindModel)
 	if res.Z != nil {
-		mod.SetDense(artifact.MemberZ, res.Z)
+		mod.SetDense(schema.MemberZ, res.Z)
 		mod.SetDense(learnMemberZBest, res.BestZ)
 	}
-	mod.SetDense(artifact.MemberW, res.W)
-	mod.SetFloats(artifact.MemberBias, res.Bias)
+	mod.SetDense(schema.MemberW, res.W)
+	mod.SetFloats(schema.MemberBias, res.Bias)
 	mod.SetDense(learnMemberWBest, res.BestW)
 	mod.SetFloats(learnMemberBiasBest, res.BestBias)
-	if err := mod.SetJSON(artifact.MemberCurves, res.Curves); err != nil {
+	if err := mod.SetJSON(schema.MemberCurves, res.Curves); err != nil {
 		return nil, err
 	}
 	m := learnMetrics{
@@ -472,11 +485,11 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]*artifact
 	if level == train.LevelNodes {
 		m.K = data.K
 	}
-	met := artifact.New(artifact.KindMetrics)
-	if err := met.SetJSON(artifact.MemberMetrics, m); err != nil {
+	met := bundle.New(schema.KindMetrics)
+	if err := met.SetJSON(schema.MemberMetrics, m); err != nil {
 		return nil, err
 	}
-	return map[string]*artifact.Artifact{learnOutModel: mod, learnOutMetrics: met}, nil
+	return map[string]artifact.Artifact{learnOutModel: mod, learnOutMetrics: met}, nil
 }
 
 // learnNodeK returns the number of propagation steps of a node-level
@@ -486,7 +499,7 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]*artifact
 // pseudo-random probe vector v (relative error ≤ 1e−9), which identifies
 // S^K (equal products for two k mean equal operators on v's span, and then
 // any of them gives the same logits up to rounding).
-func learnNodeK(ctx context.Context, in *artifact.Artifact, s *sparse.CSR, k int) (int, error) {
+func learnNodeK(ctx context.Context, in *bundle.Bundle, s *sparse.CSR, k int) (int, error) {
 	if k >= 0 {
 		return k, nil
 	}

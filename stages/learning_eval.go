@@ -13,8 +13,10 @@ import (
 	"strings"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"github.com/hylaflow/hylaflow/viz"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -51,8 +53,8 @@ func learnEvaluateType() *registry.Type {
 			{Name: "models", Type: registry.Strings, Default: []string{}, Doc: "model order; listed models without runs show as missing"},
 			{Name: "title", Type: registry.String, Default: "Results", Doc: "title of the table and chart"},
 		},
-		Inputs:  []registry.Input{{Name: "runs", Kind: artifact.KindMetrics, Many: true, Doc: "metrics outputs of train stages (e.g. every seed of a for_each)"}},
-		Outputs: []registry.Output{{Name: learnOutTable, Kind: artifact.KindTable, Doc: "table.md, table.csv, table.json, chart.png"}},
+		Inputs:  []registry.Input{{Name: "runs", Kind: schema.KindMetrics, Many: true, Doc: "metrics outputs of train stages (e.g. every seed of a for_each)"}},
+		Outputs: []registry.Output{{Name: learnOutTable, Kind: schema.KindTable, Doc: "table.md, table.csv, table.json, chart.png"}},
 		Run:     learnRunEvaluate,
 	}
 }
@@ -122,10 +124,13 @@ func learnPaperName(dataset string) string {
 	return dataset
 }
 
-func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	p := job.Params
 	metric := p.String("metric")
-	runs := job.Inputs["runs"]
+	runs, err := inputBundles(job, "runs")
+	if err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
 	labels := job.InputLabels["runs"]
 	values := map[[2]string][]float64{}
 	seenD, seenM := map[string]bool{}, map[string]bool{}
@@ -136,7 +141,7 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]*artif
 			where = labels[i]
 		}
 		var m map[string]any
-		if err := a.JSON(artifact.MemberMetrics, &m); err != nil {
+		if err := a.JSON(schema.MemberMetrics, &m); err != nil {
 			return nil, fmt.Errorf("evaluate: %s: %w", where, err)
 		}
 		ds, _ := m["dataset"].(string)
@@ -211,7 +216,7 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]*artif
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := artifact.New(artifact.KindTable)
+	out := bundle.New(schema.KindTable)
 	out.SetFile(learnMemberTableMD, learnMarkdown(&tab, datasets, models, p.String("compare_to") == "paper"))
 	csvb, err := learnCSV(&tab)
 	if err != nil {
@@ -229,7 +234,7 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]*artif
 	}
 	out.SetFile(learnMemberChartPNG, png)
 	job.Logf("evaluate: %d runs, %d cells", len(runs), len(tab.Cells))
-	return map[string]*artifact.Artifact{learnOutTable: out}, nil
+	return map[string]artifact.Artifact{learnOutTable: out}, nil
 }
 
 func learnKeys(m map[string]any) []string {

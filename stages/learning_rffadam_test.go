@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -16,7 +17,7 @@ func TestLearnTrainEmbeddingOptimizer(t *testing.T) {
 	root := learnDataRoot(t)
 	feats := learnPrecompute(t, map[string]any{"source": "planetoid", "name": "cora", "root": root}, nil, nil, map[string]any{"k": 2})
 	samples := learnRun(t, "sample", map[string]any{"kind": "rff", "features": 100, "scale": 2.0}, nil, 1, 1)["samples"]
-	in := map[string][]*artifact.Artifact{"features": {feats}, "samples": {samples}}
+	in := map[string][]*bundle.Bundle{"features": {feats}, "samples": {samples}}
 	z := map[string]*mat.Dense{}
 	for _, opt := range []string{"auto", "sgd", "adam"} {
 		lr := 0.5
@@ -30,7 +31,7 @@ func TestLearnTrainEmbeddingOptimizer(t *testing.T) {
 		if m.Val < 0.7 {
 			t.Errorf("%s: validation accuracy %.3f, want ≥ 0.7 (RFF-SGC reaches about 0.77 on Cora)", opt, m.Val)
 		}
-		zz, err := out["model"].Dense(artifact.MemberZ)
+		zz, err := out["model"].Dense(schema.MemberZ)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func TestLearnTrainEmbeddingOptimizer(t *testing.T) {
 	}
 	hs := learnRun(t, "sample", map[string]any{"kind": "hyla", "features": 64, "scale": 0.1}, nil, 1, 1)["samples"]
 	_, err := learnRunErr("train", map[string]any{"model": "hyla", "optimizer_embedding": "adam", "epochs": 2},
-		map[string][]*artifact.Artifact{"features": {feats}, "samples": {hs}}, 7, 1, nil)
+		map[string][]*bundle.Bundle{"features": {feats}, "samples": {hs}}, 7, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "adam") {
 		t.Errorf("hyla with optimizer_embedding adam: error %v, want a refusal naming adam", err)
 	}

@@ -8,8 +8,10 @@ import (
 	"slices"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 // The official HyLa code (hype/hyla_utils.py split_data, copied from HGCN)
@@ -46,13 +48,13 @@ func learnHGCNSplitType() *registry.Type {
 			{Name: "p_val", Type: registry.Float, Range: registry.Range{}.Below(1), Default: -1.0, Doc: "validation proportion (negative: the dataset's official value)"},
 			{Name: "p_test", Type: registry.Float, Range: registry.Range{}.Below(1), Default: -1.0, Doc: "test proportion (negative: the dataset's official value)"},
 		},
-		Inputs:  []registry.Input{{Name: "graph", Kind: artifact.KindGraph, Doc: "graph whose labels are split"}},
-		Outputs: []registry.Output{{Name: dataOutSplit, Kind: artifact.KindSplit, Doc: "train, val, test node indices (variant code: possibly repeated)"}},
+		Inputs:  []registry.Input{{Name: "graph", Kind: schema.KindGraph, Doc: "graph whose labels are split"}},
+		Outputs: []registry.Output{{Name: dataOutSplit, Kind: schema.KindSplit, Doc: "train, val, test node indices (variant code: possibly repeated)"}},
 		Run:     learnRunHGCNSplit,
 	}
 }
 
-func learnRunHGCNSplit(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func learnRunHGCNSplit(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	in, err := dataOneInput(job, "graph")
 	if err != nil {
 		return nil, fmt.Errorf("hgcn_split: %w", err)
@@ -61,7 +63,7 @@ func learnRunHGCNSplit(ctx context.Context, job *registry.Job) (map[string]*arti
 	if err != nil {
 		return nil, fmt.Errorf("hgcn_split: %w", err)
 	}
-	labels, err := in.Ints(artifact.MemberLabels)
+	labels, err := in.Ints(schema.MemberLabels)
 	if err != nil {
 		return nil, fmt.Errorf("hgcn_split: graph %s: %w", info.Name, err)
 	}
@@ -89,15 +91,15 @@ func learnRunHGCNSplit(ctx context.Context, job *registry.Job) (map[string]*arti
 	if err != nil {
 		return nil, fmt.Errorf("hgcn_split: %s: %w", info.Name, err)
 	}
-	out := artifact.New(artifact.KindSplit)
-	out.SetInts(artifact.MemberTrain, dataNonNil(train))
-	out.SetInts(artifact.MemberVal, dataNonNil(val))
-	out.SetInts(artifact.MemberTest, dataNonNil(test))
-	if err := out.SetJSON(artifact.MemberInfo, artifact.SplitInfo{Rule: "hgcn-" + p.String("variant"), Seed: seed}); err != nil {
+	out := bundle.New(schema.KindSplit)
+	out.SetInts(schema.MemberTrain, dataNonNil(train))
+	out.SetInts(schema.MemberVal, dataNonNil(val))
+	out.SetInts(schema.MemberTest, dataNonNil(test))
+	if err := out.SetJSON(schema.MemberInfo, schema.SplitInfo{Rule: "hgcn-" + p.String("variant"), Seed: seed}); err != nil {
 		return nil, err
 	}
 	job.Logf("hgcn_split %s seed %d: %d train, %d val, %d test entries", p.String("variant"), seed, len(train), len(val), len(test))
-	return map[string]*artifact.Artifact{dataOutSplit: out}, ctx.Err()
+	return map[string]artifact.Artifact{dataOutSplit: out}, ctx.Err()
 }
 
 // learnHGCNCodeSplit is split_data of the official code: positives are the

@@ -5,9 +5,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/sparse"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 // learnSplitCounts counts how often each node occurs in a list.
@@ -111,10 +112,10 @@ func TestLearnHGCNSplitAirport(t *testing.T) {
 		maxOverlap int
 	}{{"code", 150, 300}, {"disjoint", 0, 0}} {
 		sp := learnRun(t, "hgcn_split", map[string]any{"variant": tt.variant, "seed": 1},
-			map[string][]*artifact.Artifact{"graph": {g}}, 1, 2)["split"]
-		train, _ := sp.Ints(artifact.MemberTrain)
-		test, _ := sp.Ints(artifact.MemberTest)
-		val, _ := sp.Ints(artifact.MemberVal)
+			map[string][]*bundle.Bundle{"graph": {g}}, 1, 2)["split"]
+		train, _ := sp.Ints(schema.MemberTrain)
+		test, _ := sp.Ints(schema.MemberTest)
+		val, _ := sp.Ints(schema.MemberVal)
 		inTrain := learnSplitCounts(train)
 		overlap := 0
 		for _, i := range test {
@@ -139,10 +140,10 @@ func TestLearnHGCNSplitAirport(t *testing.T) {
 // without one, recovers it from S and SK with the probe.
 func TestLearnNodeK(t *testing.T) {
 	g := learnRun(t, "dataset", map[string]any{"source": "synthetic", "name": "disease", "nodes": 120, "seed": 2}, nil, 1, 2)["graph"]
-	g = learnRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {g}}, 1, 2)["graph"]
+	g = learnRun(t, "normalize", nil, map[string][]*bundle.Bundle{"graph": {g}}, 1, 2)["graph"]
 	for _, k := range []int{0, 1, 3, 5} {
-		feats := learnRun(t, "precompute", map[string]any{"k": k, "level": "nodes"}, map[string][]*artifact.Artifact{"graph": {g}}, 1, 2)["features"]
-		s, err := feats.Sparse(artifact.MemberS)
+		feats := learnRun(t, "precompute", map[string]any{"k": k, "level": "nodes"}, map[string][]*bundle.Bundle{"graph": {g}}, 1, 2)["features"]
+		s, err := feats.Sparse(schema.MemberS)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +152,7 @@ func TestLearnNodeK(t *testing.T) {
 			t.Errorf("K from the record: %d, %v; want %d", got, err, k)
 		}
 		// The same artifact without its record: the probe finds K.
-		old := artifact.New(feats.Kind)
+		old := bundle.New(feats.Kind())
 		for _, name := range feats.Names() {
 			if name == dataMemberPrecompute {
 				continue

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 type learnNopProgress struct{}
@@ -18,7 +19,7 @@ func (learnNopProgress) Report(int, int, string) {}
 
 // learnRun runs stage typ with params (defaults filled in) and inputs; the
 // job's RNG is seeded from seed.
-func learnRun(t testing.TB, typ string, params map[string]any, inputs map[string][]*artifact.Artifact, seed uint64, workers int) map[string]*artifact.Artifact {
+func learnRun(t testing.TB, typ string, params map[string]any, inputs map[string][]*bundle.Bundle, seed uint64, workers int) map[string]*bundle.Bundle {
 	t.Helper()
 	out, err := learnRunErr(typ, params, inputs, seed, workers, nil)
 	if err != nil {
@@ -27,7 +28,7 @@ func learnRun(t testing.TB, typ string, params map[string]any, inputs map[string
 	return out
 }
 
-func learnRunErr(typ string, params map[string]any, inputs map[string][]*artifact.Artifact, seed uint64, workers int, logf func(string, ...any)) (map[string]*artifact.Artifact, error) {
+func learnRunErr(typ string, params map[string]any, inputs map[string][]*bundle.Bundle, seed uint64, workers int, logf func(string, ...any)) (map[string]*bundle.Bundle, error) {
 	st, ok := Default().Lookup(typ)
 	if !ok {
 		return nil, fmt.Errorf("no stage type %q", typ)
@@ -49,9 +50,9 @@ func learnRunErr(typ string, params map[string]any, inputs map[string][]*artifac
 			labels[k] = append(labels[k], fmt.Sprintf("%s[%d]", k, i))
 		}
 	}
-	job := &registry.Job{Address: typ + ".test", Key: "k", Params: vals, Inputs: inputs, InputLabels: labels,
+	job := &registry.Job{Address: typ + ".test", Key: "k", Params: vals, Inputs: testInputs(inputs), InputLabels: labels,
 		Seed: seed, RNG: rand.New(rand.NewPCG(seed, 0x1ea)), Progress: learnNopProgress{}, Logf: logf, Workers: workers}
-	return st.Run(context.Background(), job)
+	return testBundles(st.Run(context.Background(), job))
 }
 
 // learnDataRoot is the shared datasets folder (testenv.Data: skips without
@@ -63,21 +64,21 @@ func learnDataRoot(t testing.TB) string {
 
 // learnPrecompute runs dataset → normalize → [split] → precompute with
 // the given parameters (nil = defaults; split nil = no split stage).
-func learnPrecompute(t testing.TB, dataset, norm, split, pre map[string]any) *artifact.Artifact {
+func learnPrecompute(t testing.TB, dataset, norm, split, pre map[string]any) *bundle.Bundle {
 	t.Helper()
 	g := learnRun(t, "dataset", dataset, nil, 1, 2)["graph"]
-	g = learnRun(t, "normalize", norm, map[string][]*artifact.Artifact{"graph": {g}}, 1, 2)["graph"]
-	in := map[string][]*artifact.Artifact{"graph": {g}}
+	g = learnRun(t, "normalize", norm, map[string][]*bundle.Bundle{"graph": {g}}, 1, 2)["graph"]
+	in := map[string][]*bundle.Bundle{"graph": {g}}
 	if split != nil {
-		in["split"] = []*artifact.Artifact{learnRun(t, "split", split, map[string][]*artifact.Artifact{"graph": {g}}, 1, 2)["split"]}
+		in["split"] = []*bundle.Bundle{learnRun(t, "split", split, map[string][]*bundle.Bundle{"graph": {g}}, 1, 2)["split"]}
 	}
 	return learnRun(t, "precompute", pre, in, 1, 2)["features"]
 }
 
-func learnMetricsOf(t testing.TB, a *artifact.Artifact) learnMetrics {
+func learnMetricsOf(t testing.TB, a *bundle.Bundle) learnMetrics {
 	t.Helper()
 	var m learnMetrics
-	if err := a.JSON(artifact.MemberMetrics, &m); err != nil {
+	if err := a.JSON(schema.MemberMetrics, &m); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -85,18 +86,18 @@ func learnMetricsOf(t testing.TB, a *artifact.Artifact) learnMetrics {
 
 // learnSeeds trains `seeds` seeds and returns the test metrics in percent
 // and the mean time per epoch.
-func learnSeeds(t testing.TB, feats *artifact.Artifact, sample, trainP map[string]any, seeds int) ([]float64, []float64, time.Duration) {
+func learnSeeds(t testing.TB, feats *bundle.Bundle, sample, trainP map[string]any, seeds int) ([]float64, []float64, time.Duration) {
 	var test, best []float64
 	var total time.Duration
 	epochs := 0
 	for s := 0; s < seeds; s++ {
-		in := map[string][]*artifact.Artifact{"features": {feats}}
+		in := map[string][]*bundle.Bundle{"features": {feats}}
 		if sample != nil {
 			sp := map[string]any{"seed": s}
 			for k, v := range sample {
 				sp[k] = v
 			}
-			in["samples"] = []*artifact.Artifact{learnRun(t, "sample", sp, nil, uint64(s)+100, 2)["samples"]}
+			in["samples"] = []*bundle.Bundle{learnRun(t, "sample", sp, nil, uint64(s)+100, 2)["samples"]}
 		}
 		tp := map[string]any{"seed": s}
 		for k, v := range trainP {
@@ -170,13 +171,13 @@ func TestLearnAirportHyLa(t *testing.T) {
 		seeds = 1
 	}
 	g := learnRun(t, "dataset", map[string]any{"source": "hgcn", "name": "airport", "root": root}, nil, 1, 2)["graph"]
-	g = learnRun(t, "normalize", nil, map[string][]*artifact.Artifact{"graph": {g}}, 1, 2)["graph"]
+	g = learnRun(t, "normalize", nil, map[string][]*bundle.Bundle{"graph": {g}}, 1, 2)["graph"]
 	var test []float64
 	var perEpoch time.Duration
 	for s := 0; s < seeds; s++ {
-		sp := learnRun(t, "hgcn_split", map[string]any{"variant": "code", "seed": s}, map[string][]*artifact.Artifact{"graph": {g}}, 1, 2)["split"]
+		sp := learnRun(t, "hgcn_split", map[string]any{"variant": "code", "seed": s}, map[string][]*bundle.Bundle{"graph": {g}}, 1, 2)["split"]
 		feats := learnRun(t, "precompute", map[string]any{"k": 2, "level": "nodes"},
-			map[string][]*artifact.Artifact{"graph": {g}, "split": {sp}}, 1, 2)["features"]
+			map[string][]*bundle.Bundle{"graph": {g}, "split": {sp}}, 1, 2)["features"]
 		tt, _, pe := learnSeeds(t, feats,
 			map[string]any{"kind": "hyla", "dim": 16, "features": 1000, "scale": 0.01, "seed": s},
 			map[string]any{"model": "hyla", "level": "nodes", "lr_embedding": 0.5, "lr_classifier": 0.1, "epochs": 100}, 1)

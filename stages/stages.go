@@ -1,9 +1,15 @@
 // Package stages implements the registered stage types: thin adapters from
 // parameters and input artifacts to the libraries (datasets, sparse, hyla,
-// nn). Stages never touch the cache or the runner.
+// nn). Stages never touch the cache or the runner. Their artifacts are
+// bundles (package artifact/bundle) laid out as package stages/schema says.
 package stages
 
-import "github.com/hylaflow/hylaflow/registry"
+import (
+	"fmt"
+
+	"github.com/hylaflow/hylaflow/artifact/bundle"
+	"github.com/hylaflow/hylaflow/registry"
+)
 
 // RegisterAll registers every built-in stage type in r.
 func RegisterAll(r *registry.Registry) error {
@@ -20,6 +26,30 @@ func RegisterAll(r *registry.Registry) error {
 		}
 	}
 	return nil
+}
+
+// inputBundles returns the artifacts of an input slot of job as bundles,
+// the format of every built-in stage's outputs (a nil entry stays nil); an
+// artifact of another format is an error that names the slot and its
+// producer.
+func inputBundles(job *registry.Job, slot string) ([]*bundle.Bundle, error) {
+	in := job.Inputs[slot]
+	out := make([]*bundle.Bundle, len(in))
+	for i, a := range in {
+		if a == nil {
+			continue
+		}
+		b, err := bundle.From(a)
+		if err != nil {
+			from := fmt.Sprintf("#%d", i)
+			if labels := job.InputLabels[slot]; i < len(labels) {
+				from = labels[i]
+			}
+			return nil, fmt.Errorf("input %q from %s: %w", slot, from, err)
+		}
+		out[i] = b
+	}
+	return out, nil
 }
 
 // Default returns a registry holding every built-in stage type.

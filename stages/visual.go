@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"github.com/hylaflow/hylaflow/viz"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
@@ -78,11 +80,11 @@ func visStageType() *registry.Type {
 			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "seed of the random t-SNE initialisation"},
 		},
 		Inputs: []registry.Input{
-			{Name: "features", Kind: artifact.KindFeatures, Doc: "the precompute the model was trained on (labels, split, S^K X or S)"},
-			{Name: "model", Kind: artifact.KindModel, Optional: true, Doc: "a train stage's model output (representation features, logits)"},
-			{Name: "samples", Kind: artifact.KindSamples, Optional: true, Doc: "the samples the model was trained with (hyla, rff)"},
+			{Name: "features", Kind: schema.KindFeatures, Doc: "the precompute the model was trained on (labels, split, S^K X or S)"},
+			{Name: "model", Kind: schema.KindModel, Optional: true, Doc: "a train stage's model output (representation features, logits)"},
+			{Name: "samples", Kind: schema.KindSamples, Optional: true, Doc: "the samples the model was trained with (hyla, rff)"},
 		},
-		Outputs: []registry.Output{{Name: visOutFigure, Kind: artifact.KindFigure,
+		Outputs: []registry.Output{{Name: visOutFigure, Kind: schema.KindFigure,
 			Doc: "scatter.png, scatter.svg, coords, labels, rows (.npy), summary.json"}},
 		Run: visRun,
 	}
@@ -113,17 +115,17 @@ type visSummary struct {
 	Preservation   float64   `json:"neighbor_preservation_10"`
 }
 
-func visRun(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func visRun(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	p := job.Params
 	feats, err := dataOneInput(job, "features")
 	if err != nil {
 		return nil, fmt.Errorf("visualize: %w", err)
 	}
-	var info artifact.GraphInfo
-	if err := feats.JSON(artifact.MemberInfo, &info); err != nil {
+	var info schema.GraphInfo
+	if err := feats.JSON(schema.MemberInfo, &info); err != nil {
 		return nil, fmt.Errorf("visualize: features input: %w", err)
 	}
-	labels, err := feats.Ints(artifact.MemberLabels)
+	labels, err := feats.Ints(schema.MemberLabels)
 	if err != nil {
 		return nil, fmt.Errorf("visualize: features input of %s: %w", info.Name, err)
 	}
@@ -217,7 +219,7 @@ func visRun(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifa
 	if err != nil {
 		return nil, fmt.Errorf("visualize %s: %w", info.Name, err)
 	}
-	out := artifact.New(artifact.KindFigure)
+	out := bundle.New(schema.KindFigure)
 	for name, format := range map[string]string{visMemberPNG: "png", visMemberSVG: "svg"} {
 		b, err := viz.Render(plt, 6*vg.Inch, 4.5*vg.Inch, format)
 		if err != nil {
@@ -239,11 +241,11 @@ func visRun(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifa
 	}
 	job.Logf("%s: %s of %s (%d points): 5-NN accuracy %.3f in 2-D, %.3f before; 10-NN preservation %.3f",
 		info.Name, sum.Method, sum.Representation, m, sum.KNN2D, sum.KNNInput, sum.Preservation)
-	return map[string]*artifact.Artifact{visOutFigure: out}, ctx.Err()
+	return map[string]artifact.Artifact{visOutFigure: out}, ctx.Err()
 }
 
 // visRows returns the node indices the rows parameter selects.
-func visRows(feats *artifact.Artifact, which string, labels []int) ([]int, error) {
+func visRows(feats *bundle.Bundle, which string, labels []int) ([]int, error) {
 	switch which {
 	case "all":
 		rows := make([]int, len(labels))
@@ -260,7 +262,7 @@ func visRows(feats *artifact.Artifact, which string, labels []int) ([]int, error
 		}
 		return rows, nil
 	}
-	name := map[string]string{"test": artifact.MemberTest, "train": artifact.MemberTrain, "val": artifact.MemberVal}[which]
+	name := map[string]string{"test": schema.MemberTest, "train": schema.MemberTrain, "val": schema.MemberVal}[which]
 	rows, err := feats.Ints(name)
 	if err != nil {
 		return nil, fmt.Errorf("rows %q: %w (connect a split to the precompute)", which, err)
@@ -287,22 +289,25 @@ func visSubsample(rows []int, k int, seed uint64) []int {
 
 // visRepresentation computes the selected rows of the representation and
 // names the model it comes from.
-func visRepresentation(ctx context.Context, job *registry.Job, feats *artifact.Artifact, rows []int, workers int) (*mat.Dense, string, error) {
+func visRepresentation(ctx context.Context, job *registry.Job, feats *bundle.Bundle, rows []int, workers int) (*mat.Dense, string, error) {
 	p := job.Params
 	repr := p.String("representation")
 	if repr == "input" {
-		x, err := feats.Dense(artifact.MemberX)
+		x, err := feats.Dense(schema.MemberX)
 		if err != nil {
 			return nil, "", fmt.Errorf("representation input needs a feature-level precompute: %w", err)
 		}
 		return visGather(x, rows), "input", nil
 	}
-	models := job.Inputs["model"]
+	models, err := inputBundles(job, "model")
+	if err != nil {
+		return nil, "", err
+	}
 	if len(models) != 1 {
 		return nil, "", fmt.Errorf("representation %s needs the model input (a train stage's model output)", repr)
 	}
 	model := models[0]
-	zName, wName, bName := artifact.MemberZ, artifact.MemberW, artifact.MemberBias
+	zName, wName, bName := schema.MemberZ, schema.MemberW, schema.MemberBias
 	if p.String("state") == "best" {
 		zName, wName, bName = learnMemberZBest, learnMemberWBest, learnMemberBiasBest
 	}
@@ -311,7 +316,7 @@ func visRepresentation(ctx context.Context, job *registry.Job, feats *artifact.A
 		label string
 	)
 	if !model.Has(zName) { // SGC: the classifier sees S^K X
-		x, err := feats.Dense(artifact.MemberX)
+		x, err := feats.Dense(schema.MemberX)
 		if err != nil {
 			return nil, "", fmt.Errorf("model without %s (sgc) needs a feature-level precompute: %w", zName, err)
 		}
@@ -321,7 +326,10 @@ func visRepresentation(ctx context.Context, job *registry.Job, feats *artifact.A
 		if err != nil {
 			return nil, "", fmt.Errorf("model input: %w", err)
 		}
-		s := job.Inputs["samples"]
+		s, err := inputBundles(job, "samples")
+		if err != nil {
+			return nil, "", err
+		}
 		if len(s) != 1 {
 			return nil, "", errors.New("the model has an embedding Z: connect the samples input it was trained with")
 		}
@@ -370,10 +378,10 @@ func visRepresentation(ctx context.Context, job *registry.Job, feats *artifact.A
 
 // visPropagate returns rows of (S^K X)·φ (feature level: Z has one row per
 // input feature) or of S^K·φ (node level: one row per node).
-func visPropagate(ctx context.Context, feats *artifact.Artifact, phi *mat.Dense, rows []int, k, workers int) (*mat.Dense, error) {
+func visPropagate(ctx context.Context, feats *bundle.Bundle, phi *mat.Dense, rows []int, k, workers int) (*mat.Dense, error) {
 	pr, _ := phi.Dims()
-	if feats.Has(artifact.MemberX) {
-		x, err := feats.Dense(artifact.MemberX)
+	if feats.Has(schema.MemberX) {
+		x, err := feats.Dense(schema.MemberX)
 		if err != nil {
 			return nil, err
 		}
@@ -383,10 +391,10 @@ func visPropagate(ctx context.Context, feats *artifact.Artifact, phi *mat.Dense,
 			return &out, nil
 		}
 	}
-	if !feats.Has(artifact.MemberS) {
+	if !feats.Has(schema.MemberS) {
 		return nil, fmt.Errorf("model Z has %d rows: neither the number of feature columns nor a node-level precompute (no S)", pr)
 	}
-	s, err := feats.Sparse(artifact.MemberS)
+	s, err := feats.Sparse(schema.MemberS)
 	if err != nil {
 		return nil, err
 	}
@@ -480,16 +488,19 @@ func visPanelsType() *registry.Type {
 			{Name: "panel_width", Type: registry.Float, Range: registry.Above(0), Default: 4.5, Doc: "width of one panel in inches"},
 			{Name: "panel_height", Type: registry.Float, Range: registry.Above(0), Default: 4.0, Doc: "height of one panel in inches"},
 		},
-		Inputs: []registry.Input{{Name: "figures", Kind: artifact.KindFigure, Many: true, Doc: "visualize stages' figures, in panel order"}},
-		Outputs: []registry.Output{{Name: visOutFigure, Kind: artifact.KindFigure,
+		Inputs: []registry.Input{{Name: "figures", Kind: schema.KindFigure, Many: true, Doc: "visualize stages' figures, in panel order"}},
+		Outputs: []registry.Output{{Name: visOutFigure, Kind: schema.KindFigure,
 			Doc: "panels.png, panels.svg, summary.json"}},
 		Run: visRunPanels,
 	}
 }
 
-func visRunPanels(ctx context.Context, job *registry.Job) (map[string]*artifact.Artifact, error) {
+func visRunPanels(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	p := job.Params
-	figs := job.Inputs["figures"]
+	figs, err := inputBundles(job, "figures")
+	if err != nil {
+		return nil, fmt.Errorf("panels: %w", err)
+	}
 	if len(figs) == 0 {
 		return nil, errors.New("panels: no figures connected")
 	}
@@ -534,7 +545,7 @@ func visRunPanels(ctx context.Context, job *registry.Job) (map[string]*artifact.
 		plots = append(plots, plt)
 		sums = append(sums, sum)
 	}
-	out := artifact.New(artifact.KindFigure)
+	out := bundle.New(schema.KindFigure)
 	for name, format := range map[string]string{visMemberPanelsPNG: "png", visMemberPanelsSVG: "svg"} {
 		b, err := viz.RenderGrid(plots, p.Int("columns"), vg.Length(pw)*vg.Inch, vg.Length(ph)*vg.Inch, format)
 		if err != nil {
@@ -545,5 +556,5 @@ func visRunPanels(ctx context.Context, job *registry.Job) (map[string]*artifact.
 	if err := out.SetJSON(visMemberSummary, sums); err != nil {
 		return nil, err
 	}
-	return map[string]*artifact.Artifact{visOutFigure: out}, ctx.Err()
+	return map[string]artifact.Artifact{visOutFigure: out}, ctx.Err()
 }

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,7 +21,7 @@ type visNopProgress struct{}
 
 func (visNopProgress) Report(int, int, string) {}
 
-func visRunStage(typ string, params map[string]any, inputs map[string][]*artifact.Artifact, seed uint64, workers int) (map[string]*artifact.Artifact, error) {
+func visRunStage(typ string, params map[string]any, inputs map[string][]*bundle.Bundle, seed uint64, workers int) (map[string]*bundle.Bundle, error) {
 	st, ok := Default().Lookup(typ)
 	if !ok {
 		return nil, fmt.Errorf("no stage type %q", typ)
@@ -33,12 +34,12 @@ func visRunStage(typ string, params map[string]any, inputs map[string][]*artifac
 			vals[p.Name] = p.Default
 		}
 	}
-	job := &registry.Job{Address: typ + ".vis", Key: "k", Params: vals, Inputs: inputs, Seed: seed,
+	job := &registry.Job{Address: typ + ".vis", Key: "k", Params: vals, Inputs: testInputs(inputs), Seed: seed,
 		RNG: rand.New(rand.NewPCG(seed, 0x5715)), Progress: visNopProgress{}, Logf: func(string, ...any) {}, Workers: workers}
-	return st.Run(context.Background(), job)
+	return testBundles(st.Run(context.Background(), job))
 }
 
-func visMust(t *testing.T, typ, out string, params map[string]any, inputs map[string][]*artifact.Artifact) *artifact.Artifact {
+func visMust(t *testing.T, typ, out string, params map[string]any, inputs map[string][]*bundle.Bundle) *bundle.Bundle {
 	t.Helper()
 	res, err := visRunStage(typ, params, inputs, 7, 2)
 	if err != nil {
@@ -50,7 +51,7 @@ func visMust(t *testing.T, typ, out string, params map[string]any, inputs map[st
 // visPipeline is a small synthetic SBM graph (4 classes, its own split)
 // through normalize, precompute, sample and train at the given level.
 type visPipeline struct {
-	feats, samples, model *artifact.Artifact
+	feats, samples, model *bundle.Bundle
 	metrics               learnMetrics
 }
 
@@ -58,27 +59,27 @@ func visTrain(t *testing.T, level string) visPipeline {
 	t.Helper()
 	g := visMust(t, "dataset", "graph", map[string]any{"source": "synthetic", "name": "sbm", "nodes": 240, "edges": 1500,
 		"features": 12, "classes": 4, "seed": 5}, nil)
-	g = visMust(t, "normalize", "graph", nil, map[string][]*artifact.Artifact{"graph": {g}})
-	feats := visMust(t, "precompute", "features", map[string]any{"k": 2, "level": level}, map[string][]*artifact.Artifact{"graph": {g}})
+	g = visMust(t, "normalize", "graph", nil, map[string][]*bundle.Bundle{"graph": {g}})
+	feats := visMust(t, "precompute", "features", map[string]any{"k": 2, "level": level}, map[string][]*bundle.Bundle{"graph": {g}})
 	samples := visMust(t, "sample", "samples", map[string]any{"kind": "hyla", "dim": 4, "features": 40, "scale": 0.5}, nil)
 	lrE, lrC := 0.1, 0.05
 	if level == "nodes" {
 		lrE, lrC = 0.5, 0.1
 	}
 	out, err := visRunStage("train", map[string]any{"model": "hyla", "level": level, "lr_embedding": lrE, "lr_classifier": lrC,
-		"epochs": 100}, map[string][]*artifact.Artifact{"features": {feats}, "samples": {samples}}, 9, 2)
+		"epochs": 100}, map[string][]*bundle.Bundle{"features": {feats}, "samples": {samples}}, 9, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var m learnMetrics
-	if err := out["metrics"].JSON(artifact.MemberMetrics, &m); err != nil {
+	if err := out["metrics"].JSON(schema.MemberMetrics, &m); err != nil {
 		t.Fatal(err)
 	}
 	return visPipeline{feats: feats, samples: samples, model: out["model"], metrics: m}
 }
 
-func (v visPipeline) inputs() map[string][]*artifact.Artifact {
-	return map[string][]*artifact.Artifact{"features": {v.feats}, "samples": {v.samples}, "model": {v.model}}
+func (v visPipeline) inputs() map[string][]*bundle.Bundle {
+	return map[string][]*bundle.Bundle{"features": {v.feats}, "samples": {v.samples}, "model": {v.model}}
 }
 
 // The recomputed representation is the one the classifier saw: the argmax of
@@ -89,11 +90,11 @@ func TestVisualRepresentationMatchesTraining(t *testing.T) {
 	for _, level := range []string{"features", "nodes"} {
 		t.Run(level, func(t *testing.T) {
 			v := visTrain(t, level)
-			test, err := v.feats.Ints(artifact.MemberTest)
+			test, err := v.feats.Ints(schema.MemberTest)
 			if err != nil {
 				t.Fatal(err)
 			}
-			labels, _ := v.feats.Ints(artifact.MemberLabels)
+			labels, _ := v.feats.Ints(schema.MemberLabels)
 			for _, state := range []struct {
 				name string
 				want float64
@@ -104,7 +105,7 @@ func TestVisualRepresentationMatchesTraining(t *testing.T) {
 					vals[p.Name] = p.Default
 				}
 				vals["representation"], vals["state"] = "logits", state.name
-				job := &registry.Job{Params: vals, Inputs: v.inputs(), Workers: 2}
+				job := &registry.Job{Params: vals, Inputs: testInputs(v.inputs()), Workers: 2}
 				logits, model, err := visRepresentation(context.Background(), job, v.feats, test, 2)
 				if err != nil {
 					t.Fatal(err)
@@ -146,8 +147,8 @@ func visArgmax(v []float64) int {
 // output for different worker counts.
 func TestVisualStageEndToEnd(t *testing.T) {
 	v := visTrain(t, "features")
-	labels, _ := v.feats.Ints(artifact.MemberLabels)
-	test, _ := v.feats.Ints(artifact.MemberTest)
+	labels, _ := v.feats.Ints(schema.MemberLabels)
+	test, _ := v.feats.Ints(schema.MemberTest)
 	for _, tc := range []struct {
 		name   string
 		params map[string]any
@@ -161,15 +162,15 @@ func TestVisualStageEndToEnd(t *testing.T) {
 		{"pca input", map[string]any{"method": "pca", "representation": "input", "title": "custom", "class_names": []string{"zero", "one"}}, test, "custom"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var ref *artifact.Artifact
+			var ref *bundle.Bundle
 			for _, workers := range []int{1, 3} {
 				out, err := visRunStage("visualize", tc.params, v.inputs(), 11, workers)
 				if err != nil {
 					t.Fatal(err)
 				}
 				fig := out["figure"]
-				if fig.Kind != artifact.KindFigure {
-					t.Fatalf("kind %s", fig.Kind)
+				if fig.Kind() != schema.KindFigure {
+					t.Fatalf("kind %s", fig.Kind())
 				}
 				coords, err := fig.Dense("coords")
 				if err != nil {
@@ -252,18 +253,18 @@ func TestVisualStageEndToEnd(t *testing.T) {
 func TestVisualStageErrors(t *testing.T) {
 	v := visTrain(t, "features")
 	g := visMust(t, "dataset", "graph", map[string]any{"source": "synthetic", "name": "disease", "nodes": 60}, nil)
-	g = visMust(t, "normalize", "graph", nil, map[string][]*artifact.Artifact{"graph": {g}})
-	nosplit := visMust(t, "precompute", "features", nil, map[string][]*artifact.Artifact{"graph": {g}})
+	g = visMust(t, "normalize", "graph", nil, map[string][]*bundle.Bundle{"graph": {g}})
+	nosplit := visMust(t, "precompute", "features", nil, map[string][]*bundle.Bundle{"graph": {g}})
 	for _, tc := range []struct {
 		name   string
 		params map[string]any
-		inputs map[string][]*artifact.Artifact
+		inputs map[string][]*bundle.Bundle
 		want   string
 	}{
-		{"no model", nil, map[string][]*artifact.Artifact{"features": {v.feats}}, "needs the model input"},
-		{"no samples", nil, map[string][]*artifact.Artifact{"features": {v.feats}, "model": {v.model}}, "connect the samples input"},
-		{"no split", map[string]any{"representation": "input"}, map[string][]*artifact.Artifact{"features": {nosplit}}, `rows "test"`},
-		{"wrong graph", map[string]any{"rows": "all"}, map[string][]*artifact.Artifact{"features": {nosplit}, "model": {v.model}, "samples": {v.samples}}, "model Z has 12 rows"},
+		{"no model", nil, map[string][]*bundle.Bundle{"features": {v.feats}}, "needs the model input"},
+		{"no samples", nil, map[string][]*bundle.Bundle{"features": {v.feats}, "model": {v.model}}, "connect the samples input"},
+		{"no split", map[string]any{"representation": "input"}, map[string][]*bundle.Bundle{"features": {nosplit}}, `rows "test"`},
+		{"wrong graph", map[string]any{"rows": "all"}, map[string][]*bundle.Bundle{"features": {nosplit}, "model": {v.model}, "samples": {v.samples}}, "model Z has 12 rows"},
 		{"perplexity", map[string]any{"perplexity": 500.0}, v.inputs(), "perplexity 500"},
 		{"pca_dims", map[string]any{"pca_dims": -2}, v.inputs(), "pca_dims = -2"},
 		{"max_points", map[string]any{"max_points": -1}, v.inputs(), "max_points = -1"},
@@ -291,11 +292,11 @@ func visDataRoot(t *testing.T) string {
 func TestVisualCoraFigure(t *testing.T) {
 	root := visDataRoot(t)
 	g := visMust(t, "dataset", "graph", map[string]any{"source": "planetoid", "name": "cora", "root": root}, nil)
-	g = visMust(t, "normalize", "graph", nil, map[string][]*artifact.Artifact{"graph": {g}})
-	feats := visMust(t, "precompute", "features", map[string]any{"k": 2}, map[string][]*artifact.Artifact{"graph": {g}})
+	g = visMust(t, "normalize", "graph", nil, map[string][]*bundle.Bundle{"graph": {g}})
+	feats := visMust(t, "precompute", "features", map[string]any{"k": 2}, map[string][]*bundle.Bundle{"graph": {g}})
 	samples := visMust(t, "sample", "samples", map[string]any{"kind": "hyla", "dim": 16, "features": 100, "scale": 0.01}, nil)
 	out, err := visRunStage("train", map[string]any{"model": "hyla", "lr_embedding": 0.05, "lr_classifier": 0.01, "epochs": 100},
-		map[string][]*artifact.Artifact{"features": {feats}, "samples": {samples}}, 3, 2)
+		map[string][]*bundle.Bundle{"features": {feats}, "samples": {samples}}, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestVisualCoraFigure(t *testing.T) {
 	if testing.Short() {
 		iters = 400
 	}
-	in := map[string][]*artifact.Artifact{"features": {feats}, "samples": {samples}, "model": {out["model"]}}
+	in := map[string][]*bundle.Bundle{"features": {feats}, "samples": {samples}, "model": {out["model"]}}
 	fig, err := visRunStage("visualize", map[string]any{"iterations": iters}, in, 5, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +314,7 @@ func TestVisualCoraFigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m learnMetrics
-	if err := out["metrics"].JSON(artifact.MemberMetrics, &m); err != nil {
+	if err := out["metrics"].JSON(schema.MemberMetrics, &m); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("test accuracy %.3f; t-SNE (%d steps) KL %.3f, 5-NN %.3f in 2-D, %.3f before, preservation %.3f",
@@ -328,7 +329,7 @@ func TestVisualCoraFigure(t *testing.T) {
 
 func TestVisualPanels(t *testing.T) {
 	v := visTrain(t, "features")
-	var figs []*artifact.Artifact
+	var figs []*bundle.Bundle
 	for _, params := range []map[string]any{
 		{"method": "tsne", "rows": "all", "iterations": 300},
 		{"method": "pca", "rows": "test"},
@@ -340,7 +341,7 @@ func TestVisualPanels(t *testing.T) {
 		figs = append(figs, out["figure"])
 	}
 	out, err := visRunStage("panels", map[string]any{"titles": []string{"Left panel"}, "class_names": []string{"zero"}},
-		map[string][]*artifact.Artifact{"figures": figs}, 1, 1)
+		map[string][]*bundle.Bundle{"figures": figs}, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,16 +370,16 @@ func TestVisualPanels(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		params map[string]any
-		figs   []*artifact.Artifact
+		figs   []*bundle.Bundle
 		want   string
 	}{
 		{"no figures", nil, nil, "no figures"},
-		{"not a visualize figure", nil, []*artifact.Artifact{artifact.New(artifact.KindFigure)}, "is it a visualize figure"},
+		{"not a visualize figure", nil, []*bundle.Bundle{bundle.New(schema.KindFigure)}, "is it a visualize figure"},
 		{"too many titles", map[string]any{"titles": []string{"a", "b", "c"}}, figs, "3 titles for 2 figures"},
 		{"panel size", map[string]any{"panel_width": 0.5}, figs, "panel size 0.5×4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := visRunStage("panels", tc.params, map[string][]*artifact.Artifact{"figures": tc.figs}, 1, 1)
+			_, err := visRunStage("panels", tc.params, map[string][]*bundle.Bundle{"figures": tc.figs}, 1, 1)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}

@@ -22,11 +22,13 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/hyla"
 	"github.com/hylaflow/hylaflow/openblas" // selects OpenBLAS for blas64 in builds with -tags openblas
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 func init() {
@@ -208,7 +210,7 @@ type benchEnv struct {
 	verbose io.Writer
 }
 
-func (e *benchEnv) run(ctx context.Context, typ string, params map[string]any, inputs map[string][]*artifact.Artifact, seed uint64, workers int) (map[string]*artifact.Artifact, error) {
+func (e *benchEnv) run(ctx context.Context, typ string, params map[string]any, inputs map[string][]artifact.Artifact, seed uint64, workers int) (map[string]artifact.Artifact, error) {
 	st, ok := e.reg.Lookup(typ)
 	if !ok {
 		return nil, fmt.Errorf("no stage type %q", typ)
@@ -244,8 +246,8 @@ func (e *benchEnv) run(ctx context.Context, typ string, params map[string]any, i
 // precomputed features, or (SplitPerSeed) the graphs each seed splits and
 // precomputes.
 type benchData struct {
-	features   *artifact.Artifact // precompute's output (nil when SplitPerSeed)
-	raw, graph *artifact.Artifact // the dataset's and the normalised graph (SplitPerSeed)
+	features   artifact.Artifact // precompute's output (nil when SplitPerSeed)
+	raw, graph artifact.Artifact // the dataset's and the normalised graph (SplitPerSeed)
 }
 
 // data runs dataset → normalize → [split] → precompute; with SplitPerSeed
@@ -267,7 +269,7 @@ func (e *benchEnv) data(ctx context.Context, row benchRow) (benchData, benchPhas
 	g := out["graph"]
 	ph.Load, ph.LoadCPU = time.Since(t).Seconds(), benchCPU()-c
 	t, c = time.Now(), benchCPU()
-	if out, err = e.run(ctx, "normalize", row.Normalize, map[string][]*artifact.Artifact{"graph": {g}}, 0, e.workers); err != nil {
+	if out, err = e.run(ctx, "normalize", row.Normalize, map[string][]artifact.Artifact{"graph": {g}}, 0, e.workers); err != nil {
 		return benchData{}, ph, err
 	}
 	ng := out["graph"]
@@ -275,13 +277,13 @@ func (e *benchEnv) data(ctx context.Context, row benchRow) (benchData, benchPhas
 	if row.SplitPerSeed {
 		return benchData{raw: g, graph: ng}, ph, nil
 	}
-	in := map[string][]*artifact.Artifact{"graph": {ng}}
+	in := map[string][]artifact.Artifact{"graph": {ng}}
 	if row.Split != nil {
 		t, c = time.Now(), benchCPU()
-		if out, err = e.run(ctx, "split", row.Split, map[string][]*artifact.Artifact{"graph": {g}}, 0, e.workers); err != nil {
+		if out, err = e.run(ctx, "split", row.Split, map[string][]artifact.Artifact{"graph": {g}}, 0, e.workers); err != nil {
 			return benchData{}, ph, err
 		}
-		in["split"] = []*artifact.Artifact{out["split"]}
+		in["split"] = []artifact.Artifact{out["split"]}
 		ph.Split, ph.SplitCPU = time.Since(t).Seconds(), benchCPU()-c
 	}
 	t, c = time.Now(), benchCPU()
@@ -376,20 +378,20 @@ func (e *benchEnv) seed(ctx context.Context, row benchRow, data benchData, model
 			params[k] = v
 		}
 		t := time.Now()
-		out, err := e.run(ctx, "hgcn_split", params, map[string][]*artifact.Artifact{"graph": {data.raw}}, uint64(seed), workers)
+		out, err := e.run(ctx, "hgcn_split", params, map[string][]artifact.Artifact{"graph": {data.raw}}, uint64(seed), workers)
 		if err != nil {
 			return 0, dataS, 0, 0, err
 		}
 		dataS.split = time.Since(t).Seconds()
 		t = time.Now()
-		in := map[string][]*artifact.Artifact{"graph": {data.graph}, "split": {out["split"]}}
+		in := map[string][]artifact.Artifact{"graph": {data.graph}, "split": {out["split"]}}
 		if out, err = e.run(ctx, "precompute", map[string]any{"k": row.K, "level": row.Level, "inductive": row.Inductive}, in, uint64(seed), workers); err != nil {
 			return 0, dataS, 0, 0, err
 		}
 		feats = out["features"]
 		dataS.precompute = time.Since(t).Seconds()
 	}
-	inputs := map[string][]*artifact.Artifact{"features": {feats}}
+	inputs := map[string][]artifact.Artifact{"features": {feats}}
 	if model != "sgc" {
 		t := time.Now()
 		out, err := e.run(ctx, "sample", map[string]any{"kind": model, "dim": row.Dim, "features": row.Features,
@@ -397,7 +399,7 @@ func (e *benchEnv) seed(ctx context.Context, row benchRow, data benchData, model
 		if err != nil {
 			return 0, dataS, 0, 0, err
 		}
-		inputs["samples"] = []*artifact.Artifact{out["samples"]}
+		inputs["samples"] = []artifact.Artifact{out["samples"]}
 		sampleS = time.Since(t).Seconds()
 	}
 	params := map[string]any{"model": model, "level": row.Level, "lr_embedding": row.LREmbed, "lr_classifier": row.LRHead,
@@ -414,7 +416,11 @@ func (e *benchEnv) seed(ctx context.Context, row benchRow, data benchData, model
 	var m struct {
 		Test float64 `json:"test"`
 	}
-	if err := out["metrics"].JSON(artifact.MemberMetrics, &m); err != nil {
+	metrics, err := bundle.From(out["metrics"])
+	if err == nil {
+		err = metrics.JSON(schema.MemberMetrics, &m)
+	}
+	if err != nil {
 		return 0, dataS, 0, 0, err
 	}
 	return m.Test, dataS, sampleS, trainS, nil

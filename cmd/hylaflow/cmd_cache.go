@@ -16,7 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/sparse"
 )
@@ -692,9 +692,13 @@ func cacheCmdExport(c *cache.Cache, ref, file string, stdout, stderr io.Writer) 
 // scipy.sparse.load_npz cannot read from the whole artifact, and how to
 // get each as a file it reads.
 func cacheCmdSparseHint(c *cache.Cache, ref cache.OutputRef, w io.Writer) error {
-	a, err := c.Load(ref)
+	art, err := c.Load(ref)
 	if err != nil {
 		return err
+	}
+	a, err := bundle.From(art)
+	if err != nil {
+		return nil // another format: no numpy members to hint at
 	}
 	var names []string
 	for _, n := range a.Names() {
@@ -713,7 +717,7 @@ func cacheCmdSparseHint(c *cache.Cache, ref cache.OutputRef, w io.Writer) error 
 }
 
 // cacheCmdExportMember writes one member of an artifact to file (see
-// artifact.WriteMember), completely or not at all.
+// bundle.WriteMember), completely or not at all.
 func cacheCmdExportMember(c *cache.Cache, ref, member, file string, stdout, stderr io.Writer) error {
 	prefix, output, key, refs, err := cacheCmdLookupRef(c, ref)
 	if err != nil {
@@ -732,12 +736,16 @@ func cacheCmdExportMember(c *cache.Cache, ref, member, file string, stdout, stde
 		}
 		return &cliUsageError{msg: fmt.Sprintf("key %s: name one output of %s as %s/OUTPUT", cacheCmdShortKey(key), strings.Join(names, ", "), prefix)}
 	}
-	a, err := c.Load(*r)
+	art, err := c.Load(*r)
+	if err != nil {
+		return err
+	}
+	a, err := bundle.From(art)
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
-	ext, err := artifact.WriteMember(&b, a, member)
+	ext, err := bundle.WriteMember(&b, a, member)
 	if err != nil {
 		return err
 	}

@@ -18,9 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/testenv"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 var cacheCmdUpdate = flag.Bool("update-cache", false, "rewrite the cache_*/runs_* golden files in testdata")
@@ -258,7 +259,7 @@ func TestCacheCmdExport(t *testing.T) {
 		if code != exitOK || piped != string(stored) || !strings.HasPrefix(errs, "wrote stdout: "+s.Key[:12]+"/out") {
 			t.Errorf("export to stdout: exit %d, %d bytes (want %d), stderr %q", code, len(piped), len(stored), errs)
 		}
-		a, err := artifact.Decode(bytes.NewReader(b), int64(len(b)), file)
+		a, err := bundle.Decode(bytes.NewReader(b), int64(len(b)), file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,7 +271,7 @@ func TestCacheCmdExport(t *testing.T) {
 		mfile := filepath.Join(dir, s.Key[:8]+"-metrics.npz")
 		cacheCmdMust(t, exitOK, "cache", "export", s.Key+"/metrics", mfile, "--cache", cdir)
 		mb, _ := os.ReadFile(mfile)
-		ma, err := artifact.Decode(bytes.NewReader(mb), int64(len(mb)), mfile)
+		ma, err := bundle.Decode(bytes.NewReader(mb), int64(len(mb)), mfile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,7 +381,7 @@ func TestCacheCmdGCAndClear(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "scale.npz")
 	cacheCmdMust(t, exitOK, "cache", "export", scale[0].Key, file, "--cache", cdir)
 	b, _ := os.ReadFile(file)
-	a, err := artifact.Decode(bytes.NewReader(b), int64(len(b)), file)
+	a, err := bundle.Decode(bytes.NewReader(b), int64(len(b)), file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,12 +521,16 @@ func TestCacheCmdExportMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := c.Load(refs[0])
+	art, err := c.Load(refs[0])
 	c.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantAdj, err := g.Sparse(artifact.MemberAdj)
+	g, err := bundle.From(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAdj, err := g.Sparse(schema.MemberAdj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -554,7 +559,7 @@ func TestCacheCmdExportMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := artifact.Decode(bytes.NewReader(b), int64(len(b)), adjFile)
+	a, err := bundle.Decode(bytes.NewReader(b), int64(len(b)), adjFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,11 @@ import (
 	"strings"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"github.com/hylaflow/hylaflow/viz"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -148,10 +150,10 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) int {
 			code = exitStageFailed
 			continue
 		}
-		if t.kind != artifact.KindTable {
+		if t.kind != schema.KindTable {
 			continue
 		}
-		if md, err := t.table.File("table.md"); err == nil {
+		if md, err := t.table.MemberFile("table.md"); err == nil {
 			fmt.Fprintf(stdout, "<!-- %s (run %d) -->\n", t.address, id)
 			stdout.Write(md)
 			if len(md) > 0 && md[len(md)-1] != '\n' {
@@ -263,12 +265,12 @@ type reportTable struct {
 	address string // stage instance
 	output  string // output name
 	kind    artifact.Kind
-	table   *artifact.Artifact
+	table   artifact.Artifact
 	err     error
 }
 
 // reportKinds are the artifact kinds report writes out.
-var reportKinds = []artifact.Kind{artifact.KindTable, artifact.KindFigure}
+var reportKinds = []artifact.Kind{schema.KindTable, schema.KindFigure}
 
 // reportCollect loads every table and figure output of run id, ordered by
 // stage address: the run records stages in completion order, which
@@ -347,8 +349,8 @@ func reportOutputs(c *cache.Cache, s cache.StageRecord, kinds []artifact.Kind) [
 			return out
 		}
 	}
-	if strings.HasPrefix(s.Address, "evaluate.") && slices.Contains(kinds, artifact.KindTable) {
-		out = append(out, registry.Output{Name: "table", Kind: artifact.KindTable})
+	if strings.HasPrefix(s.Address, "evaluate.") && slices.Contains(kinds, schema.KindTable) {
+		out = append(out, registry.Output{Name: "table", Kind: schema.KindTable})
 	}
 	return out
 }
@@ -366,11 +368,11 @@ func reportDirName(address string) string {
 	return s
 }
 
-// reportWrite writes the files of t (artifact.WriteFiles: file members
+// reportWrite writes the files of t (Artifact.WriteFiles: file members
 // as they are, JSON members as NAME.json) into dir and returns the written
 // paths.
 func reportWrite(dir string, t reportTable) ([]string, error) {
-	files, err := artifact.WriteFiles(dir, t.table, artifact.FilesOptions{})
+	files, err := t.table.WriteFiles(dir, artifact.FilesOptions{})
 	if err != nil {
 		return files, fmt.Errorf("%s: %w", t.address, err)
 	}
@@ -504,15 +506,19 @@ func reportLoadMetrics(c *cache.Cache, key string) (*reportMetrics, error) {
 		return nil, fmt.Errorf("key %.12s… is not in the cache", key)
 	}
 	for _, r := range refs {
-		if r.Kind != artifact.KindMetrics {
+		if r.Kind != schema.KindMetrics {
 			continue
 		}
-		a, err := c.Load(r)
+		art, err := c.Load(r)
+		if err != nil {
+			return nil, err
+		}
+		a, err := bundle.From(art)
 		if err != nil {
 			return nil, err
 		}
 		var m reportMetrics
-		if err := a.JSON(artifact.MemberMetrics, &m); err != nil {
+		if err := a.JSON(schema.MemberMetrics, &m); err != nil {
 			return nil, err
 		}
 		return &m, nil

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 func init() {
@@ -204,7 +204,7 @@ func runCmdPublish(res *runner.RunResult, c *cache.Cache, quiet bool, stdout io.
 // that finished), as hylaflow report would find them, in the compact text
 // view; a table that cannot be read is named on stderr.
 func runCmdTables(stdout, stderr io.Writer, c *cache.Cache, runID int64) {
-	tables, err := reportCollectKinds(c, runID, artifact.KindTable)
+	tables, err := reportCollectKinds(c, runID, schema.KindTable)
 	if err != nil {
 		fmt.Fprintf(stderr, "hylaflow run: tables of run %d: %v\n", runID, err)
 		return
@@ -213,7 +213,7 @@ func runCmdTables(stdout, stderr io.Writer, c *cache.Cache, runID int64) {
 		if t.err != nil {
 			continue // the stage failed or did not run: the summary says so
 		}
-		doc, err := t.table.File("table.json")
+		doc, err := t.table.MemberFile("table.json")
 		if err == nil {
 			fmt.Fprintln(stdout)
 			err = tableTextWrite(stdout, doc)

@@ -11,6 +11,7 @@ import (
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 func init() {
@@ -276,9 +277,9 @@ func runsCmdCachedMetrics(c *cache.Cache, s *cache.StageRecord) {
 	if err != nil || !ok {
 		return
 	}
-	outs := map[string]*artifact.Artifact{}
+	outs := map[string]artifact.Artifact{}
 	for _, r := range refs {
-		if r.Kind != artifact.KindMetrics {
+		if r.Kind != schema.KindMetrics {
 			continue
 		}
 		if a, err := c.Load(r); err == nil {

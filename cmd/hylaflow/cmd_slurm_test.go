@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
@@ -158,7 +159,11 @@ func TestSlurmCmdJob(t *testing.T) {
 	if err != nil || !ok || d.Status != runner.SlurmDoneOK || d.JobID != "4242" || d.Host == "" || len(d.Outputs) != 1 {
 		t.Fatalf("done-record %+v, %v, %v", d, ok, err)
 	}
-	a, err := st.LoadObject(d.Outputs[0].Digest, "out")
+	art, err := st.LoadObject(d.Outputs[0].Digest, "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := bundle.From(art)
 	if err != nil {
 		t.Fatal(err)
 	}

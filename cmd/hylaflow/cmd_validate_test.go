@@ -12,13 +12,14 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
 
 var validateCmdUpdate = flag.Bool("update-validate", false, "rewrite the golden files in testdata/validate")
 
-func validateCmdTestRun(context.Context, *registry.Job) (map[string]*artifact.Artifact, error) {
+func validateCmdTestRun(context.Context, *registry.Job) (map[string]artifact.Artifact, error) {
 	return nil, fmt.Errorf("test stages do not run")
 }
 
@@ -35,21 +36,21 @@ func validateCmdTestRegistry() *registry.Registry {
 			{Name: "scales", Type: registry.Floats, Default: []float64{0.5, 1}},
 			{Name: "tags", Type: registry.Strings, Default: []string{"a"}},
 		},
-		Outputs: []registry.Output{{Name: "graph", Kind: artifact.KindGraph, Doc: "the graph"}},
+		Outputs: []registry.Output{{Name: "graph", Kind: schema.KindGraph, Doc: "the graph"}},
 	})
 	r.MustRegister(&registry.Type{
 		Name: "train", Version: "3", Doc: "Trains a model.", Run: validateCmdTestRun,
 		Params: []registry.Param{{Name: "seed", Type: registry.Int, Default: 0, Doc: "seed"}},
-		Inputs: []registry.Input{{Name: "data", Kind: artifact.KindGraph, Doc: "the graph"}},
+		Inputs: []registry.Input{{Name: "data", Kind: schema.KindGraph, Doc: "the graph"}},
 		Outputs: []registry.Output{
-			{Name: "model", Kind: artifact.KindModel, Doc: "parameters"},
-			{Name: "metrics", Kind: artifact.KindMetrics},
+			{Name: "model", Kind: schema.KindModel, Doc: "parameters"},
+			{Name: "metrics", Kind: schema.KindMetrics},
 		},
 	})
 	r.MustRegister(&registry.Type{
 		Name: "collect", Version: "1", Run: validateCmdTestRun,
-		Inputs:  []registry.Input{{Name: "runs", Kind: artifact.KindAny, Many: true}, {Name: "base", Kind: artifact.KindMetrics, Optional: true}},
-		Outputs: []registry.Output{{Name: "table", Kind: artifact.KindTable}},
+		Inputs:  []registry.Input{{Name: "runs", Kind: artifact.KindAny, Many: true}, {Name: "base", Kind: schema.KindMetrics, Optional: true}},
+		Outputs: []registry.Output{{Name: "table", Kind: schema.KindTable}},
 	})
 	if err := r.AddFunction(registry.Function{Name: "answer", Doc: "answer(): 42, a function of the stage library.",
 		Make: func(string) function.Function {

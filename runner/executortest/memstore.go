@@ -1,25 +1,23 @@
 // Package executortest holds the conformance suite every runner.Executor
-// must pass (Run), an in-memory cache (MemStore) for runner tests, and a
-// fake out-of-process executor (SpecExecutor) that ships tasks as TaskSpec
-// JSON the way a cluster executor does.
+// must pass (Run), an in-memory cache (MemStore) for runner tests, a fake
+// out-of-process executor (SpecExecutor) that ships tasks as TaskSpec JSON
+// the way a cluster executor does, and the small stage types the suite runs
+// (Types, over this package's Vector artifacts). Like the runner, it
+// depends on no stage implementation and no numerical code.
 package executortest
 
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"hash"
-	"math"
+	"io"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
-	"github.com/hylaflow/hylaflow/sparse"
-	"gonum.org/v1/gonum/mat"
 )
 
 // MemStore is an in-memory runner.RunStore and runner.RecordStore with the
@@ -29,11 +27,11 @@ import (
 type MemStore struct {
 	mu       sync.Mutex
 	outputs  map[string][]cache.OutputRef
-	objects  map[string]*artifact.Artifact // digest → artifact
-	records  map[string]*cache.KeyRecord   // key → record
-	last     map[string]string             // address → key of its latest store/use
-	claims   map[string]chan struct{}      // key → closed on release
-	corrupt  map[string]bool               // digests that fail to load
+	objects  map[string]artifact.Artifact // digest → artifact
+	records  map[string]*cache.KeyRecord  // key → record
+	last     map[string]string            // address → key of its latest store/use
+	claims   map[string]chan struct{}     // key → closed on release
+	corrupt  map[string]bool              // digests that fail to load
 	runs     []*cache.RunDetail
 	stores   map[string]int // key → times stored
 	loads    int
@@ -43,60 +41,33 @@ type MemStore struct {
 // NewMemStore returns an empty store.
 func NewMemStore() *MemStore {
 	return &MemStore{
-		outputs: map[string][]cache.OutputRef{}, objects: map[string]*artifact.Artifact{},
+		outputs: map[string][]cache.OutputRef{}, objects: map[string]artifact.Artifact{},
 		records: map[string]*cache.KeyRecord{}, last: map[string]string{},
 		claims: map[string]chan struct{}{}, corrupt: map[string]bool{}, stores: map[string]int{},
 	}
 }
 
-// Digest returns a sha256 over a canonical encoding of a's kind and members
-// (independent of the cache's file format).
-func Digest(a *artifact.Artifact) string {
+// Digest returns the sha256 (hex) and size of a's encoding, as the cache
+// computes them.
+func Digest(a artifact.Artifact) (digest string, size int64, err error) {
 	h := sha256.New()
-	writeStr := func(s string) {
-		binary.Write(h, binary.LittleEndian, int64(len(s)))
-		h.Write([]byte(s))
+	w := &countWriter{w: h}
+	if err := artifact.Encode(w, a); err != nil {
+		return "", 0, err
 	}
-	writeStr(string(a.Kind))
-	for _, name := range a.Names() {
-		writeStr(name)
-		v, _ := a.Member(name)
-		switch m := v.(type) {
-		case *mat.Dense:
-			r, c := m.Dims()
-			writeStr(fmt.Sprintf("dense %d %d", r, c))
-			for i := 0; i < r; i++ {
-				writeFloats(h, m.RawRowView(i))
-			}
-		case []float64:
-			writeStr(fmt.Sprintf("floats %d", len(m)))
-			writeFloats(h, m)
-		case []int:
-			writeStr(fmt.Sprintf("ints %d", len(m)))
-			for _, x := range m {
-				binary.Write(h, binary.LittleEndian, int64(x))
-			}
-		case *sparse.CSR:
-			writeStr(fmt.Sprintf("csr %d %d %d", m.Rows, m.Cols, len(m.Data)))
-			for _, x := range m.Indptr {
-				binary.Write(h, binary.LittleEndian, int64(x))
-			}
-			binary.Write(h, binary.LittleEndian, m.Indices)
-			writeFloats(h, m.Data)
-		default:
-			writeStr(fmt.Sprintf("%T", v))
-			writeStr(fmt.Sprintf("%s", v))
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil)), w.n, nil
 }
 
-func writeFloats(h hash.Hash, v []float64) {
-	var b [8]byte
-	for _, f := range v {
-		binary.LittleEndian.PutUint64(b[:], math.Float64bits(f))
-		h.Write(b[:])
-	}
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Lookup implements runner.PlanStore.
@@ -133,7 +104,7 @@ func (s *MemStore) Record(key string) (*cache.KeyRecord, bool, error) {
 
 // Load implements runner.Store. A digest marked with Corrupt fails with an
 // error wrapping cache.ErrCorrupt and drops the key, like the real cache.
-func (s *MemStore) Load(ref cache.OutputRef) (*artifact.Artifact, error) {
+func (s *MemStore) Load(ref cache.OutputRef) (artifact.Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.loads++
@@ -155,7 +126,7 @@ func (s *MemStore) Load(ref cache.OutputRef) (*artifact.Artifact, error) {
 }
 
 // Store implements runner.Store.
-func (s *MemStore) Store(rec *cache.KeyRecord, outs map[string]*artifact.Artifact) ([]cache.OutputRef, error) {
+func (s *MemStore) Store(rec *cache.KeyRecord, outs map[string]artifact.Artifact) ([]cache.OutputRef, error) {
 	if rec.Key == "" {
 		return nil, fmt.Errorf("store: record of %s has no key", rec.Address)
 	}
@@ -168,10 +139,16 @@ func (s *MemStore) Store(rec *cache.KeyRecord, outs map[string]*artifact.Artifac
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, n := range names {
-		d := Digest(outs[n])
+		if outs[n] == nil {
+			return nil, fmt.Errorf("store %s (%s): output %q is nil", rec.Key, rec.Address, n)
+		}
+		d, size, err := Digest(outs[n])
+		if err != nil {
+			return nil, fmt.Errorf("store %s (%s): output %q: %w", rec.Key, rec.Address, n, err)
+		}
 		s.objects[d] = outs[n]
 		delete(s.corrupt, d)
-		refs = append(refs, cache.OutputRef{Key: rec.Key, Name: n, Kind: outs[n].Kind, Digest: d, Size: 1})
+		refs = append(refs, cache.OutputRef{Key: rec.Key, Name: n, Kind: outs[n].Kind(), Digest: d, Size: size})
 	}
 	c := *rec
 	s.records[rec.Key] = &c

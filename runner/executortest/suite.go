@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
-	"github.com/hylaflow/hylaflow/stages"
 )
 
 // Env is what the conformance suite runs against: an executor and the
@@ -18,19 +18,30 @@ import (
 type Env struct {
 	Executor runner.Executor
 	Store    runner.Store
+	// Registry holds the stage types the suite's tasks use (value, random,
+	// scale, sleep, fail) as the executor's workers know them; nil means
+	// Types(). An executor whose workers are another program (a hylaflow
+	// binary) sets it to that program's registry.
+	Registry *registry.Registry
+	// Values reads the vector of an output of those types; nil means
+	// VectorValues.
+	Values func(artifact.Artifact) ([]float64, error)
 }
 
 // Run runs the conformance suite: every executor must pass it. newEnv
 // returns a fresh executor and empty store for each subtest. The tasks use
-// the built-in generic stages (value, random, scale, sleep, fail), so an
-// executor that runs tasks in another hylaflow process works too.
+// the stage types of Env.Registry (by default Types(), this package's
+// stages over Vectors).
 func Run(t *testing.T, newEnv func(t *testing.T) Env) {
-	reg := stages.Default()
 	ctx := context.Background()
 	hooks := runner.Hooks{}
 
-	mk := func(t *testing.T, typ, addr string, params registry.Values, inputs map[string][]runner.TaskInput) *runner.Task {
+	mk := func(t *testing.T, env Env, typ, addr string, params registry.Values, inputs map[string][]runner.TaskInput) *runner.Task {
 		t.Helper()
+		reg := env.Registry
+		if reg == nil {
+			reg = Types()
+		}
 		st, ok := reg.Lookup(typ)
 		if !ok {
 			t.Fatalf("no stage type %q", typ)
@@ -55,7 +66,11 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		if err != nil {
 			t.Fatalf("load %s/%s: %v", ref.Key, ref.Name, err)
 		}
-		v, err := a.Floats(stages.GenericMemberValues)
+		values := env.Values
+		if values == nil {
+			values = VectorValues
+		}
+		v, err := values(a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +79,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 
 	t.Run("StoresOutputs", func(t *testing.T) {
 		env := newEnv(t)
-		task := mk(t, "value", "value.a", registry.Values{"values": []float64{1, 2.5, -3}}, nil)
+		task := mk(t, env, "value", "value.a", registry.Values{"values": []float64{1, 2.5, -3}}, nil)
 		res := exec(t, env, task)
 		if res.Cached {
 			t.Fatal("a fresh key reported as cached")
@@ -83,9 +98,9 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 
 	t.Run("InputsAndLabels", func(t *testing.T) {
 		env := newEnv(t)
-		src := mk(t, "value", "value.src", registry.Values{"values": []float64{1, 2}}, nil)
+		src := mk(t, env, "value", "value.src", registry.Values{"values": []float64{1, 2}}, nil)
 		r1 := exec(t, env, src)
-		task := mk(t, "scale", "scale.x", registry.Values{"factor": 3.0, "offset": 0.5},
+		task := mk(t, env, "scale", "scale.x", registry.Values{"factor": 3.0, "offset": 0.5},
 			map[string][]runner.TaskInput{"in": {{Label: "value.src", Ref: r1.Outputs[0]}}})
 		r2 := exec(t, env, task)
 		if got := load(t, env, r2.Outputs[0]); !equalFloats(got, []float64{3.5, 6.5}) {
@@ -95,7 +110,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 
 	t.Run("CachedKeyNotRecomputed", func(t *testing.T) {
 		env := newEnv(t)
-		task := mk(t, "random", "random.a", registry.Values{"n": 5, "seed": 1}, nil)
+		task := mk(t, env, "random", "random.a", registry.Values{"n": 5, "seed": 1}, nil)
 		r1 := exec(t, env, task)
 		r2 := exec(t, env, task)
 		if !r2.Cached || r2.Duration != 0 {
@@ -108,7 +123,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 
 	t.Run("ForceRecomputesIdentically", func(t *testing.T) {
 		env := newEnv(t)
-		task := mk(t, "random", "random.a", registry.Values{"n": 64, "seed": 7}, nil)
+		task := mk(t, env, "random", "random.a", registry.Values{"n": 64, "seed": 7}, nil)
 		r1 := exec(t, env, task)
 		task.Force = true
 		r2 := exec(t, env, task)
@@ -122,8 +137,8 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 
 	t.Run("SeedsDiffer", func(t *testing.T) {
 		env := newEnv(t)
-		a := exec(t, env, mk(t, "random", "random.a", registry.Values{"n": 8, "seed": 1}, nil))
-		b := exec(t, env, mk(t, "random", "random.b", registry.Values{"n": 8, "seed": 2}, nil))
+		a := exec(t, env, mk(t, env, "random", "random.a", registry.Values{"n": 8, "seed": 1}, nil))
+		b := exec(t, env, mk(t, env, "random", "random.b", registry.Values{"n": 8, "seed": 2}, nil))
 		va, vb := load(t, env, a.Outputs[0]), load(t, env, b.Outputs[0])
 		if equalFloats(va, vb) {
 			t.Fatal("two seeds gave the same random vector")
@@ -140,7 +155,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 
 	t.Run("StageFailureStoresNothing", func(t *testing.T) {
 		env := newEnv(t)
-		task := mk(t, "fail", "fail.x", registry.Values{"message": "boom 42"}, nil)
+		task := mk(t, env, "fail", "fail.x", registry.Values{"message": "boom 42"}, nil)
 		_, err := env.Executor.Execute(ctx, task, hooks)
 		if err == nil || !strings.Contains(err.Error(), "boom 42") {
 			t.Fatalf("error %v, want the stage's message", err)
@@ -158,7 +173,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 
 	t.Run("CancelStoresNothing", func(t *testing.T) {
 		env := newEnv(t)
-		task := mk(t, "sleep", "sleep.x", registry.Values{"ms": 20000}, nil)
+		task := mk(t, env, "sleep", "sleep.x", registry.Values{"ms": 20000}, nil)
 		c, cancel := context.WithCancel(ctx)
 		time.AfterFunc(300*time.Millisecond, cancel)
 		start := time.Now()
@@ -176,7 +191,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 
 	t.Run("ConcurrentSameKeyComputesOnce", func(t *testing.T) {
 		env := newEnv(t)
-		task := mk(t, "sleep", "sleep.x", registry.Values{"ms": 300}, nil)
+		task := mk(t, env, "sleep", "sleep.x", registry.Values{"ms": 300}, nil)
 		results := make(chan *runner.Result, 2)
 		errs := make(chan error, 2)
 		for range 2 {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
-	"github.com/hylaflow/hylaflow/stages"
 )
 
 func TestLocalConforms(t *testing.T) {
@@ -18,6 +17,6 @@ func TestLocalConforms(t *testing.T) {
 func TestSpecExecutorConforms(t *testing.T) {
 	executortest.Run(t, func(t *testing.T) executortest.Env {
 		s := executortest.NewMemStore()
-		return executortest.Env{Executor: &executortest.SpecExecutor{Store: s, Registry: stages.Default()}, Store: s}
+		return executortest.Env{Executor: &executortest.SpecExecutor{Store: s, Registry: executortest.Types()}, Store: s}
 	})
 }

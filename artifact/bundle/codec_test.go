@@ -1,4 +1,4 @@
-package artifact
+package bundle
 
 import (
 	"archive/zip"
@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -21,7 +22,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // sampleArtifact holds every member type, including the awkward cases.
-func sampleArtifact(t testing.TB) *Artifact {
+func sampleArtifact(t testing.TB) *Bundle {
 	a := New(KindGraph)
 	big := mat.NewDense(4, 5, nil)
 	for i := 0; i < 4; i++ {
@@ -49,7 +50,7 @@ func sampleArtifact(t testing.TB) *Artifact {
 	return a
 }
 
-func encode(t testing.TB, a *Artifact) []byte {
+func encode(t testing.TB, a *Bundle) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := Encode(&b, a); err != nil {
@@ -58,7 +59,7 @@ func encode(t testing.TB, a *Artifact) []byte {
 	return b.Bytes()
 }
 
-func decode(t testing.TB, b []byte) *Artifact {
+func decode(t testing.TB, b []byte) *Bundle {
 	t.Helper()
 	a, err := Decode(bytes.NewReader(b), int64(len(b)), "test.artifact")
 	if err != nil {
@@ -92,10 +93,10 @@ func denseRows(m *mat.Dense) (int, int, []float64) {
 }
 
 // equalArtifacts compares two artifacts member by member, floats bit for bit.
-func equalArtifacts(t *testing.T, want, got *Artifact) {
+func equalArtifacts(t *testing.T, want, got *Bundle) {
 	t.Helper()
-	if want.Kind != got.Kind {
-		t.Errorf("kind %q, want %q", got.Kind, want.Kind)
+	if want.Kind() != got.Kind() {
+		t.Errorf("kind %q, want %q", got.Kind(), want.Kind())
 	}
 	if fmt.Sprint(want.Names()) != fmt.Sprint(got.Names()) {
 		t.Fatalf("members %q, want %q", got.Names(), want.Names())
@@ -150,22 +151,22 @@ func equalArtifacts(t *testing.T, want, got *Artifact) {
 func TestRoundTrip(t *testing.T) {
 	tests := []struct {
 		name string
-		make func() *Artifact
+		make func() *Bundle
 	}{
-		{"every member type", func() *Artifact { return sampleArtifact(t) }},
-		{"no members", func() *Artifact { return New(KindMetrics) }},
-		{"only a sparse empty name", func() *Artifact {
+		{"every member type", func() *Bundle { return sampleArtifact(t) }},
+		{"no members", func() *Bundle { return New(KindMetrics) }},
+		{"only a sparse empty name", func() *Bundle {
 			a := New(KindFeatures)
 			a.SetSparse("", &sparse.CSR{Rows: 1, Cols: 1, Indptr: []int{0, 1}, Indices: []int32{0}, Data: []float64{2}})
 			return a
 		}},
-		{"1x1 dense and column", func() *Artifact {
+		{"1x1 dense and column", func() *Bundle {
 			a := New(KindModel)
 			a.SetDense("W", mat.NewDense(1, 1, []float64{-1}))
 			a.SetDense("col", mat.NewDense(3, 1, []float64{1, 2, 3}))
 			return a
 		}},
-		{"unicode names", func() *Artifact {
+		{"unicode names", func() *Bundle {
 			a := New(KindValue)
 			a.SetFloats("λ/σ", []float64{1})
 			a.SetFile("ü.txt", []byte("x"))
@@ -276,40 +277,40 @@ func TestEncodeErrors(t *testing.T) {
 	csr := func() *sparse.CSR { return &sparse.CSR{Rows: 1, Cols: 1, Indptr: []int{0, 0}} }
 	tests := []struct {
 		name  string
-		setup func(a *Artifact)
+		setup func(a *Bundle)
 		want  string
 	}{
-		{"dense vs sparse part", func(a *Artifact) {
+		{"dense vs sparse part", func(a *Bundle) {
 			a.SetSparse("a", csr())
 			a.SetFloats("a.data", []float64{1})
 		}, `artifact (value): Encode: members "a" (sparse) and "a.data" (floats) would both be stored as "a.data.npy"`},
-		{"file vs json", func(a *Artifact) {
+		{"file vs json", func(a *Bundle) {
 			a.SetFile("x.json", []byte("{}"))
 			_ = a.SetJSON("x", 1)
 		}, `artifact (value): Encode: members "x" (json) and "x.json" (file) would both be stored as "x.json"`},
-		{"unnamed sparse vs floats", func(a *Artifact) {
+		{"unnamed sparse vs floats", func(a *Bundle) {
 			a.SetSparse("", csr())
 			a.SetFloats("shape", nil)
 		}, `artifact (value): Encode: members "" (sparse) and "shape" (floats) would both be stored as "shape.npy"`},
-		{"manifest name", func(a *Artifact) { _ = a.SetJSON("__artifact__", 1) },
+		{"manifest name", func(a *Bundle) { _ = a.SetJSON("__artifact__", 1) },
 			`artifact (value): Encode: member "__artifact__" (json): zip name "__artifact__.json" is reserved for the manifest`},
-		{"empty dense name", func(a *Artifact) { a.SetFloats("", []float64{1}) },
+		{"empty dense name", func(a *Bundle) { a.SetFloats("", []float64{1}) },
 			`artifact (value): Encode: member "": empty member name (only a sparse member may be unnamed)`},
-		{"dot dot", func(a *Artifact) { a.SetFile("../x", nil) },
+		{"dot dot", func(a *Bundle) { a.SetFile("../x", nil) },
 			`artifact (value): Encode: member "../x": member name has an empty, "." or ".." path segment`},
-		{"absolute", func(a *Artifact) { a.SetFile("/etc/x", nil) },
+		{"absolute", func(a *Bundle) { a.SetFile("/etc/x", nil) },
 			`artifact (value): Encode: member "/etc/x": member name has an empty, "." or ".." path segment`},
-		{"backslash", func(a *Artifact) { a.SetFile(`a\b`, nil) },
+		{"backslash", func(a *Bundle) { a.SetFile(`a\b`, nil) },
 			`artifact (value): Encode: member "a\\b": member name contains a backslash or NUL`},
-		{"nil dense", func(a *Artifact) { a.SetDense("d", nil) },
+		{"nil dense", func(a *Bundle) { a.SetDense("d", nil) },
 			`artifact (value): Encode: member "d": nil dense matrix`},
-		{"nil sparse", func(a *Artifact) { a.SetSparse("s", nil) },
+		{"nil sparse", func(a *Bundle) { a.SetSparse("s", nil) },
 			`artifact (value): Encode: member "s": nil sparse matrix`},
-		{"bad csr", func(a *Artifact) { a.SetSparse("s", &sparse.CSR{Rows: 2, Cols: 1, Indptr: []int{0, 1}}) },
+		{"bad csr", func(a *Bundle) { a.SetSparse("s", &sparse.CSR{Rows: 2, Cols: 1, Indptr: []int{0, 1}}) },
 			`artifact (value): Encode: member "s": sparse: indptr has length 2, want rows+1 = 3`},
-		{"invalid json", func(a *Artifact) { a.members["j"] = json.RawMessage("{") },
+		{"invalid json", func(a *Bundle) { a.members["j"] = json.RawMessage("{") },
 			`artifact (value): Encode: member "j": invalid JSON`},
-		{"unsupported", func(a *Artifact) { a.members["u"] = 3 },
+		{"unsupported", func(a *Bundle) { a.members["u"] = 3 },
 			`artifact (value): Encode: member "u": unsupported member type int`},
 	}
 	for _, tc := range tests {
@@ -322,8 +323,8 @@ func TestEncodeErrors(t *testing.T) {
 			}
 		})
 	}
-	if err := Encode(&bytes.Buffer{}, &Artifact{}); err == nil {
-		t.Error("Encode of a zero Artifact succeeded")
+	if err := Encode(&bytes.Buffer{}, &Bundle{}); err == nil {
+		t.Error("Encode of a zero Bundle succeeded")
 	}
 	if err := Encode(&bytes.Buffer{}, New("")); err == nil || err.Error() != "artifact: Encode: empty kind" {
 		t.Errorf("Encode of an artifact without kind: %v", err)
@@ -589,7 +590,7 @@ func FuzzDecode(f *testing.F) {
 	small.SetInts("i", []int{1, 2})
 	small.SetSparse("", &sparse.CSR{Rows: 1, Cols: 1, Indptr: []int{0, 1}, Indices: []int32{0}, Data: []float64{1}})
 	f.Add(encode(f, small))
-	f.Add(encode(f, New(KindAny)))
+	f.Add(encode(f, New(artifact.KindAny)))
 	for _, tc := range decodeErrorCases(f) {
 		if len(tc.data) <= 1024 { // the large ones are cut from the sample artifact
 			f.Add(tc.data)

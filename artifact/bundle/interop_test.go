@@ -1,4 +1,4 @@
-package artifact
+package bundle
 
 import (
 	"bytes"
@@ -205,9 +205,9 @@ func TestDecodeScipyWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &sparse.CSR{Rows: 4, Cols: 3, Indptr: []int{0, 1, 1, 3, 4}, Indices: []int32{1, 0, 2, 2}, Data: []float64{1.5, 2, -3.25, 1e-10}}
-	if a.Kind != KindFeatures || m.Rows != want.Rows || m.Cols != want.Cols || intString(int64(len(m.Indptr))) != "5" ||
+	if a.Kind() != KindFeatures || m.Rows != want.Rows || m.Cols != want.Cols || intString(int64(len(m.Indptr))) != "5" ||
 		!equalStrings(intStrings(m.Indptr), intStrings(want.Indptr)) || !sameFloats(m.Data, want.Data) {
-		t.Errorf("decoded %+v (kind %s), want %+v", m, a.Kind, want)
+		t.Errorf("decoded %+v (kind %s), want %+v", m, a.Kind(), want)
 	}
 	for i := range want.Indices {
 		if m.Indices[i] != want.Indices[i] {

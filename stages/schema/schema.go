@@ -1,8 +1,32 @@
-package artifact
+// Package schema is what the built-in stages agree on about the artifacts
+// they exchange: the kinds, the member names and layouts of each kind, and
+// the JSON info documents. The artifacts are bundles (package
+// artifact/bundle); the engine (runner, cache, registry) never looks inside
+// them, so this schema lives beside the stages that define it, and the CLI
+// imports it to read results. `hylaflow cache export` users see the member
+// names as the keys of numpy.load(...).
+package schema
 
-// Member names and layouts of the built-in artifact kinds. Producers and
-// consumers in package stages agree on these; `hylaflow cache export` users
-// see them as the keys of numpy.load(...).
+import (
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/artifact/bundle"
+)
+
+// The artifact kinds of the built-in stages.
+const (
+	KindGraph     artifact.Kind = "graph"            // adjacency, features, labels, split
+	KindFeatures  artifact.Kind = "features"         // precomputed S^K X (feature level) or S (node level)
+	KindSplit     artifact.Kind = "split"            // train/val/test index sets
+	KindSamples   artifact.Kind = "samples"          // random-feature parameters Ω, Λ, B
+	KindEmbedding artifact.Kind = "embedding"        // embedding matrix Z
+	KindModel     artifact.Kind = "model"            // trained parameters and curves
+	KindMetrics                 = bundle.KindMetrics // a run's scalar results (bundle.Metrics reads them)
+	KindTable     artifact.Kind = "table"            // aggregated results (markdown/csv/json)
+	KindFigure    artifact.Kind = "figure"           // images
+	KindValue     artifact.Kind = "value"            // generic values of the generic stages
+)
+
+// Member names and layouts of the built-in artifact kinds:
 //
 // KindGraph:
 //
@@ -49,7 +73,7 @@ const (
 	MemberW        = "W"
 	MemberBias     = "bias"
 	MemberCurves   = "curves"
-	MemberMetrics  = "metrics"
+	MemberMetrics  = bundle.MemberMetrics
 )
 
 // GraphInfo describes a graph artifact (member "info").

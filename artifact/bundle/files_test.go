@@ -1,4 +1,4 @@
-package artifact
+package bundle
 
 import (
 	"archive/zip"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/artifact"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -23,19 +24,19 @@ func TestWriteFiles(t *testing.T) {
 
 	cases := []struct {
 		name   string
-		opts   FilesOptions
+		opts   artifact.FilesOptions
 		want   []string
 		arrays bool
 	}{
-		{"with arrays", FilesOptions{Arrays: "figure"}, []string{"plot.png", "summary.json", "table.md", "figure.npz"}, true},
-		{"files only", FilesOptions{}, []string{"plot.png", "summary.json", "table.md"}, false},
+		{"with arrays", artifact.FilesOptions{Arrays: "figure"}, []string{"plot.png", "summary.json", "table.md", "figure.npz"}, true},
+		{"files only", artifact.FilesOptions{}, []string{"plot.png", "summary.json", "table.md"}, false},
 	}
 	old := syscallUmask(0o077) // a restrictive umask must not make published files private
 	defer syscallUmask(old)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out", "fig")
-			files, err := WriteFiles(dir, a, c.opts)
+			files, err := a.WriteFiles(dir, c.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +91,7 @@ func TestWriteFilesRejectsUnsafeNames(t *testing.T) {
 		a.SetFile(name, []byte("x"))
 		root := t.TempDir()
 		dir := filepath.Join(root, "d")
-		if _, err := WriteFiles(dir, a, FilesOptions{}); err == nil || !strings.Contains(err.Error(), "not a plain file name") {
+		if _, err := a.WriteFiles(dir, artifact.FilesOptions{}); err == nil || !strings.Contains(err.Error(), "not a plain file name") {
 			t.Errorf("member %q: err = %v", name, err)
 		}
 		if _, err := os.Stat(filepath.Join(root, "escape.txt")); err == nil {
@@ -99,7 +100,7 @@ func TestWriteFilesRejectsUnsafeNames(t *testing.T) {
 	}
 	a := New(KindTable)
 	a.SetFloats("v", []float64{1})
-	if _, err := WriteFiles(t.TempDir(), a, FilesOptions{Arrays: "../x"}); err == nil {
+	if _, err := a.WriteFiles(t.TempDir(), artifact.FilesOptions{Arrays: "../x"}); err == nil {
 		t.Error("an arrays name with a separator was accepted")
 	}
 }

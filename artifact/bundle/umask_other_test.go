@@ -1,0 +1,5 @@
+//go:build !unix
+
+package bundle
+
+func syscallUmask(m int) int { return 0 }

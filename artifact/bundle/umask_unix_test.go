@@ -1,0 +1,7 @@
+//go:build unix
+
+package bundle
+
+import "syscall"
+
+func syscallUmask(m int) int { return syscall.Umask(m) }
