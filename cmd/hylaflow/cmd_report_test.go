@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/runreport"
 )
 
 // reportTestPipeline trains HyLa-SGC and SGC for two seeds on a small
@@ -137,7 +138,7 @@ func TestReportCmd(t *testing.T) {
 		t.Fatalf("report --timing: exit %d: %s", code, errs)
 	}
 	var timing struct {
-		Runs []reportTiming `json:"runs"`
+		Runs []runreport.Timing `json:"runs"`
 	}
 	tj, err := os.ReadFile(filepath.Join(out, "timing", "timing.json"))
 	if err != nil {
@@ -228,23 +229,6 @@ func TestReportCmdErrors(t *testing.T) {
 	}
 	if code, out, _ := reportTestDispatch("report", "--help"); code != exitOK || !strings.Contains(out, "Usage: hylaflow report") {
 		t.Errorf("report --help: exit %d, %q", code, out)
-	}
-}
-
-func TestReportDirName(t *testing.T) {
-	for in, want := range map[string]string{
-		"evaluate.table1":                   "evaluate.table1",
-		`evaluate.reddit["synthetic"]`:      "evaluate.reddit-synthetic",
-		`evaluate.x["dataset=cora,seed=1"]`: "evaluate.x-dataset=cora,seed=1",
-		`evaluate.y["../../etc"]`:           "evaluate.y-..-..-etc",
-		`["/"]`:                             "table",
-	} {
-		if got := reportDirName(in); got != want {
-			t.Errorf("reportDirName(%q) = %q, want %q", in, got, want)
-		}
-		if got := reportDirName(in); strings.ContainsAny(got, `/\`) || got == ".." {
-			t.Errorf("reportDirName(%q) = %q escapes its directory", in, got)
-		}
 	}
 }
 

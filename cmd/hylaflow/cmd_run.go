@@ -14,7 +14,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/runner"
-	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/runreport"
 )
 
 func init() {
@@ -177,7 +177,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		runCmdTables(stdout, stderr, c, res.RunID)
 		fmt.Fprintf(stdout, "run %d, cache %s; 'hylaflow report' writes its tables and figures to %s/\n",
-			res.RunID, cliShowPath(loc.Dir), cliShowPath(reportDefaultOut(filepath.Dir(files[0]))))
+			res.RunID, cliShowPath(loc.Dir), cliShowPath(runreport.DefaultOut(filepath.Dir(files[0]))))
 	}
 	switch {
 	case res.Status == runner.RunCanceled:
@@ -200,29 +200,11 @@ func runCmdPublish(res *runner.RunResult, c *cache.Cache, quiet bool, stdout io.
 	return err
 }
 
-// runCmdTables prints the tables of the run's evaluate stages (the ones
-// that finished), as hylaflow report would find them, in the compact text
-// view; a table that cannot be read is named on stderr.
+// runCmdTables prints the tables of the run's evaluate stages that
+// finished (runreport.WriteTablesText); a table that cannot be read is named
+// on stderr.
 func runCmdTables(stdout, stderr io.Writer, c *cache.Cache, runID int64) {
-	tables, err := reportCollectKinds(c, runID, schema.KindTable)
-	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow run: tables of run %d: %v\n", runID, err)
-		return
-	}
-	for _, t := range tables {
-		if t.err != nil {
-			continue // the stage failed or did not run: the summary says so
-		}
-		doc, err := t.table.MemberFile("table.json")
-		if err == nil {
-			fmt.Fprintln(stdout)
-			err = tableTextWrite(stdout, doc)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "hylaflow run: %s: %v\n", t.address, err)
-		}
-	}
-	if len(tables) > 0 {
-		fmt.Fprintln(stdout)
+	for _, err := range runreport.WriteTablesText(stdout, c, cliRegistry(), runID) {
+		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
 	}
 }

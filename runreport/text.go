@@ -1,4 +1,4 @@
-package main
+package runreport
 
 import (
 	"encoding/json"
@@ -9,12 +9,9 @@ import (
 	"unicode/utf8"
 )
 
-// tableText renders evaluate tables (their table.json) as compact
-// Markdown-style text for a terminal: what run prints at its end.
-
-// tableTextWidth is the width the wide layout must fit in; wider tables
+// TextWidth is the width the wide layout must fit in; wider tables
 // are printed one cell per line.
-const tableTextWidth = 80
+const TextWidth = 80
 
 // tableJSON is the part of the evaluate stage's table.json that the text
 // view needs (stages/learning_eval.go writes it).
@@ -35,11 +32,12 @@ type tableJSON struct {
 	} `json:"cells"`
 }
 
-// tableTextWrite renders one table.json document. The wide layout has a
+// WriteText renders one evaluate table (its table.json document) as
+// compact Markdown-style text for a terminal: what run prints at its end. The wide layout has a
 // row per model and a column per dataset, with a "paper" and a "Δ" row
 // under each model when the table compares with the paper; when that is
-// wider than tableTextWidth, the long layout has a row per cell.
-func tableTextWrite(w io.Writer, doc []byte) error {
+// wider than TextWidth, the long layout has a row per cell.
+func WriteText(w io.Writer, doc []byte) error {
 	var t tableJSON
 	if err := json.Unmarshal(doc, &t); err != nil {
 		return fmt.Errorf("table.json: %w", err)
@@ -135,7 +133,7 @@ func tableTextWrite(w io.Writer, doc []byte) error {
 			rows = append(rows, prow, drow)
 		}
 	}
-	if tableTextRowWidth(rows) > tableTextWidth {
+	if textRowWidth(rows) > TextWidth {
 		// Long layout.
 		head := []string{"dataset", "model", "runs", "result"}
 		if paper {
@@ -154,16 +152,16 @@ func tableTextWrite(w io.Writer, doc []byte) error {
 			rows = append(rows, row)
 		}
 	}
-	tableTextRows(w, rows)
+	textRows(w, rows)
 	if paper {
 		fmt.Fprintln(w, "Δ = result − paper (Yu & De Sa, ICLR 2023): ✓ within max(1.5, 2·std) or above")
 	}
 	return nil
 }
 
-// tableTextRowWidth is the printed width of the widest row.
-func tableTextRowWidth(rows [][]string) int {
-	widths := tableTextWidths(rows)
+// textRowWidth is the printed width of the widest row.
+func textRowWidth(rows [][]string) int {
+	widths := textWidths(rows)
 	n := 1
 	for _, wd := range widths {
 		n += wd + 3
@@ -171,7 +169,7 @@ func tableTextRowWidth(rows [][]string) int {
 	return n
 }
 
-func tableTextWidths(rows [][]string) []int {
+func textWidths(rows [][]string) []int {
 	var widths []int
 	for _, r := range rows {
 		for j, s := range r {
@@ -184,10 +182,10 @@ func tableTextWidths(rows [][]string) []int {
 	return widths
 }
 
-// tableTextRows writes rows as an aligned Markdown table, the first row
+// textRows writes rows as an aligned Markdown table, the first row
 // being the header.
-func tableTextRows(w io.Writer, rows [][]string) {
-	widths := tableTextWidths(rows)
+func textRows(w io.Writer, rows [][]string) {
+	widths := textWidths(rows)
 	line := func(r []string) {
 		var b strings.Builder
 		b.WriteString("|")

@@ -1,0 +1,287 @@
+// Package runreport reads a run's tables and figures from the cache and
+// writes them out: every evaluate table (table.md, .csv, .json, chart.png)
+// and figure stage's files into a directory per stage instance, the
+// compact text of the tables that run prints at its end, and the timing
+// view (Table 6 / Figure 4) computed from the run record. Nothing is
+// recomputed and nothing in the cache changes.
+package runreport
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/stages/schema"
+)
+
+// Kinds are the artifact kinds a report writes out.
+var Kinds = []artifact.Kind{schema.KindTable, schema.KindFigure}
+
+// Output is one table or figure output of a stage of a run, loaded.
+type Output struct {
+	Address  string // stage instance
+	Output   string // output name
+	Kind     artifact.Kind
+	Artifact artifact.Artifact // nil when Err is set
+	// Err says why the output cannot be had: its stage did not finish in
+	// the run, or its payload is gone (gc, clear).
+	Err error
+}
+
+// Collect loads every output of run id whose kind is one of kinds,
+// ordered by stage address: the run records stages in completion order,
+// which depends on -j and timing, and a report must not. Which outputs a
+// stage has comes from its stage type in reg (by its key record), else
+// from what is stored under its key; a stage of unknown type whose
+// address says evaluate is taken to make a table. An unknown run is an
+// error wrapping cache.ErrNotFound.
+func Collect(c *cache.Cache, reg *registry.Registry, id int64, kinds ...artifact.Kind) ([]Output, error) {
+	run, err := c.Run(id)
+	if err != nil {
+		return nil, err
+	}
+	var out []Output
+	for _, s := range run.Stages {
+		want := outputsOf(c, reg, s, kinds)
+		if len(want) == 0 {
+			continue
+		}
+		if s.Status != "ran" && s.Status != "cached" {
+			out = append(out, Output{Address: s.Address, Output: want[0].Name, Kind: want[0].Kind,
+				Err: fmt.Errorf("the stage did not finish in that run (%s)", s.Status)})
+			continue
+		}
+		refs, ok, err := c.Lookup(s.Key)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range want {
+			t := Output{Address: s.Address, Output: w.Name, Kind: w.Kind}
+			i := slices.IndexFunc(refs, func(r cache.OutputRef) bool { return r.Name == w.Name })
+			switch {
+			case !ok || i < 0:
+				t.Err = fmt.Errorf("key %.12s… is no longer in the cache (rerun the pipeline)", s.Key)
+			default:
+				t.Artifact, t.Err = c.Load(refs[i])
+			}
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Address != out[j].Address {
+			return out[i].Address < out[j].Address
+		}
+		return out[i].Output < out[j].Output
+	})
+	return out, nil
+}
+
+// outputsOf returns the outputs of a run's stage whose kind is one of
+// kinds (see Collect).
+func outputsOf(c *cache.Cache, reg *registry.Registry, s cache.StageRecord, kinds []artifact.Kind) []registry.Output {
+	var out []registry.Output
+	if s.Key != "" {
+		if rec, ok, err := c.Record(s.Key); err == nil && ok && reg != nil {
+			if t, ok := reg.Lookup(rec.StageType); ok {
+				for _, o := range t.Outputs {
+					if slices.Contains(kinds, o.Kind) {
+						out = append(out, o)
+					}
+				}
+				return out
+			}
+		}
+		if refs, ok, err := c.Lookup(s.Key); err == nil && ok {
+			for _, r := range refs {
+				if slices.Contains(kinds, r.Kind) {
+					out = append(out, registry.Output{Name: r.Name, Kind: r.Kind})
+				}
+			}
+			return out
+		}
+	}
+	if strings.HasPrefix(s.Address, "evaluate.") && slices.Contains(kinds, schema.KindTable) {
+		out = append(out, registry.Output{Name: "table", Kind: schema.KindTable})
+	}
+	return out
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._=,-]+`)
+
+// DirName turns a stage address into a directory name:
+// evaluate.reddit["synthetic"] → evaluate.reddit-synthetic.
+func DirName(address string) string {
+	s := unsafeChars.ReplaceAllString(address, "-")
+	s = strings.Trim(s, "-.")
+	if s == "" {
+		s = "table"
+	}
+	return s
+}
+
+// DefaultOut is where a report goes by default: report/ beside the
+// project's cache, i.e. in the directory where cache.Locate finds or
+// would create .hylaflow when neither --cache nor $HYLAFLOW_CACHE is
+// given (the repository root in a clone), whether or not the cache was
+// moved elsewhere; start is as for cache.Locate.
+func DefaultOut(start string) string {
+	loc, err := cache.Locate("", "", start)
+	if err != nil {
+		return "report" // a .hylaflow file in the way: the working directory
+	}
+	return filepath.Join(filepath.Dir(loc.Dir), "report")
+}
+
+// BadRunError is a run given as neither a positive number nor latest.
+type BadRunError struct{ Which string }
+
+func (e *BadRunError) Error() string {
+	return fmt.Sprintf("run %q: want a run number or latest", e.Which)
+}
+
+// latestWindow is how many of the most recent runs "latest" looks
+// through for the one that finished last.
+const latestWindow = 100
+
+// ResolveRun resolves RUN or "latest" (also "last") to a run id. latest
+// is the run that finished last: with several processes on one cache, a
+// run started later may still be going (its tables incomplete), so it is
+// taken only when no run has finished; note says so. Anything else but a
+// positive number is a *BadRunError.
+func ResolveRun(c *cache.Cache, which string) (id int64, note string, err error) {
+	if which == "latest" || which == "last" {
+		runs, err := c.Runs(latestWindow)
+		if err != nil {
+			return 0, "", err
+		}
+		if len(runs) == 0 {
+			return 0, "", fmt.Errorf("the cache %s has no runs yet", c.Dir())
+		}
+		best := -1
+		for i, r := range runs {
+			if r.Status == "running" {
+				continue
+			}
+			if best < 0 || r.Start.Add(r.Duration).After(runs[best].Start.Add(runs[best].Duration)) {
+				best = i
+			}
+		}
+		switch {
+		case best < 0:
+			return runs[0].ID, fmt.Sprintf("run %d is still running: its tables so far", runs[0].ID), nil
+		case runs[best].ID != runs[0].ID && runs[0].Status == "running":
+			return runs[best].ID, fmt.Sprintf("latest: run %d, the last to finish (run %d is still running)", runs[best].ID, runs[0].ID), nil
+		}
+		return runs[best].ID, "", nil
+	}
+	id, err = strconv.ParseInt(which, 10, 64)
+	if err != nil || id < 1 {
+		return 0, "", &BadRunError{which}
+	}
+	return id, "", nil
+}
+
+// Files is what WriteOutputs wrote, and the outputs it could not write.
+type Files struct {
+	Paths    []string // the files written, in order
+	Problems []error  // one per output missing or not written
+}
+
+// WriteOutputs writes each output's files (Artifact.WriteFiles: file
+// members as they are, JSON members as NAME.json) into out/DIR, DIR being
+// DirName of the stage address (and of the output name when the stage has
+// several), and prints each table's Markdown (table.md) on w under a
+// comment naming the stage and run id. An output that is missing or
+// cannot be written is a problem; the others are written all the same.
+func WriteOutputs(w io.Writer, out string, id int64, outputs []Output) Files {
+	var res Files
+	perStage := map[string]int{}
+	for _, t := range outputs {
+		perStage[t.Address]++
+	}
+	for _, t := range outputs {
+		if t.Err != nil {
+			res.Problems = append(res.Problems, fmt.Errorf("run %d: %s: %w", id, t.Address, t.Err))
+			continue
+		}
+		sub := DirName(t.Address)
+		if perStage[t.Address] > 1 {
+			sub += "-" + DirName(t.Output)
+		}
+		files, err := t.Artifact.WriteFiles(filepath.Join(out, sub), artifact.FilesOptions{})
+		res.Paths = append(res.Paths, files...)
+		if err != nil {
+			res.Problems = append(res.Problems, fmt.Errorf("%s: %w", t.Address, err))
+			continue
+		}
+		if t.Kind != schema.KindTable {
+			continue
+		}
+		if md, err := t.Artifact.MemberFile("table.md"); err == nil {
+			fmt.Fprintf(w, "<!-- %s (run %d) -->\n", t.Address, id)
+			w.Write(md)
+			if len(md) > 0 && md[len(md)-1] != '\n' {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	return res
+}
+
+// WriteListing prints what a report wrote: a line naming run id and the
+// directory out (shown as shownOut), then the files under it, one a line.
+func WriteListing(w io.Writer, out, shownOut string, id int64, files []string) {
+	if len(files) == 0 {
+		return
+	}
+	noun := "files"
+	if len(files) == 1 {
+		noun = "file"
+	}
+	fmt.Fprintf(w, "wrote %d %s of run %d into %s:\n", len(files), noun, id, shownOut)
+	for _, f := range files {
+		if rel, err := filepath.Rel(out, f); err == nil {
+			f = rel
+		}
+		fmt.Fprintf(w, "  %s\n", filepath.ToSlash(f))
+	}
+}
+
+// WriteTablesText prints the tables of run id's evaluate stages that
+// finished (in the compact text view of WriteText, each after a blank
+// line, and a blank line after the last); an unfinished stage is left out
+// (the run's summary names it), and a table that cannot be read is a
+// problem returned while the others are printed.
+func WriteTablesText(w io.Writer, c *cache.Cache, reg *registry.Registry, id int64) []error {
+	tables, err := Collect(c, reg, id, schema.KindTable)
+	if err != nil {
+		return []error{fmt.Errorf("tables of run %d: %w", id, err)}
+	}
+	var problems []error
+	for _, t := range tables {
+		if t.Err != nil {
+			continue
+		}
+		doc, err := t.Artifact.MemberFile("table.json")
+		if err == nil {
+			fmt.Fprintln(w)
+			err = WriteText(w, doc)
+		}
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", t.Address, err))
+		}
+	}
+	if len(tables) > 0 {
+		fmt.Fprintln(w)
+	}
+	return problems
+}

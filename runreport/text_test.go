@@ -1,0 +1,89 @@
+package runreport
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestTableText renders table.json documents (written like the evaluate
+// stage's) and compares with testdata/tables/NAME.golden: the wide layout
+// with paper and Δ rows, the long layout when the wide one is too wide for
+// 80 columns, missing cells, mixed run counts, an empty table.
+func TestTableText(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		wide     bool // the wide (model × dataset) layout is expected
+		contains []string
+	}{
+		{"quickstart", true, []string{"| hyla-sgc | 84.3 ± 1.3", "mean ± std over 3 runs"}},
+		{"table1", true, []string{"|   paper  | 91.3 ± 0.6", "| -3.2 ✗", "| no runs", "Δ = result − paper"}},
+		{"wide", false, []string{"| reddit   | hyla-sgc | 2    | 80.1 ± 1.0 | 81.0 ± 0.5 | -0.9 ✓ |", "| r52      | sgc      | 2    | 80.1 ± 1.0 | —"}},
+		{"search", true, []string{"val accuracy (%), mean ± std over 1–2 runs", "| s=1 lr_e=1 lr_c=0.3   | 76.4 ± 1.0 |"}},
+		{"empty", false, []string{"Results — test accuracy", "(no cells)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := os.ReadFile(filepath.Join("testdata", "tables", tc.name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := WriteText(&b, doc); err != nil {
+				t.Fatal(err)
+			}
+			got := b.String()
+			golden := filepath.Join("testdata", "tables", tc.name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update once)", err)
+			}
+			if got != string(want) {
+				t.Errorf("differs from %s; got:\n%s\nwant:\n%s", golden, got, want)
+			}
+			for _, s := range tc.contains {
+				if !strings.Contains(got, s) {
+					t.Errorf("output lacks %q:\n%s", s, got)
+				}
+			}
+			if isWide := strings.Contains(got, "\n| model "); isWide != tc.wide {
+				t.Errorf("wide layout %v, want %v:\n%s", isWide, tc.wide, got)
+			}
+			for i, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+				if n := utf8.RuneCountInString(line); n > TextWidth && i > 0 {
+					t.Errorf("line %d has %d columns, more than %d: %q", i+1, n, TextWidth, line)
+				}
+			}
+		})
+	}
+	if err := WriteText(&bytes.Buffer{}, []byte(`{"cells": 3}`)); err == nil || !strings.Contains(err.Error(), "table.json") {
+		t.Errorf("malformed table.json: error %v, want one naming table.json", err)
+	}
+}
+
+func TestDirName(t *testing.T) {
+	for in, want := range map[string]string{
+		"evaluate.table1":                   "evaluate.table1",
+		`evaluate.reddit["synthetic"]`:      "evaluate.reddit-synthetic",
+		`evaluate.x["dataset=cora,seed=1"]`: "evaluate.x-dataset=cora,seed=1",
+		`evaluate.y["../../etc"]`:           "evaluate.y-..-..-etc",
+		`["/"]`:                             "table",
+	} {
+		if got := DirName(in); got != want {
+			t.Errorf("DirName(%q) = %q, want %q", in, got, want)
+		}
+		if got := DirName(in); strings.ContainsAny(got, `/\`) || got == ".." {
+			t.Errorf("DirName(%q) = %q escapes its directory", in, got)
+		}
+	}
+}
