@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hylaflow/hylaflow/cacheops"
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/datasets/hgcn"
 	"github.com/hylaflow/hylaflow/datasets/planetoid"
@@ -65,7 +66,7 @@ func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		if *asJSON {
-			if err := cacheCmdWriteJSON(stdout, datasetsCmdListJSON()); err != nil {
+			if err := cacheops.WriteJSON(stdout, datasetsCmdListJSON()); err != nil {
 				fmt.Fprintf(stderr, "hylaflow datasets list: %v\n", err)
 				return exitStageFailed
 			}

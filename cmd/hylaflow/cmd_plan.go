@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/cacheops"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
@@ -91,7 +92,7 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		return failed(cacheCmdWriteJSON(stdout, planCmdJSON(files[0], dir, plan)))
+		return failed(cacheops.WriteJSON(stdout, planCmdJSON(files[0], dir, plan)))
 	}
 	planCmdWrite(stdout, plan, *keys)
 	for _, line := range p.PublishSummary(cliShowPath) {

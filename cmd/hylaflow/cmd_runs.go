@@ -10,6 +10,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/cacheops"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/stages/schema"
 )
@@ -132,7 +133,7 @@ func runsCmdSummary(r cache.RunSummary) runsCmdSummaryJSON {
 	if args == nil {
 		args = []string{}
 	}
-	return runsCmdSummaryJSON{ID: r.ID, Pipeline: r.Pipeline, Args: args, Start: cacheCmdTime(r.Start),
+	return runsCmdSummaryJSON{ID: r.ID, Pipeline: r.Pipeline, Args: args, Start: cacheops.Time(r.Start),
 		DurationS: r.Duration.Seconds(), Status: r.Status, Stages: r.Stages, Cached: r.Cached, Ran: r.Ran, Failed: r.Fail}
 }
 
@@ -146,7 +147,7 @@ func runsCmdList(c *cache.Cache, limit int, asJSON bool, w io.Writer) error {
 		for i, r := range runs {
 			out[i] = runsCmdSummary(r)
 		}
-		return cacheCmdWriteJSON(w, out)
+		return cacheops.WriteJSON(w, out)
 	}
 	if len(runs) == 0 {
 		_, err := fmt.Fprintf(w, "no runs recorded in %s\n", c.Dir())
@@ -156,11 +157,11 @@ func runsCmdList(c *cache.Cache, limit int, asJSON bool, w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTARTED\tDURATION\tSTATUS\tSTAGES\tRAN\tCACHED\tFAILED\tPIPELINE")
 	for _, r := range runs {
-		dur := cacheCmdDuration(r.Duration)
+		dur := cacheops.Duration(r.Duration)
 		if r.Status == "running" {
 			dur = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.ID, cacheCmdAge(r.Start, now), dur, r.Status,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.ID, cacheops.Age(r.Start, now), dur, r.Status,
 			r.Stages, r.Ran, r.Cached, r.Fail, r.Pipeline)
 	}
 	return tw.Flush()
@@ -195,9 +196,9 @@ func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
 		out := runsCmdDetailJSON{runsCmdSummaryJSON: runsCmdSummary(d.RunSummary), StageList: []runsCmdStageJSON{}}
 		for _, s := range d.Stages {
 			out.StageList = append(out.StageList, runsCmdStageJSON{Address: s.Address, Key: s.Key, Status: s.Status,
-				Reason: s.Reason, Start: cacheCmdTime(s.Start), DurationS: s.Duration.Seconds(), Error: s.Error, Metrics: s.Metrics})
+				Reason: s.Reason, Start: cacheops.Time(s.Start), DurationS: s.Duration.Seconds(), Error: s.Error, Metrics: s.Metrics})
 		}
-		return cacheCmdWriteJSON(w, out)
+		return cacheops.WriteJSON(w, out)
 	}
 	now := cacheCmdNow()
 	fmt.Fprintf(w, "run %d: %s\n", d.ID, d.Pipeline)
@@ -206,10 +207,10 @@ func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
 	}
 	start := "-"
 	if !d.Start.IsZero() {
-		start = d.Start.Local().Format("2006-01-02 15:04:05") + " (" + cacheCmdAge(d.Start, now) + ")"
+		start = d.Start.Local().Format("2006-01-02 15:04:05") + " (" + cacheops.Age(d.Start, now) + ")"
 	}
 	fmt.Fprintf(w, "  started  %s\n", start)
-	dur := cacheCmdDuration(d.Duration)
+	dur := cacheops.Duration(d.Duration)
 	if d.Status == "running" {
 		dur = "still running"
 	}
@@ -231,15 +232,15 @@ func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
 		if s.Status == "cached" && why == "" {
 			why = "-"
 		}
-		dur := cacheCmdDuration(s.Duration)
+		dur := cacheops.Duration(s.Duration)
 		if s.Status == "cached" || s.Status == "skipped" {
 			dur = "-"
 		}
 		at := "-"
 		if !s.Start.IsZero() && !d.Start.IsZero() {
-			at = "+" + cacheCmdDuration(s.Start.Sub(d.Start))
+			at = "+" + cacheops.Duration(s.Start.Sub(d.Start))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Status, s.Address, at, dur, cacheCmdShortKey(s.Key), why)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Status, s.Address, at, dur, cacheops.ShortKey(s.Key), why)
 		if len(s.Metrics) > 0 {
 			withMetrics = append(withMetrics, s)
 		}

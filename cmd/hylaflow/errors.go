@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/cacheops"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
@@ -137,7 +138,8 @@ func inCommand(name string, err error) error {
 //	*failedError (the work failed, whatever the cause) 1
 //	context.Canceled, canceled(err) (Ctrl-C, SIGTERM) 130
 //	errInvalid (an invalid pipeline)                3
-//	a bad flag or argument (*cliUsageError)         2
+//	a bad flag or argument (*cliUsageError,
+//	  *cacheops.RefError)                           2
 //	an unknown name (errUnknownName,
 //	  runner.ErrUnknownName, cache.ErrNotFound,
 //	  cache.ErrBadKey)                              2
@@ -149,6 +151,7 @@ func exitCodeOf(err error) int {
 	var status exitStatus
 	var fail *failedError
 	var usage *cliUsageError
+	var ref *cacheops.RefError
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
@@ -160,7 +163,7 @@ func exitCodeOf(err error) int {
 		return exitCanceled
 	case errors.Is(err, errInvalid):
 		return exitInvalid
-	case errors.As(err, &usage), errors.Is(err, errUnknownName), errors.Is(err, runner.ErrUnknownName),
+	case errors.As(err, &usage), errors.As(err, &ref), errors.Is(err, errUnknownName), errors.Is(err, runner.ErrUnknownName),
 		errors.Is(err, cache.ErrNotFound), errors.Is(err, cache.ErrBadKey):
 		return exitUsage
 	}
