@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hylaflow/hylaflow/bench"
 	"github.com/hylaflow/hylaflow/datasets"
 )
 
@@ -153,7 +154,7 @@ func completionCandidates(args []string) []string {
 	case strings.HasPrefix(cur, "-"):
 		return completionFilter(completionFlags(cmd, sub), cur)
 	case prev == "--dataset" || prev == "-dataset":
-		return completionFilter(benchDatasets, cur)
+		return completionFilter(bench.Datasets, cur)
 	case strings.HasPrefix(prev, "-") && !strings.Contains(prev, "="):
 		if completionFlagTakesValue(cmd, sub, prev) {
 			return nil // a value: the shell completes file names
