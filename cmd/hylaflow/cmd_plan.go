@@ -1,17 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/cacheops"
+	"github.com/hylaflow/hylaflow/planview"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
@@ -92,9 +91,9 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		return failed(cacheops.WriteJSON(stdout, planCmdJSON(files[0], dir, plan)))
+		return failed(cacheops.WriteJSON(stdout, planview.JSON(files[0], dir, plan)))
 	}
-	planCmdWrite(stdout, plan, *keys)
+	planview.Write(stdout, plan, *keys)
 	for _, line := range p.PublishSummary(cliShowPath) {
 		fmt.Fprintf(stdout, "publish %s\n", line)
 	}
@@ -116,75 +115,4 @@ func (p planCmdStore) LastRecord(address string) (*cache.KeyRecord, bool, error)
 		return nil, false, nil
 	}
 	return p.s.LastRecord(address)
-}
-
-// planCmdWrite prints one line per step and a count.
-func planCmdWrite(w io.Writer, plan *runner.Plan, keys bool) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, s := range plan.Steps {
-		status, reason := "RUN", s.Reason
-		if s.Cached {
-			status, reason = "CACHED", ""
-		}
-		line := status + "\t" + s.Instance.Address
-		if keys {
-			line += "\t" + s.Key()[:12]
-		}
-		if reason != "" {
-			line += "\t" + reason
-		}
-		fmt.Fprintln(tw, line)
-	}
-	tw.Flush()
-	run, cached := plan.Counts()
-	if run == 0 {
-		fmt.Fprintf(w, "nothing to do: all %d stages cached\n", cached)
-		return
-	}
-	fmt.Fprintf(w, "%d to run, %d cached\n", run, cached)
-}
-
-// planCmdPlanJSON is the output of plan --json; fields are only ever added.
-type planCmdPlanJSON struct {
-	Pipeline string            `json:"pipeline"`
-	Cache    string            `json:"cache"`
-	ToRun    int               `json:"to_run"`
-	Cached   int               `json:"cached"`
-	Stages   []planCmdStepJSON `json:"stages"`
-}
-
-// planCmdStepJSON is one stage instance of plan --json.
-type planCmdStepJSON struct {
-	Address string `json:"address"`
-	Block   string `json:"block"`
-	Type    string `json:"type"`
-	Version string `json:"version"`
-	Key     string `json:"key"`
-	Status  string `json:"status"` // "run" or "cached"
-	Reason  string `json:"reason"` // why it runs; "" when cached
-	// Params are the parameters in the key's canonical JSON encoding.
-	Params map[string]json.RawMessage `json:"params"`
-	// Inputs are, per input slot, the producers' "KEY/OUTPUT" references.
-	Inputs map[string][]string `json:"inputs"`
-}
-
-func planCmdJSON(file, cacheDir string, plan *runner.Plan) planCmdPlanJSON {
-	run, cached := plan.Counts()
-	out := planCmdPlanJSON{Pipeline: file, Cache: cacheDir, ToRun: run, Cached: cached, Stages: []planCmdStepJSON{}}
-	for _, s := range plan.Steps {
-		st := planCmdStepJSON{Address: s.Instance.Address, Block: s.Instance.Block, Type: s.Record.StageType,
-			Version: s.Record.Version, Key: s.Key(), Status: "run", Reason: s.Reason,
-			Params: map[string]json.RawMessage{}, Inputs: map[string][]string{}}
-		if s.Cached {
-			st.Status, st.Reason = "cached", ""
-		}
-		for name, v := range s.Record.Params {
-			st.Params[name] = json.RawMessage(v)
-		}
-		for slot, refs := range s.Record.Inputs {
-			st.Inputs[slot] = append([]string{}, refs...)
-		}
-		out.Stages = append(out.Stages, st)
-	}
-	return out
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/planview"
 )
 
 // TestPlanCmdJSON: plan --json before and after a run of the report test
@@ -17,13 +19,13 @@ func TestPlanCmdJSON(t *testing.T) {
 	dir := t.TempDir()
 	file := runCmdWrite(t, dir, "p.hcl", reportTestPipeline)
 	cdir := filepath.Join(dir, "cache")
-	plan := func() (planCmdPlanJSON, map[string]json.RawMessage, []map[string]json.RawMessage) {
+	plan := func() (planview.Plan, map[string]json.RawMessage, []map[string]json.RawMessage) {
 		t.Helper()
 		code, out, errs := runCmdDispatch("plan", "--json", "--cache", cdir, file)
 		if code != exitOK {
 			t.Fatalf("plan --json: exit %d: %s", code, errs)
 		}
-		var p planCmdPlanJSON
+		var p planview.Plan
 		var top map[string]json.RawMessage
 		var stages struct {
 			Stages []map[string]json.RawMessage `json:"stages"`
@@ -70,7 +72,7 @@ func TestPlanCmdJSON(t *testing.T) {
 		}
 		seen[s.Key] = true
 	}
-	tr := cold.Stages[slices.IndexFunc(cold.Stages, func(s planCmdStepJSON) bool { return s.Address == `train.h["0"]` })]
+	tr := cold.Stages[slices.IndexFunc(cold.Stages, func(s planview.Step) bool { return s.Address == `train.h["0"]` })]
 	if string(tr.Params["epochs"]) != "3" || len(tr.Inputs["features"]) != 1 || len(tr.Inputs["samples"]) != 1 {
 		t.Errorf(`train.h["0"]: params %s, inputs %v`, tr.Params, tr.Inputs)
 	}
