@@ -129,7 +129,7 @@ func kernelCmdFigure(dir string, cfg hyla.KernelFigureConfig, seed uint64, stdou
 	fig, err := hyla.ComputeKernelFigure(ctx, cfg, rand.New(rand.NewPCG(seed, 0)))
 	if err != nil {
 		if ctx.Err() != nil {
-			return shown(canceled(err))
+			return exitStatus(exitCanceled)
 		}
 		return failed(err)
 	}

@@ -163,7 +163,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if res == nil {
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintln(stderr, "canceled before any stage started")
-			return shown(err)
+			return exitStatus(exitCanceled)
 		}
 		return err
 	}

@@ -71,8 +71,9 @@ var errInvalid = errors.New("invalid pipeline")
 // errHelp is a --help whose usage text is printed: exit 0.
 var errHelp = flag.ErrHelp
 
-// exitStatus is the exit code of a command whose code is its result
-// (validate, fmt --check, cache verify), everything said already.
+// exitStatus is the exit code of a command that has said everything
+// already: one whose code is its result (fmt --check, cache verify), or
+// one that reported its failure or cancellation itself.
 type exitStatus int
 
 func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
@@ -102,16 +103,6 @@ func (e *canceledError) Is(target error) bool { return target == context.Cancele
 
 // canceled marks err as the outcome of a cancellation.
 func canceled(err error) error { return &canceledError{err} }
-
-// shownError is an error the command has reported itself: dispatch prints
-// nothing more and takes the exit code from the error it wraps.
-type shownError struct{ err error }
-
-func (e *shownError) Error() string { return e.err.Error() }
-func (e *shownError) Unwrap() error { return e.err }
-
-// shown marks err as reported already.
-func shown(err error) error { return &shownError{err} }
 
 // namedError names the command an error belongs to when it is not the
 // dispatched one ("cache ls", "slurm-job KEY"), for the message's prefix.
@@ -172,11 +163,11 @@ func exitCodeOf(err error) int {
 
 // reportError prints what err says about command name on w, as
 // "hylaflow NAME: message" (a usage error with its hint or usage text);
-// errors already shown, help and exit statuses print nothing.
+// help, an invalid pipeline (its diagnostics are printed) and exit
+// statuses print nothing.
 func reportError(w io.Writer, name string, err error) {
 	var status exitStatus
-	var sh *shownError
-	if err == nil || errors.Is(err, errHelp) || errors.Is(err, errInvalid) || errors.As(err, &status) || errors.As(err, &sh) {
+	if err == nil || errors.Is(err, errHelp) || errors.Is(err, errInvalid) || errors.As(err, &status) {
 		return
 	}
 	var named *namedError
