@@ -170,13 +170,9 @@ func (e *env) run(ctx context.Context, typ string, params map[string]any, inputs
 	if !ok {
 		return nil, fmt.Errorf("no stage type %q", typ)
 	}
-	vals := registry.Values{}
-	for _, p := range st.Params {
-		if v, ok := params[p.Name]; ok {
-			vals[p.Name] = v
-		} else if !p.Required {
-			vals[p.Name] = p.Default
-		}
+	vals, err := st.Complete(params)
+	if err != nil {
+		return nil, err
 	}
 	labels := map[string][]string{}
 	for k, v := range inputs {

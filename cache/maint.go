@@ -102,7 +102,7 @@ func (c *Cache) indexedObjects(q interface {
 			o = &indexedObject{size: size}
 			objs[digest] = o
 		}
-		o.refs = append(o.refs, key+"/"+name)
+		o.refs = append(o.refs, OutputID{Key: key, Output: name}.String())
 	}
 	return objs, rows.Err()
 }

@@ -263,32 +263,6 @@ func (t *Type) check() error {
 	return nil
 }
 
-func checkValue(pt ParamType, v any) error {
-	ok := false
-	switch pt {
-	case String, Path:
-		_, ok = v.(string)
-	case Int:
-		_, ok = v.(int)
-	case Float:
-		_, ok = v.(float64)
-	case Bool:
-		_, ok = v.(bool)
-	case Strings:
-		_, ok = v.([]string)
-	case Ints:
-		_, ok = v.([]int)
-	case Floats:
-		_, ok = v.([]float64)
-	default:
-		return fmt.Errorf("unknown parameter type %q", pt)
-	}
-	if !ok {
-		return fmt.Errorf("value %v (%T) is not a %s", v, v, pt)
-	}
-	return nil
-}
-
 // numbers returns the numeric values of an int, float or list parameter value.
 func numbers(v any) []float64 {
 	switch x := v.(type) {

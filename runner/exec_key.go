@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/registry"
@@ -34,10 +33,11 @@ func ExecKey(ctx context.Context, store RecordStore, reg *registry.Registry, key
 	for slot, refs := range rec.Inputs {
 		list := make([]TaskInput, 0, len(refs))
 		for i, r := range refs {
-			pkey, out, found := strings.Cut(r, "/")
-			if !found {
-				return nil, fmt.Errorf("key %s: input %q[%d] = %q: want PRODUCERKEY/OUTPUT", key, slot, i, r)
+			id, err := cache.ParseOutputID(r)
+			if err != nil {
+				return nil, fmt.Errorf("key %s: input %q[%d] = %w", key, slot, i, err)
 			}
+			pkey, out := id.Key, id.Output
 			outs, ok, err := store.Lookup(pkey)
 			if err != nil {
 				return nil, fmt.Errorf("key %s: input %q[%d]: %w", key, slot, i, err)

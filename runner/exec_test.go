@@ -575,41 +575,6 @@ func TestFormatDuration(t *testing.T) {
 	}
 }
 
-func TestParamsRoundTrip(t *testing.T) {
-	typ := &registry.Type{Name: "t", Version: "1", Params: []registry.Param{
-		{Name: "s", Type: registry.String, Default: ""}, {Name: "i", Type: registry.Int, Default: 0},
-		{Name: "f", Type: registry.Float, Default: 0.0}, {Name: "b", Type: registry.Bool, Default: false},
-		{Name: "ss", Type: registry.Strings, Default: []string{}}, {Name: "is", Type: registry.Ints, Default: []int{}},
-		{Name: "fs", Type: registry.Floats, Default: []float64{}}, {Name: "p", Type: registry.Path, Default: ""},
-	}}
-	v := registry.Values{"s": "a \"q\" <b> ü", "i": -7, "f": 0.1, "b": true, "ss": []string{"x", ""},
-		"is": []int{1, -2}, "fs": []float64{1e-300, 2.5}, "p": "/data/x"}
-	enc, err := runner.EncodeParams(typ, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if enc["f"] != "0.1" || enc["s"] != `"a \"q\" <b> ü"` || enc["fs"] != "[1e-300,2.5]" {
-		t.Errorf("encoding %v", enc)
-	}
-	dec, err := runner.DecodeParams(typ, enc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(dec) != fmt.Sprint(v) {
-		t.Errorf("round trip %v, want %v", dec, v)
-	}
-	enc["i"] = "1.5"
-	if _, err := runner.DecodeParams(typ, enc); err == nil || !strings.Contains(err.Error(), `parameter "i"`) {
-		t.Errorf("decoding 1.5 as int: %v", err)
-	}
-	if _, err := runner.EncodeParams(typ, registry.Values{"s": "x"}); err == nil {
-		t.Error("missing parameters encoded")
-	}
-	if _, err := runner.EncodeParams(typ, registry.Values{"s": 1}); err == nil {
-		t.Error("an int encoded as a string parameter")
-	}
-}
-
 // syncWriter serialises writes (the terminal display writes from its ticker too).
 type syncWriter struct {
 	mu sync.Mutex

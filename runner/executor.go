@@ -191,7 +191,7 @@ func TaskFromSpec(reg *registry.Registry, spec *TaskSpec) (*Task, error) {
 		return nil, fmt.Errorf("task %s (%s): stage type %q is version %s here, the key was made by version %s",
 			want, rec.Address, t.Name, t.Version, rec.Version)
 	}
-	params, err := DecodeParams(t, rec.Params)
+	params, err := registry.DecodeParams(t, rec.Params)
 	if err != nil {
 		return nil, fmt.Errorf("task %s (%s): %w", want, rec.Address, err)
 	}
@@ -201,8 +201,8 @@ func TaskFromSpec(reg *registry.Registry, spec *TaskSpec) (*Task, error) {
 			return nil, fmt.Errorf("task %s (%s): input %q has %d artifacts, the key names %d", want, rec.Address, slot, len(ins), len(refs))
 		}
 		for i, in := range ins {
-			if refs[i] != in.Ref.Key+"/"+in.Ref.Name {
-				return nil, fmt.Errorf("task %s (%s): input %q[%d] is %s/%s, the key names %s", want, rec.Address, slot, i, in.Ref.Key, in.Ref.Name, refs[i])
+			if id := in.Ref.ID().String(); refs[i] != id {
+				return nil, fmt.Errorf("task %s (%s): input %q[%d] is %s, the key names %s", want, rec.Address, slot, i, id, refs[i])
 			}
 		}
 	}
@@ -212,49 +212,25 @@ func TaskFromSpec(reg *registry.Registry, spec *TaskSpec) (*Task, error) {
 
 // NewTask builds a task outside any pipeline: params are completed with
 // the type's defaults (a required parameter must be given), the key record
-// is made from the type, the parameters and the inputs' refs, and the key
-// is computed. Workers is 1.
+// is made from the type, the parameters and the inputs' refs (a slot with
+// no inputs is left out of the key), and the key is computed. Workers is 1.
 func NewTask(t *registry.Type, address string, params registry.Values, inputs map[string][]TaskInput) (*Task, error) {
-	full := registry.Values{}
-	for _, p := range t.Params {
-		if v, ok := params[p.Name]; ok {
-			full[p.Name] = v
-		} else if p.Required {
-			return nil, fmt.Errorf("%s: parameter %q of stage type %q is required", address, p.Name, t.Name)
-		} else {
-			full[p.Name] = p.Default
-		}
-	}
-	enc, err := EncodeParams(t, params2(full, params))
+	full, err := t.Complete(params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", address, err)
 	}
-	rec := &cache.KeyRecord{Address: address, StageType: t.Name, Version: t.Version, Params: enc, Inputs: map[string][]string{}}
+	ids := map[string][]cache.OutputID{}
 	for slot, ins := range inputs {
 		if _, ok := t.Input(slot); !ok {
 			return nil, fmt.Errorf("%s: stage type %q has no input %q", address, t.Name, slot)
 		}
 		for _, in := range ins {
-			rec.Inputs[slot] = append(rec.Inputs[slot], in.Ref.Key+"/"+in.Ref.Name)
+			ids[slot] = append(ids[slot], in.Ref.ID())
 		}
 	}
-	if t.Fingerprint != nil {
-		fp, err := t.Fingerprint(full)
-		if err != nil {
-			return nil, fmt.Errorf("%s: fingerprint: %w", address, err)
-		}
-		rec.Fingerprint = fp
+	rec, err := keyRecord(t, address, full, ids)
+	if err != nil {
+		return nil, err
 	}
-	cache.ComputeKey(rec)
 	return &Task{Record: rec, Type: t, Params: full, Inputs: inputs, Workers: 1}, nil
-}
-
-// params2 returns full after checking that params names no undeclared parameter.
-func params2(full, params registry.Values) registry.Values {
-	for name, v := range params {
-		if _, ok := full[name]; !ok {
-			full[name] = v // EncodeParams reports it as undeclared
-		}
-	}
-	return full
 }

@@ -144,7 +144,7 @@ func (l *loader) checkStageRef(t hcl.Traversal) bool {
 					return false
 				}
 				if _, ok := blk.keyIndex[key.AsString()]; !ok {
-					detail := fmt.Sprintf("stage.%s has no instance %q. Its keys are: %s.", id, key.AsString(), quoteList(blk.keys, 12))
+					detail := fmt.Sprintf("stage.%s has no instance %q. Its keys are: %s.", id, key.AsString(), registry.QuoteList(blk.keys, 12))
 					if s := registry.DidYouMean(key.AsString(), blk.keys); s != "" {
 						detail += fmt.Sprintf(" Did you mean %q?", s)
 					}
@@ -196,21 +196,6 @@ func capitalize(s string) string {
 		return "This expression"
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func quoteList(xs []string, limit int) string {
-	var q []string
-	for i, x := range xs {
-		if i == limit {
-			q = append(q, fmt.Sprintf("… (%d in all)", len(xs)))
-			break
-		}
-		q = append(q, fmt.Sprintf("%q", x))
-	}
-	if len(q) == 0 {
-		return "(none)"
-	}
-	return strings.Join(q, ", ")
 }
 
 // refVal is the value a stage reference evaluates to: one output of one

@@ -5,7 +5,6 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -469,7 +468,7 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 				continue
 			}
 			if dv, ok := l.defaults[t.Name][p.Name]; ok {
-				inst.Params[p.Name] = cloneParam(dv.value)
+				inst.Params[p.Name] = registry.CloneValue(dv.value)
 				where[p.Name] = dv.rng
 				continue
 			}
@@ -486,7 +485,7 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 			if p.Type == registry.Path {
 				v = l.resolvePath(v.(string))
 			}
-			inst.Params[p.Name] = cloneParam(v)
+			inst.Params[p.Name] = registry.CloneValue(v)
 		}
 		for _, in := range t.Inputs {
 			if !set[in.Name] && !in.Optional {
@@ -570,29 +569,9 @@ func (l *loader) resolvePath(p string) string {
 	return filepath.Join(l.dir, p)
 }
 
-// cloneParam copies list values, so that no two instances (nor an
-// instance and the registry's defaults) share a slice a stage might modify.
-func cloneParam(v any) any {
-	switch x := v.(type) {
-	case []string:
-		return slices.Clone(x)
-	case []int:
-		return slices.Clone(x)
-	case []float64:
-		return slices.Clone(x)
-	}
-	return v
-}
-
-// paramCtyTypes maps each parameter type to the cty type its value is converted to.
-var paramCtyTypes = map[registry.ParamType]cty.Type{
-	registry.String: cty.String, registry.Path: cty.String, registry.Int: cty.Number,
-	registry.Float: cty.Number, registry.Bool: cty.Bool,
-	registry.Strings: cty.List(cty.String), registry.Ints: cty.List(cty.Number), registry.Floats: cty.List(cty.Number),
-}
-
 // convertParam converts an HCL value to the Go value of a parameter,
-// reporting (and returning false) when it does not fit.
+// reporting (and returning false) when it does not fit. The type-specific
+// part (cty type, enums, ranges, whole numbers) is registry's codec.
 func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value, rng hcl.Range) (any, bool) {
 	bad := func(format string, args ...any) (any, bool) {
 		msg := fmt.Sprintf("Parameter %q of stage type %q %s", p.Name, t.Name, fmt.Sprintf(format, args...))
@@ -608,16 +587,16 @@ func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value
 	if val.Type().Equals(refType) || (val.Type().IsObjectType() && val.Type().HasAttribute(instanceAttr)) {
 		return bad("takes a value, not a stage reference")
 	}
-	want := paramCtyTypes[p.Type]
-	if want == cty.NilType {
+	if !p.Type.Known() {
 		return bad("has an unsupported type %q", p.Type)
 	}
+	want := p.Type.CtyType()
 	cv, err := convert.Convert(val, want)
 	if err != nil {
 		if want.IsListType() && (val.Type().IsTupleType() || val.Type().IsListType() || val.Type().IsSetType()) {
-			return bad("must be %s: %v", friendlyParamType(p.Type), err)
+			return bad("must be %s: %v", p.Type.Friendly(), err)
 		}
-		return bad("must be %s, got %s", friendlyParamType(p.Type), friendlyType(val.Type()))
+		return bad("must be %s, got %s", p.Type.Friendly(), friendlyType(val.Type()))
 	}
 	elems := []cty.Value{cv}
 	if want.IsListType() {
@@ -631,113 +610,14 @@ func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value
 			return bad("must not be null")
 		}
 	}
-	num := func(e cty.Value, whole bool) (float64, int, error) {
-		bf := e.AsBigFloat()
-		if whole {
-			if !bf.IsInt() {
-				return 0, 0, fmt.Errorf("must be a whole number, got %s", bf.Text('g', -1))
-			}
-			i, acc := bf.Int64()
-			if acc != 0 || i > math.MaxInt || i < math.MinInt {
-				return 0, 0, fmt.Errorf("is out of range: %s", bf.Text('g', -1))
-			}
-			return 0, int(i), nil
-		}
-		f, _ := bf.Float64()
-		if math.IsInf(f, 0) {
-			return 0, 0, fmt.Errorf("is out of range: %s", bf.Text('g', -1))
-		}
-		return f, 0, nil
+	v, err := p.FromCty(cv)
+	if err != nil {
+		return bad("%v", err)
 	}
-	switch p.Type {
-	case registry.String:
-		s := cv.AsString()
-		if len(p.Enum) > 0 && !contains(p.Enum, s) {
-			msg := fmt.Sprintf("must be one of %s; got %q", quoteList(p.Enum, 50), s)
-			if d := registry.DidYouMean(s, p.Enum); d != "" {
-				msg += fmt.Sprintf(". Did you mean %q?", d)
-			}
-			return bad("%s", msg)
-		}
-		return s, true
-	case registry.Path:
-		return l.resolvePath(cv.AsString()), true
-	case registry.Bool:
-		return cv.True(), true
-	case registry.Int:
-		_, i, err := num(cv, true)
-		if err != nil {
-			return bad("%v", err)
-		}
-		if !p.Range.Contains(float64(i)) {
-			return bad("must be %s, got %d", p.Range.Requirement(), i)
-		}
-		return i, true
-	case registry.Float:
-		f, _, err := num(cv, false)
-		if err != nil {
-			return bad("%v", err)
-		}
-		if !p.Range.Contains(f) {
-			return bad("must be %s, got %s", p.Range.Requirement(), registry.FormatNumber(f))
-		}
-		return f, true
-	case registry.Strings:
-		out := make([]string, len(elems))
-		for i, e := range elems {
-			out[i] = e.AsString()
-		}
-		return out, true
-	case registry.Ints:
-		out := make([]int, len(elems))
-		for i, e := range elems {
-			_, n, err := num(e, true)
-			if err != nil {
-				return bad("element %d %v", i, err)
-			}
-			if !p.Range.Contains(float64(n)) {
-				return bad("element %d must be %s, got %d", i, p.Range.Requirement(), n)
-			}
-			out[i] = n
-		}
-		return out, true
-	case registry.Floats:
-		out := make([]float64, len(elems))
-		for i, e := range elems {
-			f, _, err := num(e, false)
-			if err != nil {
-				return bad("element %d %v", i, err)
-			}
-			if !p.Range.Contains(f) {
-				return bad("element %d must be %s, got %s", i, p.Range.Requirement(), registry.FormatNumber(f))
-			}
-			out[i] = f
-		}
-		return out, true
+	if p.Type == registry.Path {
+		v = l.resolvePath(v.(string))
 	}
-	return bad("has an unsupported type %q", p.Type)
-}
-
-func friendlyParamType(t registry.ParamType) string {
-	switch t {
-	case registry.String:
-		return "a string"
-	case registry.Path:
-		return "a path (string)"
-	case registry.Int:
-		return "a whole number"
-	case registry.Float:
-		return "a number"
-	case registry.Bool:
-		return "a bool"
-	case registry.Strings:
-		return "a list of strings"
-	case registry.Ints:
-		return "a list of whole numbers"
-	case registry.Floats:
-		return "a list of numbers"
-	}
-	return string(t)
+	return v, true
 }
 
 // friendlyType names a value's type as a pipeline author sees it.
@@ -757,15 +637,6 @@ func friendlyType(t cty.Type) string {
 		return "a bool"
 	}
 	return t.FriendlyName()
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // resourcesExprs bundles a resources block's attribute expressions for checkRefs.

@@ -256,12 +256,12 @@ func orderRefs(t *registry.Type, refs []cache.OutputRef) []cache.OutputRef {
 	return out
 }
 
-// Memo holds decoded artifacts of a run in memory, keyed by key/output, so
+// Memo holds decoded artifacts of a run in memory, keyed by KEY/OUTPUT, so
 // that consumers in the same process share them. Entries can be given a
 // use count; the last use drops them.
 type Memo struct {
 	mu      sync.Mutex
-	entries map[string]*memoEntry
+	entries map[cache.OutputID]*memoEntry
 }
 
 type memoEntry struct {
@@ -272,9 +272,9 @@ type memoEntry struct {
 }
 
 // NewMemo returns an empty memo.
-func NewMemo() *Memo { return &Memo{entries: map[string]*memoEntry{}} }
+func NewMemo() *Memo { return &Memo{entries: map[cache.OutputID]*memoEntry{}} }
 
-func memoKey(key, output string) string { return key + "/" + output }
+func memoKey(key, output string) cache.OutputID { return cache.OutputID{Key: key, Output: output} }
 
 // Put records a freshly computed artifact with the number of loads it will
 // serve (≤ 0: keep until Drop).
@@ -318,7 +318,7 @@ func (m *Memo) Len() int {
 // Load returns the artifact of ref, decoding it from store at most once
 // while it is held; each call counts as one use.
 func (m *Memo) Load(ref cache.OutputRef, store Store) (artifact.Artifact, error) {
-	k := memoKey(ref.Key, ref.Name)
+	k := ref.ID()
 	m.mu.Lock()
 	e, ok := m.entries[k]
 	if !ok {

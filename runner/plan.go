@@ -1,16 +1,12 @@
 package runner
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
 	"github.com/hylaflow/hylaflow/cache"
-	"github.com/hylaflow/hylaflow/registry"
 )
 
 // PlanOptions change what a plan decides to run.
@@ -171,38 +167,19 @@ func planLookup(plan *Plan, store PlanStore, opts PlanOptions) error {
 
 // planRecord builds the key record of inst; its producers are in done.
 func planRecord(inst *Instance, done map[string]*Step) (*cache.KeyRecord, error) {
-	t := inst.Type
-	params, err := EncodeParams(t, inst.Params)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", inst.Address, err)
-	}
-	rec := &cache.KeyRecord{
-		Address:   inst.Address,
-		StageType: t.Name,
-		Version:   t.Version,
-		Params:    params,
-		Inputs:    map[string][]string{},
-	}
+	inputs := make(map[string][]cache.OutputID, len(inst.Inputs))
 	for slot, refs := range inst.Inputs {
-		list := make([]string, 0, len(refs))
+		ids := make([]cache.OutputID, 0, len(refs))
 		for _, r := range refs {
 			prod, ok := done[r.Producer]
 			if !ok {
 				return nil, fmt.Errorf("%s: input %q: producer %s is not planned before it (pipeline not in topological order)", inst.Address, slot, r.Producer)
 			}
-			list = append(list, prod.Record.Key+"/"+r.Output)
+			ids = append(ids, cache.OutputID{Key: prod.Key(), Output: r.Output})
 		}
-		rec.Inputs[slot] = list
+		inputs[slot] = ids
 	}
-	if t.Fingerprint != nil {
-		fp, err := t.Fingerprint(inst.Params)
-		if err != nil {
-			return nil, fmt.Errorf("%s: fingerprint of the data it reads: %w", inst.Address, err)
-		}
-		rec.Fingerprint = fp
-	}
-	cache.ComputeKey(rec)
-	return rec, nil
+	return keyRecord(inst.Type, inst.Address, inst.Params, inputs)
 }
 
 // planReason explains why rec is not cached, comparing it with last, the
@@ -232,8 +209,8 @@ func planProducer(done map[string]*Step) func(ref string) string {
 				byKey[s.Record.Key] = s
 			}
 		}
-		key, _, _ := strings.Cut(ref, "/")
-		s, ok := byKey[key]
+		id, _ := cache.ParseOutputID(ref) // a malformed ref has no producer
+		s, ok := byKey[id.Key]
 		switch {
 		case !ok:
 			return ""
@@ -258,110 +235,4 @@ func unionKeys[V any](a, b map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// EncodeParams returns the canonical JSON of every declared parameter of t
-// (values missing from v are an error): strings and paths as JSON strings,
-// numbers in Go's shortest round-trip form, lists as JSON arrays ([] for
-// empty). This is what cache keys are computed from.
-func EncodeParams(t *registry.Type, v registry.Values) (map[string]string, error) {
-	out := make(map[string]string, len(t.Params))
-	for _, p := range t.Params {
-		x, ok := v[p.Name]
-		if !ok {
-			return nil, fmt.Errorf("parameter %q of stage type %q has no value", p.Name, t.Name)
-		}
-		if err := registry.CheckValue(p.Type, x); err != nil {
-			return nil, fmt.Errorf("parameter %q of stage type %q: %w", p.Name, t.Name, err)
-		}
-		switch s := x.(type) {
-		case float64:
-			if math.IsNaN(s) || math.IsInf(s, 0) {
-				return nil, fmt.Errorf("parameter %q of stage type %q: %v is not a finite number", p.Name, t.Name, s)
-			}
-		case []float64:
-			for i, f := range s {
-				if math.IsNaN(f) || math.IsInf(f, 0) {
-					return nil, fmt.Errorf("parameter %q of stage type %q: element %d (%v) is not a finite number", p.Name, t.Name, i, f)
-				}
-			}
-			if s == nil {
-				x = []float64{}
-			}
-		case []int:
-			if s == nil {
-				x = []int{}
-			}
-		case []string:
-			if s == nil {
-				x = []string{}
-			}
-		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(x); err != nil {
-			return nil, fmt.Errorf("parameter %q of stage type %q: %w", p.Name, t.Name, err)
-		}
-		out[p.Name] = strings.TrimSuffix(buf.String(), "\n")
-	}
-	for name := range v {
-		if _, ok := t.Param(name); !ok {
-			return nil, fmt.Errorf("stage type %q has no parameter %q", t.Name, name)
-		}
-	}
-	return out, nil
-}
-
-// DecodeParams is the inverse of EncodeParams: it decodes each parameter's
-// canonical JSON by t's schema.
-func DecodeParams(t *registry.Type, enc map[string]string) (registry.Values, error) {
-	v := make(registry.Values, len(t.Params))
-	for _, p := range t.Params {
-		raw, ok := enc[p.Name]
-		if !ok {
-			return nil, fmt.Errorf("parameter %q of stage type %q is missing from the key record", p.Name, t.Name)
-		}
-		var err error
-		switch p.Type {
-		case registry.String, registry.Path:
-			v[p.Name], err = decodeParam[string](raw)
-		case registry.Int:
-			v[p.Name], err = decodeParam[int](raw)
-		case registry.Float:
-			v[p.Name], err = decodeParam[float64](raw)
-		case registry.Bool:
-			v[p.Name], err = decodeParam[bool](raw)
-		case registry.Strings:
-			v[p.Name], err = decodeParam[[]string](raw)
-		case registry.Ints:
-			v[p.Name], err = decodeParam[[]int](raw)
-		case registry.Floats:
-			v[p.Name], err = decodeParam[[]float64](raw)
-		default:
-			err = fmt.Errorf("unknown parameter type %q", p.Type)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("parameter %q (%s) of stage type %q: value %s: %w", p.Name, p.Type, t.Name, raw, err)
-		}
-	}
-	for name := range enc {
-		if _, ok := t.Param(name); !ok {
-			return nil, fmt.Errorf("the key record has parameter %q, which stage type %q does not declare", name, t.Name)
-		}
-	}
-	return v, nil
-}
-
-func decodeParam[T any](raw string) (T, error) {
-	var x T
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&x); err != nil {
-		return x, err
-	}
-	if dec.More() {
-		return x, fmt.Errorf("trailing data after the value")
-	}
-	return x, nil
 }

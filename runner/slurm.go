@@ -440,7 +440,7 @@ func (s *Slurm) ingest(task *Task, d *SlurmDone) (*Result, error) {
 		if o.Key != task.Key() {
 			return nil, fmt.Errorf("%s: done-record output %q belongs to key %s", task.Address(), o.Name, o.Key)
 		}
-		a, err := s.st.LoadObject(o.Digest, o.Key+"/"+o.Name)
+		a, err := s.st.LoadObject(o.Digest, o.ID().String())
 		if err != nil {
 			return nil, fmt.Errorf("%s: ingest: %w", task.Address(), err)
 		}

@@ -357,7 +357,7 @@ func (f slurmFileStore) Lookup(key string) ([]cache.OutputRef, bool, error) {
 func (f slurmFileStore) LastRecord(string) (*cache.KeyRecord, bool, error) { return nil, false, nil }
 
 func (f slurmFileStore) Load(ref cache.OutputRef) (artifact.Artifact, error) {
-	return f.s.LoadObject(ref.Digest, ref.Key+"/"+ref.Name)
+	return f.s.LoadObject(ref.Digest, ref.ID().String())
 }
 
 func (f slurmFileStore) Store(rec *cache.KeyRecord, outs map[string]artifact.Artifact) ([]cache.OutputRef, error) {

@@ -84,7 +84,7 @@ func Timings(c *cache.Cache, id int64) ([]Timing, error) {
 		}
 		// Walk the dependencies once each.
 		seen := map[string]bool{}
-		stack := inputKeys(rec)
+		stack := rec.InputKeys()
 		for len(stack) > 0 {
 			k := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -104,7 +104,7 @@ func Timings(c *cache.Cache, id int64) ([]Timing, error) {
 			if r, err := record(k); err != nil {
 				return nil, err
 			} else if r != nil {
-				stack = append(stack, inputKeys(r)...)
+				stack = append(stack, r.InputKeys()...)
 			}
 		}
 		sort.Strings(row.CachedUpstream)
@@ -117,23 +117,6 @@ func Timings(c *cache.Cache, id int64) ([]Timing, error) {
 		out = append(out, row)
 	}
 	return out, nil
-}
-
-// inputKeys returns the producer keys of a record's inputs.
-func inputKeys(rec *cache.KeyRecord) []string {
-	var keys []string
-	slots := make([]string, 0, len(rec.Inputs))
-	for s := range rec.Inputs {
-		slots = append(slots, s)
-	}
-	sort.Strings(slots)
-	for _, s := range slots {
-		for _, ref := range rec.Inputs[s] {
-			k, _, _ := strings.Cut(ref, "/")
-			keys = append(keys, k)
-		}
-	}
-	return keys
 }
 
 type trainMetrics struct {
