@@ -15,6 +15,7 @@ import (
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runreport"
+	"github.com/hylaflow/hylaflow/runs"
 )
 
 func init() {
@@ -30,7 +31,9 @@ const runCmdUsage = `Usage: hylaflow run [flags] FILE
 Runs the pipeline in FILE: every stage instance whose cache key (stage
 type, version, parameters, input keys, outside data) is stored already is
 reused; the others run as soon as their inputs are done, up to -j at once.
-Outputs are stored in the cache, and the run is recorded (hylaflow runs).
+Outputs are stored in the cache, and the run is recorded (hylaflow runs)
+with its provenance: the hylaflow build, the sha256 of FILE and of each
+-var-file, the -var values, the host, its cores and kernel path.
 A second run of an unchanged pipeline computes nothing and says so.
 
 Flags (before or after FILE):
@@ -155,6 +158,13 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		MemMB:       memMB,
 		Observer:    obs,
 		Args:        append([]string{"run"}, args...),
+	}
+	prov, err := runs.Collect(files[0], lopts.VarFiles, lopts.Vars)
+	if err == nil {
+		opts.Provenance, err = prov.Encode()
+	}
+	if err != nil {
+		return failed(err)
 	}
 	res, err := runner.Run(ctx, p, c, opts)
 	if tp != nil {

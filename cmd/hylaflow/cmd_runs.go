@@ -12,6 +12,7 @@ import (
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/cacheops"
 	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/runs"
 	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
@@ -31,11 +32,14 @@ newest first: id, start, duration, status, how many stages ran, were cached
 or failed, and the pipeline file.
 
 show prints one run (default: the last one): its command line, status and
-timing, then every stage instance with its status (ran, cached, failed,
-skipped, canceled), when it started (AT, after the run's start), how long
-it took, its cache key, why it ran (or its error), and
-the scalar metrics of the stages (for a cached stage, read from its stored
-metrics outputs).
+timing, its provenance (the hylaflow version and VCS revision, the Go
+version and platform, the kernel path and BLAS, the host and its cores,
+the sha256 of the pipeline file and of each -var-file, the -var values;
+"not recorded" for runs older than provenance records), then every stage
+instance with its status (ran, cached, failed, skipped, canceled), when it
+started (AT, after the run's start), how long it took, its cache key, why
+it ran (or its error), and the scalar metrics of the stages (for a cached
+stage, read from its stored metrics outputs).
 
   --json      machine-readable output (times RFC 3339, durations in seconds)
   --cache DIR cache directory (default $HYLAFLOW_CACHE, else the nearest
@@ -125,7 +129,9 @@ type runsCmdStageJSON struct {
 
 type runsCmdDetailJSON struct {
 	runsCmdSummaryJSON
-	StageList []runsCmdStageJSON `json:"stage_list"`
+	// Provenance is null for a run recorded before provenance existed.
+	Provenance *runs.Provenance   `json:"provenance"`
+	StageList  []runsCmdStageJSON `json:"stage_list"`
 }
 
 func runsCmdSummary(r cache.RunSummary) runsCmdSummaryJSON {
@@ -192,8 +198,12 @@ func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
 	for i := range d.Stages {
 		runsCmdCachedMetrics(c, &d.Stages[i])
 	}
+	prov, err := runs.Decode(d.Provenance)
+	if err != nil {
+		return fmt.Errorf("run %d: %w", d.ID, err)
+	}
 	if asJSON {
-		out := runsCmdDetailJSON{runsCmdSummaryJSON: runsCmdSummary(d.RunSummary), StageList: []runsCmdStageJSON{}}
+		out := runsCmdDetailJSON{runsCmdSummaryJSON: runsCmdSummary(d.RunSummary), Provenance: prov, StageList: []runsCmdStageJSON{}}
 		for _, s := range d.Stages {
 			out.StageList = append(out.StageList, runsCmdStageJSON{Address: s.Address, Key: s.Key, Status: s.Status,
 				Reason: s.Reason, Start: cacheops.Time(s.Start), DurationS: s.Duration.Seconds(), Error: s.Error, Metrics: s.Metrics})
@@ -216,6 +226,10 @@ func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "  took     %s\n", dur)
 	fmt.Fprintf(w, "  status   %s: %d stages, %d ran, %d cached, %d failed\n", d.Status, d.RunSummary.Stages, d.Ran, d.Cached, d.Fail)
+	fmt.Fprintln(w, "\nprovenance:")
+	if err := runs.WriteText(w, prov, "  "); err != nil {
+		return err
+	}
 	if len(d.Stages) == 0 {
 		_, err := fmt.Fprintln(w, "\nno stages recorded")
 		return err

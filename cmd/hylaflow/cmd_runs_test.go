@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hylaflow/hylaflow/cache"
 )
 
 // runsCmdFailPipeline: one good stage and a failing one with a dependent.
@@ -26,7 +30,9 @@ func TestRunsCmdListAndShow(t *testing.T) {
 	cacheCmdMust(t, exitStageFailed, "run", fail, "--cache", cdir, "-q", "-j", "1", "--keep-going")
 
 	dirOf := filepath.Dir(file)
-	mask := func(s string) string { return cacheCmdMask(strings.ReplaceAll(s, dirOf, "DIR"), cdir) }
+	mask := func(s string) string {
+		return cacheCmdMask(runsCmdMaskMachine(strings.ReplaceAll(s, dirOf, "DIR")), cdir)
+	}
 	cacheCmdGolden(t, "runs_list", mask(cacheCmdMust(t, exitOK, "runs", "--cache", cdir)))
 	cacheCmdGolden(t, "runs_show_1", mask(cacheCmdMust(t, exitOK, "runs", "show", "1", "--cache", cdir)))
 	cacheCmdGolden(t, "runs_show_2", mask(cacheCmdMust(t, exitOK, "runs", "show", "2", "--cache", cdir)))
@@ -54,6 +60,10 @@ func TestRunsCmdListAndShow(t *testing.T) {
 	var d runsCmdDetailJSON
 	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "show", "2", "--json", "--cache", cdir)), &d); err != nil {
 		t.Fatal(err)
+	}
+	if p := d.Provenance; p == nil || p.Vars["factor"] != "3" || len(p.Vars) != 1 || len(p.Pipeline.SHA256) != 64 ||
+		p.Pipeline.Path != file || p.Cores < 1 || p.Go == "" || p.Host == "" || !slices.Contains([]string{"avx512", "avx2", "generic"}, p.Kernel) {
+		t.Errorf("runs show 2 --json provenance = %+v", d.Provenance)
 	}
 	status := map[string]runsCmdStageJSON{}
 	for _, s := range d.StageList {
@@ -89,6 +99,16 @@ func TestRunsCmdListAndShow(t *testing.T) {
 			t.Errorf("hylaflow %s: exit %d, output %q; want exit %d and %q", strings.Join(args, " "), code, out+errs, tc.code, tc.want)
 		}
 	}
+}
+
+// runsCmdMachineRE matches the provenance lines that name the build and
+// the machine, which differ between machines and builds.
+var runsCmdMachineRE = regexp.MustCompile(`(?m)^(  (?:hylaflow|revision|go|kernel|blas|host|cores) +).*$`)
+
+// runsCmdMaskMachine replaces the values of the provenance lines that
+// name the build and the machine with "*".
+func runsCmdMaskMachine(s string) string {
+	return runsCmdMachineRE.ReplaceAllString(s, "${1}*")
 }
 
 func TestRunsCmdEmpty(t *testing.T) {
@@ -143,5 +163,37 @@ func TestRunsCmdCachedMetrics(t *testing.T) {
 	}
 	if out := cacheCmdMust(t, exitOK, "runs", "show", "--cache", cdir); !strings.Contains(out, "metrics:\n  sum.all  count=2  length=3  ") {
 		t.Errorf("runs show of the cached run:\n%s", out)
+	}
+}
+
+// A run recorded before provenance existed shows it as not recorded, and
+// null in JSON.
+func TestRunsCmdProvenanceNotRecorded(t *testing.T) {
+	cdir := filepath.Join(t.TempDir(), "cache")
+	c, err := cache.Open(cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := c.BeginRun("old", []string{"run", "old.hcl"})
+	if err == nil {
+		err = c.FinishRun(id, "ok")
+	}
+	if err == nil {
+		err = c.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := cacheCmdMust(t, exitOK, "runs", "show", "--cache", cdir); !strings.Contains(out,
+		"\nprovenance:\n  not recorded (the run is older than provenance records)\n") {
+		t.Errorf("runs show of a run without provenance:\n%s", out)
+	}
+	out := cacheCmdMust(t, exitOK, "runs", "show", "--json", "--cache", cdir)
+	var d map[string]any
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := d["provenance"]; !ok || v != nil {
+		t.Errorf("runs show --json: provenance %v (present %v), want null", v, ok)
 	}
 }
