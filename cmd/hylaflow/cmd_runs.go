@@ -19,13 +19,14 @@ import (
 func init() {
 	registerCommand(&command{
 		Name:    "runs",
-		Summary: "list past runs, or show one with its stages, timings, cache hits and metrics",
-		Run:     withExitCode(runsCmdRun),
+		Summary: "list past runs, show one with its provenance and stages, or diff two",
+		Run:     runsCmdRun,
 	})
 }
 
 const runsCmdUsage = `Usage: hylaflow runs [list] [-n N] [--json] [--cache DIR]
        hylaflow runs show [ID|last] [--json] [--cache DIR]
+       hylaflow runs diff [A B] [--json] [--cache DIR]
 
 list (the default) prints the N most recent runs (default 20; 0 = all),
 newest first: id, start, duration, status, how many stages ran, were cached
@@ -41,64 +42,123 @@ started (AT, after the run's start), how long it took, its cache key, why
 it ran (or its error), and the scalar metrics of the stages (for a cached
 stage, read from its stored metrics outputs).
 
+diff compares run A with run B (default: the run before the last with the
+last): the provenance fields that differ; every cell of their tables with
+both means ± sample standard deviations (n runs), Δ = B − A, twice its
+standard error 2·SE = 2·sqrt(sA²/nA + sB²/nB) and whether |Δ| is beyond it
+(a cell with fewer than two runs has no spread to compare with); the stages
+whose cache keys differ, with why in plan's words (param epochs changed
+100 → 50, input samples changed, stage version 1 → 2, input data changed),
+grouped by stage block; and the stages of one run only. Tables and key
+records that gc removed since are noted, not compared.
+
   --json      machine-readable output (times RFC 3339, durations in seconds)
   --cache DIR cache directory (default $HYLAFLOW_CACHE, else the nearest
               .hylaflow here or above: see hylaflow cache --help)
 `
 
-func runsCmdRun(args []string, stdout, stderr io.Writer) int {
+func runsCmdRun(args []string, stdout, stderr io.Writer) error {
 	sub := "list"
-	if len(args) > 0 && (args[0] == "list" || args[0] == "show") {
+	if len(args) > 0 && (args[0] == "list" || args[0] == "show" || args[0] == "diff") {
 		sub, args = args[0], args[1:]
 	}
-	fs := cliFlagSet("runs " + sub)
+	name := "runs " + sub
+	fs := cliFlagSet(name)
 	dir := fs.String("cache", "", "cache directory")
 	asJSON := fs.Bool("json", false, "JSON output")
 	var limit *int
 	if sub == "list" {
 		limit = fs.Int("n", 20, "runs to list (0 = all)")
 	}
-	pos, err := cliParse(fs, args)
+	pos, err := cliFlags(fs, args, stdout, runsCmdUsage)
 	if err != nil {
-		return cliFlagError(err, stdout, stderr, "runs", runsCmdUsage)
+		return err
 	}
-	maxArgs := 0
-	if sub == "show" {
-		maxArgs = 1
-	}
-	if len(pos) > maxArgs {
-		fmt.Fprintf(stderr, "hylaflow runs %s: unexpected arguments %s\n\n%s", sub, strings.Join(pos, " "), runsCmdUsage)
-		return exitUsage
+	switch {
+	case sub == "list" && len(pos) > 0, sub == "show" && len(pos) > 1, sub == "diff" && len(pos) > 2:
+		return inCommand(name, usageText(runsCmdUsage, "unexpected arguments %s", strings.Join(pos, " ")))
+	case sub == "diff" && len(pos) == 1:
+		return inCommand(name, usageText(runsCmdUsage, "want two runs A and B (or none: the last two), got %s", pos[0]))
+	case sub == "list" && *limit < 0:
+		return inCommand(name, usagef("-n %d: want 0 or more", *limit))
 	}
 	cdir, err := cliCacheDir(*dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow runs: %v\n", err)
-		return exitStageFailed
+		return inCommand(name, failed(err))
 	}
 	c, err := cache.OpenReadOnly(cdir)
 	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow runs: %v\n", err)
-		return exitStageFailed
+		return inCommand(name, failed(err))
 	}
 	defer c.Close()
-	if sub == "list" {
-		if *limit < 0 {
-			fmt.Fprintf(stderr, "hylaflow runs list: -n %d: want 0 or more\n", *limit)
-			return exitUsage
-		}
+	switch sub {
+	case "list":
 		err = runsCmdList(c, *limit, *asJSON, stdout)
-	} else {
+	case "show":
 		id := "last"
 		if len(pos) == 1 {
 			id = pos[0]
 		}
 		err = runsCmdShow(c, id, *asJSON, stdout)
+	case "diff":
+		err = runsCmdDiff(c, pos, *asJSON, stdout)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "hylaflow runs %s: %v\n", sub, err)
-		return exitCodeOf(err)
+	return inCommand(name, err)
+}
+
+// runsCmdID resolves a run argument: a number (optionally "#N") or "last".
+func runsCmdID(c *cache.Cache, arg string) (int64, error) {
+	if arg == "last" || arg == "latest" {
+		runs, err := c.Runs(1)
+		if err != nil {
+			return 0, err
+		}
+		if len(runs) == 0 {
+			return 0, failed(fmt.Errorf("no runs recorded in %s", c.Dir()))
+		}
+		return runs[0].ID, nil
 	}
-	return exitOK
+	v, err := strconv.ParseInt(strings.TrimPrefix(arg, "#"), 10, 64)
+	if err != nil || v <= 0 {
+		return 0, usagef("run id %q: want a positive number or \"last\"", arg)
+	}
+	return v, nil
+}
+
+// runsCmdDiff compares two runs: pos holds A and B, or nothing for the
+// last two runs.
+func runsCmdDiff(c *cache.Cache, pos []string, asJSON bool, w io.Writer) error {
+	var ids [2]int64
+	if len(pos) == 0 {
+		last, err := c.Runs(2)
+		if err != nil {
+			return failed(err)
+		}
+		if len(last) < 2 {
+			return failed(fmt.Errorf("%d runs recorded in %s: want two to compare", len(last), c.Dir()))
+		}
+		ids = [2]int64{last[1].ID, last[0].ID}
+	}
+	for i, arg := range pos {
+		id, err := runsCmdID(c, arg)
+		if err != nil {
+			return err
+		}
+		ids[i] = id
+	}
+	var loaded [2]*runs.Run
+	for i, id := range ids {
+		r, err := runs.Load(c, id)
+		if err != nil {
+			return err
+		}
+		loaded[i] = r
+	}
+	d := runs.Compare(loaded[0], loaded[1])
+	if asJSON {
+		return cacheops.WriteJSON(w, d)
+	}
+	return runs.WriteDiff(w, d)
 }
 
 // runsCmdSummaryJSON is a run in JSON output.
@@ -174,22 +234,9 @@ func runsCmdList(c *cache.Cache, limit int, asJSON bool, w io.Writer) error {
 }
 
 func runsCmdShow(c *cache.Cache, idArg string, asJSON bool, w io.Writer) error {
-	var id int64
-	if idArg == "last" || idArg == "latest" {
-		runs, err := c.Runs(1)
-		if err != nil {
-			return err
-		}
-		if len(runs) == 0 {
-			return fmt.Errorf("no runs recorded in %s", c.Dir())
-		}
-		id = runs[0].ID
-	} else {
-		v, err := strconv.ParseInt(strings.TrimPrefix(idArg, "#"), 10, 64)
-		if err != nil || v <= 0 {
-			return &cliUsageError{msg: fmt.Sprintf("run id %q: want a positive number or \"last\"", idArg)}
-		}
-		id = v
+	id, err := runsCmdID(c, idArg)
+	if err != nil {
+		return err
 	}
 	d, err := c.Run(id)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/runs"
 )
 
 // runsCmdFailPipeline: one good stage and a failing one with a dependent.
@@ -195,5 +197,76 @@ func TestRunsCmdProvenanceNotRecorded(t *testing.T) {
 	}
 	if v, ok := d["provenance"]; !ok || v != nil {
 		t.Errorf("runs show --json: provenance %v (present %v), want null", v, ok)
+	}
+}
+
+// runs diff on two real ablation runs of the quickstart (the second with
+// -var epochs=50): the provenance names the variable, every table cell
+// has both means, the difference and the verdict, and the train stages
+// say "param epochs changed 100 → 50". testdata/runs_diff_quickstart.golden
+// holds the text with dates and directories masked (go test -update-cache
+// rewrites it); the numbers are the same on every machine and kernel path.
+func TestRunsCmdDiffQuickstart(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "pipelines", "quickstart.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "pipelines"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := runCmdWrite(t, filepath.Join(dir, "pipelines"), "quickstart.hcl", string(src))
+	cdir := filepath.Join(dir, "cache")
+	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q", "-j", "1")
+	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q", "-j", "1", "-var", "epochs=50")
+
+	mask := func(s string) string { return cacheCmdMask(strings.ReplaceAll(s, dir, "DIR"), cdir) }
+	out := cacheCmdMust(t, exitOK, "runs", "diff", "1", "2", "--cache", cdir)
+	cacheCmdGolden(t, "runs_diff_quickstart", mask(out))
+	if last := cacheCmdMust(t, exitOK, "runs", "diff", "--cache", cdir); last != out {
+		t.Errorf("runs diff without runs differs from runs diff 1 2:\n%s", last)
+	}
+
+	var d runs.Diff
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "diff", "1", "2", "--json", "--cache", cdir)), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.A.ID != 1 || d.B.ID != 2 || len(d.Provenance.Changed) != 1 || d.Provenance.Changed[0] != (runs.FieldChange{Name: "var epochs", A: "", B: "50"}) {
+		t.Errorf("runs diff --json: runs %d, %d, provenance %+v", d.A.ID, d.B.ID, d.Provenance)
+	}
+	if len(d.Tables) != 1 || len(d.Tables[0].Cells) != 3 {
+		t.Fatalf("runs diff --json tables: %+v", d.Tables)
+	}
+	for _, c := range d.Tables[0].Cells {
+		if c.A == nil || c.B == nil || c.A.Runs != 3 || c.Delta == nil || c.Bound == nil || *c.Delta != c.B.Mean-c.A.Mean ||
+			(c.Verdict == runs.Beyond) != (math.Abs(*c.Delta) > *c.Bound) {
+			t.Errorf("cell %s/%s: %+v", c.Dataset, c.Model, c)
+		}
+	}
+	// 9 train instances and the evaluate stage differ; the data, split,
+	// normalize, precompute and the 6 samples do not.
+	if d.Stages.Same != 10 || len(d.Stages.Changed) != 10 || len(d.Stages.OnlyA)+len(d.Stages.OnlyB) != 0 {
+		t.Errorf("runs diff --json stages: %d same, %d changed, only %v %v", d.Stages.Same, len(d.Stages.Changed), d.Stages.OnlyA, d.Stages.OnlyB)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"runs", "diff", "1"}, exitUsage, "want two runs A and B (or none: the last two), got 1"},
+		{[]string{"runs", "diff", "1", "2", "3"}, exitUsage, "unexpected arguments 1 2 3"},
+		{[]string{"runs", "diff", "1", "9"}, exitUsage, "no run 9"},
+		{[]string{"runs", "diff", "x", "2"}, exitUsage, `run id "x": want a positive number or "last"`},
+	} {
+		code, out, errs := cacheCmdExec(append(tc.args, "--cache", cdir)...)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("hylaflow %s: exit %d, output %q; want exit %d and %q", strings.Join(tc.args, " "), code, out+errs, tc.code, tc.want)
+		}
+	}
+	one := filepath.Join(dir, "one")
+	cacheCmdMust(t, exitOK, "run", file, "--cache", one, "-q", "-j", "1")
+	if out := cacheCmdMust(t, exitStageFailed, "runs", "diff", "--cache", one); !strings.Contains(out, "1 runs recorded") {
+		t.Errorf("runs diff with one run: %q", out)
 	}
 }

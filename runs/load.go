@@ -1,0 +1,130 @@
+package runs
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/stages/schema"
+)
+
+// Run is a recorded run with what a comparison needs; Load reads it.
+type Run struct {
+	cache.RunDetail
+	// Prov is the run's provenance; nil when it was not recorded.
+	Prov *Provenance
+	// Tables are the tables the run's stages made (evaluate stages'
+	// table.json), by stage address.
+	Tables []Table
+	// Records are the key records of the run's stages, by key, for the
+	// keys still in the cache (gc removes those of old runs).
+	Records map[string]*cache.KeyRecord
+	// Notes say what could not be read, e.g. a table whose key gc removed.
+	Notes []string
+}
+
+// Table is one table a run made: its cells, each a mean over runs.
+type Table struct {
+	Stage  string `json:"stage"` // address of the stage that made it
+	Title  string `json:"title"`
+	Metric string `json:"metric"`
+	Unit   string `json:"unit,omitempty"`
+	Cells  []Cell `json:"cells"`
+}
+
+// Cell is one (dataset, model) entry of a table.
+type Cell struct {
+	Dataset string `json:"dataset"`
+	Model   string `json:"model"`
+	// Runs is the number of values (seeds) the mean is over.
+	Runs int `json:"runs"`
+	// Values are the per-run values, when the table lists them.
+	Values []float64 `json:"values,omitempty"`
+	// Mean is nil for a cell without runs; Std is the population standard
+	// deviation of the values, as the evaluate stage writes it.
+	Mean *float64 `json:"mean"`
+	Std  *float64 `json:"std"`
+}
+
+// Reader is what Load reads from: *cache.Cache.
+type Reader interface {
+	Run(id int64) (*cache.RunDetail, error)
+	Record(key string) (*cache.KeyRecord, bool, error)
+	Lookup(key string) ([]cache.OutputRef, bool, error)
+	Load(ref cache.OutputRef) (artifact.Artifact, error)
+}
+
+// Load reads run id from c with its provenance, its tables and its
+// stages' key records. An unknown run is an error wrapping
+// cache.ErrNotFound; what gc has removed since the run is noted in
+// Run.Notes, not an error.
+func Load(c Reader, id int64) (*Run, error) {
+	d, err := c.Run(id)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{RunDetail: *d, Records: map[string]*cache.KeyRecord{}}
+	if r.Prov, err = Decode(d.Provenance); err != nil {
+		return nil, fmt.Errorf("run %d: %w", id, err)
+	}
+	gone := 0 // finished stages whose outputs are no longer stored
+	for _, s := range d.Stages {
+		if s.Key == "" {
+			continue
+		}
+		rec, ok, err := c.Record(s.Key)
+		if err != nil {
+			return nil, fmt.Errorf("run %d: %s: %w", id, s.Address, err)
+		}
+		if ok {
+			r.Records[s.Key] = rec
+		}
+		if s.Status != "ran" && s.Status != "cached" {
+			continue
+		}
+		refs, ok, err := c.Lookup(s.Key)
+		if err != nil {
+			return nil, fmt.Errorf("run %d: %s: %w", id, s.Address, err)
+		}
+		if !ok {
+			gone++
+			continue
+		}
+		for _, ref := range refs {
+			if ref.Kind != schema.KindTable {
+				continue
+			}
+			t, err := loadTable(c, ref)
+			if err != nil {
+				r.Notes = append(r.Notes, fmt.Sprintf("run %d: %s: %v", id, s.Address, err))
+				continue
+			}
+			t.Stage = s.Address
+			r.Tables = append(r.Tables, *t)
+		}
+	}
+	if gone > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("run %d: the outputs of %d of its stages are no longer in the cache (removed by gc); their tables cannot be compared", id, gone))
+	}
+	sort.SliceStable(r.Tables, func(i, j int) bool { return r.Tables[i].Stage < r.Tables[j].Stage })
+	return r, nil
+}
+
+// loadTable reads the table.json member of a stored table artifact.
+func loadTable(c Reader, ref cache.OutputRef) (*Table, error) {
+	a, err := c.Load(ref)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := a.MemberFile("table.json")
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", ref.Name, err)
+	}
+	var t Table
+	if err := json.Unmarshal(doc, &t); err != nil {
+		return nil, fmt.Errorf("output %s: table.json: %w", ref.Name, err)
+	}
+	return &t, nil
+}
