@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -103,6 +104,200 @@ func (p *Pipeline) Mermaid() string {
 	}
 	for _, e := range p.edges() {
 		fmt.Fprintf(&b, "  %s -->|%s| %s\n", ids[e.from], esc(e.label), ids[e.to])
+	}
+	return b.String()
+}
+
+// graphBlock is a stage block of the collapsed view: its instances and,
+// given a run's statuses, how many of them had each status.
+type graphBlock struct {
+	name   string
+	typ    string // "TYPE vVERSION"
+	count  int
+	status map[string]int // status → instances; empty without a run
+	absent int            // instances the run did not record
+}
+
+// blockEdge is an input between two blocks: the slots it feeds and how
+// many instance edges it stands for.
+type blockEdge struct {
+	from, to string
+	labels   []string
+	count    int
+}
+
+// Status classes of the collapsed view, in the order a block takes the
+// first one any of its instances has.
+var graphStatusOrder = []string{"failed", "canceled", "skipped", "ran", "cached"}
+
+// graphStyle is the fill colour of a status class (DOT and Mermaid).
+var graphStyle = map[string]string{
+	"failed":   "#f4cccc",
+	"canceled": "#fce5cd",
+	"skipped":  "#fff2cc",
+	"ran":      "#d9ead3",
+	"cached":   "#e8eaed",
+}
+
+// collapsed groups the instances by stage block (in order of the first
+// instance) and the instance edges by pair of blocks. status gives each
+// instance's status in a run (nil: no run).
+func (p *Pipeline) collapsed(status map[string]string) ([]*graphBlock, []*blockEdge) {
+	var blocks []*graphBlock
+	byName := map[string]*graphBlock{}
+	for _, inst := range p.Instances {
+		b, ok := byName[inst.Block]
+		if !ok {
+			b = &graphBlock{name: inst.Block, typ: inst.Type.Name + " v" + inst.Type.Version, status: map[string]int{}}
+			byName[inst.Block] = b
+			blocks = append(blocks, b)
+		}
+		b.count++
+		if status != nil {
+			if st, ok := status[inst.Address]; ok {
+				b.status[st]++
+			} else {
+				b.absent++
+			}
+		}
+	}
+	var edges []*blockEdge
+	byPair := map[[2]string]*blockEdge{}
+	for _, e := range p.edges() {
+		from, to := p.ByAddress[e.from].Block, p.ByAddress[e.to].Block
+		k := [2]string{from, to}
+		be, ok := byPair[k]
+		if !ok {
+			be = &blockEdge{from: from, to: to}
+			byPair[k] = be
+			edges = append(edges, be)
+		}
+		be.count++
+		if !slices.Contains(be.labels, e.label) {
+			be.labels = append(be.labels, e.label)
+		}
+	}
+	return blocks, edges
+}
+
+// class is the status class of a block: the first of graphStatusOrder
+// that one of its instances has; "" without a run or when the run
+// recorded none of its instances.
+func (b *graphBlock) class() string {
+	for _, s := range graphStatusOrder {
+		if b.status[s] > 0 {
+			return s
+		}
+	}
+	return ""
+}
+
+// label is the block's text: its name, its type and instance count, and
+// with a run, the count of each status ("3 ran, 6 cached").
+func (b *graphBlock) label() []string {
+	lines := []string{b.name, b.typ}
+	if b.count > 1 {
+		lines[1] += fmt.Sprintf(" ×%d", b.count)
+	}
+	var parts []string
+	for _, s := range graphStatusOrder {
+		if n := b.status[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	if b.absent > 0 && (len(parts) > 0 || len(b.status) == 0) {
+		parts = append(parts, fmt.Sprintf("%d not in the run", b.absent))
+	}
+	if len(parts) > 0 {
+		lines = append(lines, strings.Join(parts, ", "))
+	}
+	return lines
+}
+
+func (e *blockEdge) label() string {
+	l := strings.Join(e.labels, ", ")
+	if e.count > 1 {
+		l += fmt.Sprintf(" ×%d", e.count)
+	}
+	return l
+}
+
+// CollapsedDOT renders the DAG in Graphviz DOT with one node per stage
+// block (TYPE.NAME), labelled with its stage type and instance count, and
+// one edge per pair of connected blocks, labelled with the input slots and
+// how many instance edges it stands for. status, when not nil, gives each
+// instance's status in a run (ran, cached, failed, skipped, canceled): a
+// block is filled by the first of failed, canceled, skipped, ran and
+// cached that one of its instances has, lists the counts, and is dashed
+// when the run recorded none of its instances.
+func (p *Pipeline) CollapsedDOT(status map[string]string) string {
+	var b strings.Builder
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace
+	q := func(s string) string { return `"` + esc(s) + `"` }
+	fmt.Fprintf(&b, "digraph %s {\n", q(p.Name))
+	b.WriteString("  rankdir=LR;\n  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
+	blocks, edges := p.collapsed(status)
+	for _, blk := range blocks {
+		lines := blk.label()
+		for i := range lines {
+			lines[i] = esc(lines[i])
+		}
+		attrs := `label="` + strings.Join(lines, `\n`) + `"`
+		switch c := blk.class(); {
+		case c != "":
+			attrs += fmt.Sprintf(`, style="rounded,filled", fillcolor=%q`, graphStyle[c])
+		case status != nil:
+			attrs += `, style="rounded,dashed"`
+		}
+		fmt.Fprintf(&b, "  %s [%s];\n", q(blk.name), attrs)
+	}
+	for _, e := range edges {
+		fmt.Fprintf(&b, "  %s -> %s [label=%s];\n", q(e.from), q(e.to), q(e.label()))
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// CollapsedMermaid renders the collapsed DAG of CollapsedDOT as a Mermaid
+// flowchart, the status classes as classDef styles.
+func (p *Pipeline) CollapsedMermaid(status map[string]string) string {
+	var b strings.Builder
+	esc := func(s string) string {
+		return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;").Replace(s)
+	}
+	b.WriteString("flowchart LR\n")
+	blocks, edges := p.collapsed(status)
+	ids := map[string]string{}
+	classes := map[string][]string{}
+	for i, blk := range blocks {
+		id := fmt.Sprintf("b%d", i)
+		ids[blk.name] = id
+		lines := blk.label()
+		text := esc(lines[0]) + "<br/><small>" + esc(lines[1]) + "</small>"
+		if len(lines) > 2 {
+			text += "<br/><small>" + esc(lines[2]) + "</small>"
+		}
+		fmt.Fprintf(&b, "  %s[\"%s\"]\n", id, text)
+		switch c := blk.class(); {
+		case c != "":
+			classes[c] = append(classes[c], id)
+		case status != nil:
+			classes["absent"] = append(classes["absent"], id)
+		}
+	}
+	for _, e := range edges {
+		fmt.Fprintf(&b, "  %s -->|%s| %s\n", ids[e.from], esc(e.label()), ids[e.to])
+	}
+	for _, c := range append(slices.Clone(graphStatusOrder), "absent") {
+		if len(classes[c]) == 0 {
+			continue
+		}
+		if c == "absent" {
+			b.WriteString("  classDef absent stroke-dasharray: 4 4\n")
+		} else {
+			fmt.Fprintf(&b, "  classDef %s fill:%s\n", c, graphStyle[c])
+		}
+		fmt.Fprintf(&b, "  class %s %s\n", strings.Join(classes[c], ","), c)
 	}
 	return b.String()
 }

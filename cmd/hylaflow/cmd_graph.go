@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+
+	"github.com/hylaflow/hylaflow/cache"
 
 	"github.com/hylaflow/hylaflow/runner"
 )
@@ -21,10 +24,23 @@ Prints the pipeline's DAG: one node per stage instance (for_each and matrix
 instances grouped by their stage block), one edge per input, labelled with
 the input slot. Nothing runs and nothing is cached.
 
+With --collapse, one node per stage block (stage "TYPE" "NAME") with its
+type and instance count, and one edge per pair of connected blocks with
+its input slots and how many instance inputs it stands for: a view of a
+big pipeline (table1) that fits on a page. With --run, each block shows
+how many of its instances ran, were cached or failed in that run, and is
+filled by the first of failed (red), canceled, skipped, ran (green) and
+cached (grey) that one of them had; a block the run did not record is
+dashed.
+
   hylaflow graph pipelines/table1.hcl | dot -Tsvg > table1.svg
+  hylaflow graph --collapse --run last pipelines/table1.hcl | dot -Tpng > t1.png
 
 Flags:
   --format dot|mermaid   output format (default dot)
+  --collapse             one node per stage block
+  --run ID|last          style the collapsed blocks by a run's statuses
+  --cache DIR            the cache holding the run (default: as run finds it)
   -var NAME=VALUE        set a pipeline variable; repeatable
   -var-file FILE         read variables from an HCL file; repeatable
 
@@ -34,6 +50,9 @@ Exit status: 0 printed, 2 usage error, 3 the pipeline is invalid.
 func graphCmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := cliFlagSet("graph")
 	format := fs.String("format", "dot", "dot or mermaid")
+	collapse := fs.Bool("collapse", false, "one node per stage block")
+	runArg := fs.String("run", "", "style the blocks by this run's statuses")
+	cacheDir := fs.String("cache", "", "cache directory")
 	var opts runner.LoadOptions
 	opts.RegisterFlags(fs)
 	files, err := cliFlags(fs, args, stdout, graphCmdUsage)
@@ -44,6 +63,8 @@ func graphCmdRun(args []string, stdout, stderr io.Writer) error {
 		return usageText(graphCmdUsage, "want exactly one pipeline FILE")
 	case *format != "dot" && *format != "mermaid":
 		return usagef("unknown --format %q: want dot or mermaid", *format)
+	case *runArg != "" && !*collapse:
+		return usagef("--run styles the collapsed view: give --collapse too")
 	}
 	p, diags := runner.Load(cliRegistry(), files[0], opts)
 	if len(diags) > 0 {
@@ -52,10 +73,54 @@ func graphCmdRun(args []string, stdout, stderr io.Writer) error {
 	if p == nil {
 		return errInvalid
 	}
-	if *format == "dot" {
+	switch {
+	case *collapse:
+		var status map[string]string
+		if *runArg != "" {
+			if status, err = graphCmdStatus(p, *runArg, *cacheDir, files[0], stderr); err != nil {
+				return err
+			}
+		}
+		if *format == "dot" {
+			fmt.Fprint(stdout, p.CollapsedDOT(status))
+		} else {
+			fmt.Fprint(stdout, p.CollapsedMermaid(status))
+		}
+	case *format == "dot":
 		fmt.Fprint(stdout, p.DOT())
-	} else {
+	default:
 		fmt.Fprint(stdout, p.Mermaid())
 	}
 	return nil
+}
+
+// graphCmdStatus reads the status of every stage instance of a run from
+// the cache found for file: address → ran, cached, failed, skipped or
+// canceled. A run of another pipeline is drawn all the same, with a warning.
+func graphCmdStatus(p *runner.Pipeline, runArg, cacheFlag, file string, stderr io.Writer) (map[string]string, error) {
+	loc, err := cliCache(cacheFlag, filepath.Dir(file))
+	if err != nil {
+		return nil, failed(err)
+	}
+	c, err := cache.OpenReadOnly(loc.Dir)
+	if err != nil {
+		return nil, failed(err)
+	}
+	defer c.Close()
+	id, err := runsCmdID(c, runArg)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.Run(id)
+	if err != nil {
+		return nil, err
+	}
+	if d.Pipeline != p.Name {
+		fmt.Fprintf(stderr, "hylaflow graph: warning: run %d is of pipeline %q, not %q\n", id, d.Pipeline, p.Name)
+	}
+	status := make(map[string]string, len(d.Stages))
+	for _, s := range d.Stages {
+		status[s.Address] = s.Status
+	}
+	return status, nil
 }
