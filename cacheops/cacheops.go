@@ -573,7 +573,7 @@ func ExportMember(stdout, msgs io.Writer, c *cache.Cache, ref, member, file stri
 			return fmt.Errorf("writing to stdout: %w", err)
 		}
 		w, file = msgs, "stdout"
-	} else if err := WriteFileAtomic(file, b.Bytes()); err != nil {
+	} else if err := writeFileAtomic(file, b.Bytes()); err != nil {
 		return err
 	}
 	note := ""
@@ -585,9 +585,9 @@ func ExportMember(stdout, msgs io.Writer, c *cache.Cache, ref, member, file stri
 	return err
 }
 
-// WriteFileAtomic writes b to file through a temp file in its directory
+// writeFileAtomic writes b to file through a temp file in its directory
 // (fsynced, then renamed), with the mode os.Create gives.
-func WriteFileAtomic(file string, b []byte) error {
+func writeFileAtomic(file string, b []byte) error {
 	var tmp *os.File
 	var err error
 	for try := 0; ; try++ {
