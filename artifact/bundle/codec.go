@@ -40,6 +40,10 @@ package bundle
 // members are valid JSON and that the manifest names exactly the members
 // present. A dense member with a zero dimension decodes as an empty
 // *mat.Dense (gonum has no 0×n matrices), which encodes as shape (0, 0).
+//
+// The .npy headers and array data are written and read by package
+// datasets/npy, the project's one NumPy codec (the dataset loaders use it
+// too); this file lays out the zip and checks what each member must be.
 
 import (
 	"archive/zip"
@@ -57,6 +61,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/datasets/npy"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -255,7 +260,6 @@ func Encode(w io.Writer, a *Bundle) error {
 	sort.Strings(zipOrder)
 
 	zw := zip.NewWriter(w)
-	buf := &scratch{}
 	for _, z := range zipOrder {
 		fw, err := zw.CreateHeader(&zip.FileHeader{Name: z, Method: zip.Store, ModifiedDate: dosDate1980})
 		if err != nil {
@@ -265,7 +269,7 @@ func Encode(w io.Writer, a *Bundle) error {
 			_, err = fw.Write(manBytes)
 		} else {
 			n := owners[z]
-			err = writeMember(fw, z, n, a.members[n], buf)
+			err = writeMember(fw, z, n, a.members[n])
 		}
 		if err != nil {
 			return fmt.Errorf("artifact (%s): Encode: %s: %w", a.kind, z, err)
@@ -278,37 +282,36 @@ func Encode(w io.Writer, a *Bundle) error {
 }
 
 // writeMember writes the zip member z of member name with value v.
-func writeMember(w io.Writer, z, name string, v any, buf *scratch) error {
+func writeMember(w io.Writer, z, name string, v any) error {
 	switch m := v.(type) {
 	case *mat.Dense:
 		r, c := m.Dims()
 		if m.IsEmpty() {
 			r, c = 0, 0
 		}
-		if err := writeNpyHeader(w, "<f8", []int{r, c}); err != nil {
+		if err := npy.WriteHeader(w, "<f8", []int{r, c}); err != nil {
 			return err
 		}
 		raw := m.RawMatrix()
+		if raw.Stride == c {
+			return npy.WriteFloat64s(w, raw.Data[:r*c])
+		}
 		for i := 0; i < r; i++ {
-			if err := writeFloats(w, raw.Data[i*raw.Stride:i*raw.Stride+c], buf); err != nil {
+			if err := npy.WriteFloat64s(w, raw.Data[i*raw.Stride:i*raw.Stride+c]); err != nil {
 				return err
 			}
 		}
 		return nil
 	case []float64:
-		if err := writeNpyHeader(w, "<f8", []int{len(m)}); err != nil {
+		if err := npy.WriteHeader(w, "<f8", []int{len(m)}); err != nil {
 			return err
 		}
-		return writeFloats(w, m, buf)
+		return npy.WriteFloat64s(w, m)
 	case []int:
-		if err := writeNpyHeader(w, "<i8", []int{len(m)}); err != nil {
+		if err := npy.WriteHeader(w, "<i8", []int{len(m)}); err != nil {
 			return err
 		}
-		if b, ok := nativeBytes(m, 8); ok {
-			_, err := w.Write(b)
-			return err
-		}
-		return writeInts(w, len(m), func(i int) int64 { return int64(m[i]) }, 8, buf)
+		return npy.WriteInts(w, m)
 	case json.RawMessage:
 		_, err := w.Write(m)
 		return err
@@ -322,36 +325,27 @@ func writeMember(w io.Writer, z, name string, v any, buf *scratch) error {
 		}
 		switch part {
 		case "data":
-			if err := writeNpyHeader(w, "<f8", []int{len(m.Data)}); err != nil {
+			if err := npy.WriteHeader(w, "<f8", []int{len(m.Data)}); err != nil {
 				return err
 			}
-			return writeFloats(w, m.Data, buf)
+			return npy.WriteFloat64s(w, m.Data)
 		case "indices":
-			if err := writeNpyHeader(w, "<i4", []int{len(m.Indices)}); err != nil {
+			if err := npy.WriteHeader(w, "<i4", []int{len(m.Indices)}); err != nil {
 				return err
 			}
-			if b, ok := nativeBytes(m.Indices, 4); ok {
-				_, err := w.Write(b)
-				return err
-			}
-			return writeInts(w, len(m.Indices), func(i int) int64 { return int64(m.Indices[i]) }, 4, buf)
+			return npy.WriteInt32s(w, m.Indices)
 		case "indptr":
-			if err := writeNpyHeader(w, "<i8", []int{len(m.Indptr)}); err != nil {
+			if err := npy.WriteHeader(w, "<i8", []int{len(m.Indptr)}); err != nil {
 				return err
 			}
-			if b, ok := nativeBytes(m.Indptr, 8); ok {
-				_, err := w.Write(b)
-				return err
-			}
-			return writeInts(w, len(m.Indptr), func(i int) int64 { return int64(m.Indptr[i]) }, 8, buf)
+			return npy.WriteInts(w, m.Indptr)
 		case "shape":
-			if err := writeNpyHeader(w, "<i8", []int{2}); err != nil {
+			if err := npy.WriteHeader(w, "<i8", []int{2}); err != nil {
 				return err
 			}
-			shape := [2]int64{int64(m.Rows), int64(m.Cols)}
-			return writeInts(w, 2, func(i int) int64 { return shape[i] }, 8, buf)
+			return npy.WriteInts(w, []int{m.Rows, m.Cols})
 		case "format":
-			if err := writeNpyHeader(w, "<U3", []int{}); err != nil {
+			if err := npy.WriteHeader(w, "<U3", []int{}); err != nil {
 				return err
 			}
 			var b [12]byte
@@ -363,93 +357,6 @@ func writeMember(w io.Writer, z, name string, v any, buf *scratch) error {
 		}
 	}
 	return fmt.Errorf("internal error: no writer for %T as %q", v, z)
-}
-
-// chunkBytes is the largest conversion buffer used when writing and reading arrays.
-const chunkBytes = 64 << 10
-
-// writeNpyHeader writes a version 1.0 .npy header for a C-order array, padded
-// with spaces and a newline so the data starts at a multiple of 64 bytes (as numpy does).
-func writeNpyHeader(w io.Writer, descr string, shape []int) error {
-	dims := make([]string, len(shape))
-	for i, d := range shape {
-		dims[i] = strconv.Itoa(d)
-	}
-	s := "(" + strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		s += ","
-	}
-	s += ")"
-	hdr := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + s + ", }"
-	total := 10 + len(hdr) + 1
-	hdr += strings.Repeat(" ", (64-total%64)%64) + "\n"
-	var b bytes.Buffer
-	b.WriteString("\x93NUMPY\x01\x00")
-	var l [2]byte
-	binary.LittleEndian.PutUint16(l[:], uint16(len(hdr)))
-	b.Write(l[:])
-	b.WriteString(hdr)
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-// scratch is a conversion buffer that grows on demand up to chunkBytes, so
-// small artifacts do not pay for a large buffer.
-type scratch struct{ b []byte }
-
-// get returns a buffer of min(n, chunkBytes) bytes.
-func (s *scratch) get(n int) []byte {
-	n = min(n, chunkBytes)
-	if cap(s.b) < n {
-		s.b = make([]byte, n)
-	}
-	return s.b[:n]
-}
-
-func writeFloats(w io.Writer, v []float64, s *scratch) error {
-	if b, ok := nativeBytes(v, 8); ok {
-		_, err := w.Write(b)
-		return err
-	}
-	if len(v) == 0 {
-		return nil
-	}
-	buf := s.get(8 * len(v))
-	per := len(buf) / 8
-	for len(v) > 0 {
-		n := min(per, len(v))
-		for i, x := range v[:n] {
-			binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(x))
-		}
-		if _, err := w.Write(buf[:8*n]); err != nil {
-			return err
-		}
-		v = v[n:]
-	}
-	return nil
-}
-
-func writeInts(w io.Writer, n int, at func(int) int64, size int, s *scratch) error {
-	if n == 0 {
-		return nil
-	}
-	buf := s.get(size * n)
-	per := len(buf) / size
-	for start := 0; start < n; start += per {
-		k := min(per, n-start)
-		for i := 0; i < k; i++ {
-			x := at(start + i)
-			if size == 8 {
-				binary.LittleEndian.PutUint64(buf[8*i:], uint64(x))
-			} else {
-				binary.LittleEndian.PutUint32(buf[4*i:], uint32(int32(x)))
-			}
-		}
-		if _, err := w.Write(buf[:size*k]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Decode reads an artifact written by Encode from the size bytes of r. name
@@ -466,7 +373,6 @@ func Decode(r io.ReaderAt, size int64, name string) (*Bundle, error) {
 
 type decoder struct {
 	file string
-	buf  scratch
 }
 
 func (d *decoder) errf(member string, format string, args ...any) error {
@@ -713,7 +619,8 @@ type npyArray struct {
 	strs   []string
 }
 
-// readNpy decodes a .npy zip member whose dtype must be one of descrs.
+// readNpy decodes a .npy zip member whose dtype must be one of descrs
+// (package npy reads the header and the data).
 func (d *decoder) readNpy(f *zip.File, as npyTarget, descrs ...string) (*npyArray, error) {
 	qname := f.Name
 	fail := func(off int64, format string, args ...any) error {
@@ -725,175 +632,51 @@ func (d *decoder) readNpy(f *zip.File, as npyTarget, descrs ...string) (*npyArra
 		return nil, d.errf(qname, "%w", err)
 	}
 	defer rc.Close()
-	var pre [12]byte
-	if size < 10 {
-		return nil, fail(0, "%d bytes, too short for a .npy array", size)
-	}
-	if _, err := io.ReadFull(rc, pre[:10]); err != nil {
-		return nil, fail(0, "reading the .npy preamble: %w", err)
-	}
-	if string(pre[:6]) != "\x93NUMPY" {
-		return nil, fail(0, "magic %q, want \"\\x93NUMPY\" (a .npy array)", pre[:6])
-	}
-	var hlen, off int64
-	switch pre[6] {
-	case 1:
-		hlen, off = int64(binary.LittleEndian.Uint16(pre[8:10])), 10
-	case 2, 3:
-		if _, err := io.ReadFull(rc, pre[10:12]); err != nil {
-			return nil, fail(10, "reading the header length: %w", err)
+	h, err := npy.ReadHeader(rc, size, d.file, qname)
+	if err != nil {
+		var e *npy.Error
+		if !errors.As(err, &e) {
+			return nil, d.errf(qname, "%w", err)
 		}
-		hlen, off = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
+		if e.Err != nil {
+			return nil, fail(e.Offset, "%s: %w", e.Msg, e.Err)
+		}
+		return nil, fail(e.Offset, "%s", e.Msg)
+	}
+	if h.Fortran && len(h.Shape) > 1 {
+		return nil, fail(h.HeaderOffset, "fortran_order is True, want C order")
+	}
+	if !slices.Contains(descrs, h.Descr) {
+		return nil, fail(h.HeaderOffset, "dtype %q, want %s", h.Descr, strings.Join(quoteAll(descrs), " or "))
+	}
+	off := h.DataOffset
+	if h.DataBytes() != size-off {
+		return nil, fail(off, "shape %v of %s needs %d data bytes, the member has %d", h.Shape, h.Descr, h.DataBytes(), size-off)
+	}
+	arr := &npyArray{shape: h.Shape}
+	switch {
+	case h.Kind == 'U' || h.Kind == 'S':
+		raw := make([]byte, h.DataBytes())
+		if _, err = io.ReadFull(rc, raw); err == nil {
+			var a *npy.Array
+			if a, err = npy.DecodeRaw(raw, h.Descr, h.Shape); err == nil {
+				arr.strs = a.Strings
+			}
+		}
+	case as == asFloats:
+		arr.floats, err = npy.ReadFloat64s(rc, h)
+	case as == asInt32s:
+		arr.i32, err = npy.ReadInt32s(rc, h)
 	default:
-		return nil, fail(6, ".npy format version %d.%d, want 1.0, 2.0 or 3.0", pre[6], pre[7])
-	}
-	if hlen > size-off || hlen > 1<<16 {
-		return nil, fail(off, "header length %d, but %d bytes follow", hlen, size-off)
-	}
-	hdr := make([]byte, hlen)
-	if _, err := io.ReadFull(rc, hdr); err != nil {
-		return nil, fail(off, "reading the %d-byte header: %w", hlen, err)
-	}
-	descr, fortran, shape, err := parseNpyHeader(string(hdr))
-	if err != nil {
-		return nil, fail(off, "header %q: %w", truncateString(string(hdr), 100), err)
-	}
-	if fortran && len(shape) > 1 {
-		return nil, fail(off, "fortran_order is True, want C order")
-	}
-	ok := false
-	for _, want := range descrs {
-		ok = ok || descr == want
-	}
-	if !ok {
-		return nil, fail(off, "dtype %q, want %s", descr, strings.Join(quoteAll(descrs), " or "))
-	}
-	off += hlen
-	isize := int64(8)
-	switch descr {
-	case "<i4":
-		isize = 4
-	case "<U3":
-		isize = 12
-	case "|S3":
-		isize = 3
-	}
-	n := int64(1)
-	if slices.Contains(shape, 0) {
-		n = 0
-	}
-	for _, dim := range shape {
-		if n > 0 && n > (size-off)/int64(dim) {
-			return nil, fail(off, "shape %v of %s needs more than the %d data bytes present", shape, descr, size-off)
-		}
-		n *= int64(dim)
-	}
-	if n*isize != size-off {
-		return nil, fail(off, "shape %v of %s needs %d data bytes, the member has %d", shape, descr, n*isize, size-off)
-	}
-	arr := &npyArray{shape: shape}
-	switch descr {
-	case "<U3", "|S3":
-		b := make([]byte, n*isize)
-		if _, err := io.ReadFull(rc, b); err != nil {
-			return nil, fail(off, "reading %d data bytes: %w", len(b), err)
-		}
-		for i := int64(0); i < n; i++ {
-			e := b[i*isize : (i+1)*isize]
-			var s string
-			if descr == "|S3" {
-				s = strings.TrimRight(string(e), "\x00")
-			} else {
-				var sb strings.Builder
-				for c := 0; c < 3; c++ {
-					r := rune(binary.LittleEndian.Uint32(e[4*c:]))
-					if r == 0 {
-						break
-					}
-					if !utf8.ValidRune(r) {
-						return nil, fail(off+i*isize, "invalid code point %d", r)
-					}
-					sb.WriteRune(r)
-				}
-				s = sb.String()
-			}
-			arr.strs = append(arr.strs, s)
-		}
-	case "<f8":
-		arr.floats = make([]float64, n)
-		if b, ok := nativeBytes(arr.floats, 8); ok {
-			_, err = io.ReadFull(rc, b)
-			break
-		}
-		err = d.readChunks(rc, n, 8, func(i int64, b []byte) error {
-			arr.floats[i] = math.Float64frombits(binary.LittleEndian.Uint64(b))
-			return nil
-		})
-	case "<i8", "<i4":
-		var get func([]byte) int64
-		if isize == 8 {
-			get = func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
-		} else {
-			get = func(b []byte) int64 { return int64(int32(binary.LittleEndian.Uint32(b))) }
-		}
-		if as == asInt32s {
-			arr.i32 = make([]int32, n)
-			if b, ok := nativeBytes(arr.i32, int(isize)); ok {
-				_, err = io.ReadFull(rc, b)
-				break
-			}
-			err = d.readChunks(rc, n, isize, func(i int64, b []byte) error {
-				x := get(b)
-				if x < math.MinInt32 || x > math.MaxInt32 {
-					return fmt.Errorf("element %d = %d does not fit int32", i, x)
-				}
-				arr.i32[i] = int32(x)
-				return nil
-			})
-		} else {
-			arr.ints = make([]int, n)
-			if b, ok := nativeBytes(arr.ints, int(isize)); ok {
-				_, err = io.ReadFull(rc, b)
-				break
-			}
-			err = d.readChunks(rc, n, isize, func(i int64, b []byte) error {
-				x := get(b)
-				if int64(int(x)) != x {
-					return fmt.Errorf("element %d = %d does not fit int", i, x)
-				}
-				arr.ints[i] = int(x)
-				return nil
-			})
-		}
+		arr.ints, err = npy.ReadInts(rc, h)
 	}
 	if err != nil {
-		return nil, fail(off, "reading %d data bytes: %w", n*isize, err)
+		return nil, fail(off, "reading %d data bytes: %w", h.DataBytes(), err)
 	}
 	if err := d.atEOF(rc, f.Name); err != nil {
 		return nil, err
 	}
 	return arr, nil
-}
-
-func (d *decoder) readChunks(r io.Reader, n, isize int64, put func(int64, []byte) error) error {
-	if n == 0 {
-		return nil
-	}
-	buf := d.buf.get(int(n * isize))
-	per := int64(len(buf)) / isize
-	for start := int64(0); start < n; start += per {
-		k := min(per, n-start)
-		b := buf[:k*isize]
-		if _, err := io.ReadFull(r, b); err != nil {
-			return err
-		}
-		for i := int64(0); i < k; i++ {
-			if err := put(start+i, b[i*isize:]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 func quoteAll(s []string) []string {
@@ -902,127 +685,6 @@ func quoteAll(s []string) []string {
 		out[i] = strconv.Quote(x)
 	}
 	return out
-}
-
-func truncateString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-// parseNpyHeader parses the Python dict literal of a .npy header:
-// {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }.
-func parseNpyHeader(h string) (descr string, fortran bool, shape []int, err error) {
-	s := strings.TrimRight(h, " \n")
-	i := 0
-	space := func() {
-		for i < len(s) && (s[i] == ' ' || s[i] == '\n') {
-			i++
-		}
-	}
-	eat := func(c byte) bool {
-		space()
-		if i < len(s) && s[i] == c {
-			i++
-			return true
-		}
-		return false
-	}
-	str := func() (string, error) {
-		space()
-		if i >= len(s) || (s[i] != '\'' && s[i] != '"') {
-			return "", fmt.Errorf("expected a string at header position %d", i)
-		}
-		q := s[i]
-		end := strings.IndexByte(s[i+1:], q)
-		if end < 0 {
-			return "", fmt.Errorf("unterminated string at header position %d", i)
-		}
-		v := s[i+1 : i+1+end]
-		i += end + 2
-		return v, nil
-	}
-	if !eat('{') {
-		return "", false, nil, errors.New("does not start with '{'")
-	}
-	seen := map[string]bool{}
-	for !eat('}') {
-		key, err := str()
-		if err != nil {
-			return "", false, nil, err
-		}
-		if seen[key] {
-			return "", false, nil, fmt.Errorf("key %q twice", key)
-		}
-		seen[key] = true
-		if !eat(':') {
-			return "", false, nil, fmt.Errorf("expected ':' after key %q", key)
-		}
-		space()
-		switch key {
-		case "descr":
-			descr, err = str()
-		case "fortran_order":
-			switch {
-			case strings.HasPrefix(s[i:], "True"):
-				fortran, i = true, i+4
-			case strings.HasPrefix(s[i:], "False"):
-				i += 5
-			default:
-				err = fmt.Errorf("expected True or False at header position %d", i)
-			}
-		case "shape":
-			shape, err = func() ([]int, error) {
-				if !eat('(') {
-					return nil, fmt.Errorf("expected '(' at header position %d", i)
-				}
-				dims := []int{}
-				for !eat(')') {
-					space()
-					start := i
-					for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-						i++
-					}
-					if i == start || i-start > 15 {
-						return nil, fmt.Errorf("bad dimension at header position %d", start)
-					}
-					v, _ := strconv.Atoi(s[start:i])
-					dims = append(dims, v)
-					if len(dims) > 32 {
-						return nil, errors.New("more than 32 dimensions")
-					}
-					if !eat(',') {
-						if !eat(')') {
-							return nil, fmt.Errorf("expected ',' or ')' at header position %d", i)
-						}
-						break
-					}
-				}
-				return dims, nil
-			}()
-		default:
-			err = fmt.Errorf("unexpected key %q", key)
-		}
-		if err != nil {
-			return "", false, nil, err
-		}
-		if !eat(',') {
-			if !eat('}') {
-				return "", false, nil, fmt.Errorf("expected ',' or '}' at header position %d", i)
-			}
-			break
-		}
-	}
-	if i != len(s) {
-		return "", false, nil, fmt.Errorf("trailing characters at header position %d", i)
-	}
-	for _, k := range []string{"descr", "fortran_order", "shape"} {
-		if !seen[k] {
-			return "", false, nil, fmt.Errorf("no %q key", k)
-		}
-	}
-	return descr, fortran, shape, nil
 }
 
 // WriteMember writes one member of a as a file other tools open, and
@@ -1053,7 +715,7 @@ func WriteMember(w io.Writer, a *Bundle, name string) (ext string, err error) {
 		}
 		return ext, err
 	}
-	if err := writeMember(w, name+".npy", name, v, &scratch{}); err != nil {
+	if err := writeMember(w, name+".npy", name, v); err != nil {
 		return "", fmt.Errorf("artifact (%s): member %q: %w", a.kind, name, err)
 	}
 	return ".npy", nil

@@ -663,45 +663,6 @@ func BenchmarkEncodeDecode(b *testing.B) {
 	})
 }
 
-// TestPortablePath runs the element-by-element conversions that big-endian
-// machines use and checks they give the same bytes and values as the
-// native little-endian fast path.
-func TestPortablePath(t *testing.T) {
-	if !nativeLittle {
-		t.Skip("this machine always takes the portable path")
-	}
-	a := sampleArtifact(t)
-	native := encode(t, a)
-	nativeLittle = false
-	defer func() { nativeLittle = true }()
-	portable := encode(t, a)
-	if !bytes.Equal(native, portable) {
-		t.Fatalf("portable encoding differs from the native one (%d vs %d bytes)", len(portable), len(native))
-	}
-	equalArtifacts(t, a, decode(t, native))
-	var b bytes.Buffer
-	big := New(KindFeatures)
-	x := make([]float64, 3*20000) // several conversion chunks
-	for i := range x {
-		x[i] = float64(i) * 0.5
-	}
-	big.SetDense("X", mat.NewDense(20000, 3, x))
-	idx := make([]int32, 20000)
-	ptr := make([]int, 20001)
-	for i := range idx {
-		idx[i], ptr[i+1] = int32(i%7), i+1
-	}
-	big.SetSparse("S", &sparse.CSR{Rows: 20000, Cols: 7, Indptr: ptr, Indices: idx, Data: x[:20000]})
-	if err := Encode(&b, big); err != nil {
-		t.Fatal(err)
-	}
-	equalArtifacts(t, big, decode(t, b.Bytes()))
-	nativeLittle = true
-	if nb := encode(t, big); !bytes.Equal(nb, b.Bytes()) {
-		t.Error("native and portable encodings of the large artifact differ")
-	}
-}
-
 // BenchmarkRedditScaleFile encodes a Reddit-sized graph artifact (232,965
 // nodes × 602 dense features, 23.2M-entry adjacency) to a file and decodes
 // it back, as the cache does. It needs about 3 GB of memory.

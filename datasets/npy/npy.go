@@ -1,19 +1,24 @@
-// Package npy reads NumPy .npy arrays and .npz archives (including scipy's
-// save_npz sparse matrices) defensively: every size is checked against the
-// bytes actually present before anything is allocated, and every error names
-// the file, the member and the byte position of the problem.
+// Package npy is the project's one NumPy codec: it reads .npy arrays and
+// .npz archives (including scipy's save_npz sparse matrices) for the
+// dataset loaders, and reads and writes the .npy members of the artifact
+// bundles (package artifact/bundle) through the same header code and typed
+// data paths (ReadHeader, WriteHeader, ReadFloat64s, WriteFloat64s, …).
+// It reads defensively: every size is checked against the bytes actually
+// present before anything is allocated, and every error names the file,
+// the member and the byte position of the problem.
 //
 // github.com/sbinet/npyio is not used: its reader trusts the header (a
 // malformed header makes it panic or allocate what the header claims), and
 // the writer here must produce byte-identical files for identical arrays
 // (fixed header padding, fixed zip metadata) so that artifact digests are
-// deterministic, which npyio's npz writer does not promise.
+// deterministic, which npyio's npz writer does not promise; the bundle also
+// needs to read and write multi-gigabyte float64 arrays without
+// per-element conversion, which the typed paths here do on little-endian
+// machines.
 package npy
 
 import (
-	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -112,72 +117,25 @@ func ReadFile(path string) (*Array, error) {
 // Read decodes one .npy array of size bytes from r. file and member name the
 // source in errors.
 func Read(r io.Reader, size int64, file, member string) (*Array, error) {
-	fail := func(off int64, err error, format string, args ...any) error {
-		return &Error{File: file, Member: member, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err}
-	}
-	var pre [10]byte
-	if _, err := io.ReadFull(r, pre[:]); err != nil {
-		return nil, fail(0, err, "reading the .npy preamble")
-	}
-	if !bytes.Equal(pre[:6], []byte("\x93NUMPY")) {
-		return nil, fail(0, nil, "not a .npy array (magic %q, want \"\\x93NUMPY\")", pre[:6])
-	}
-	major := pre[6]
-	var hlen int64
-	off := int64(10)
-	switch major {
-	case 1:
-		hlen = int64(binary.LittleEndian.Uint16(pre[8:10]))
-	case 2, 3:
-		var more [2]byte
-		if _, err := io.ReadFull(r, more[:]); err != nil {
-			return nil, fail(10, err, "reading the header length")
-		}
-		hlen = int64(binary.LittleEndian.Uint32(append(pre[8:10:10], more[:]...)))
-		off = 12
-	default:
-		return nil, fail(6, nil, "unsupported .npy format version %d.%d", major, pre[7])
-	}
-	if hlen > size-off || hlen > 1<<20 {
-		return nil, fail(off, nil, "header length %d exceeds the %d bytes present", hlen, size-off)
-	}
-	hdr := make([]byte, hlen)
-	if _, err := io.ReadFull(r, hdr); err != nil {
-		return nil, fail(off, err, "reading the %d-byte header", hlen)
-	}
-	descr, fortran, shape, err := parseHeader(string(hdr))
+	h, err := ReadHeader(r, size, file, member)
 	if err != nil {
-		return nil, fail(off, err, "bad header %q", truncate(string(hdr), 120))
+		return nil, err
 	}
-	off += hlen
-	a := &Array{Shape: shape}
-	order, kind, isize, err := parseDescr(descr)
-	if err != nil {
-		return nil, fail(off-hlen, err, "header")
-	}
-	a.Kind, a.ItemSize = kind, isize
-	n := int64(1)
-	for _, d := range shape {
-		if d < 0 {
-			return nil, fail(off-hlen, nil, "negative dimension in shape %v", shape)
-		}
-		if d > 0 && n > MaxBytes/int64(d) {
-			return nil, fail(off-hlen, nil, "shape %v is too large", shape)
-		}
-		n *= int64(d)
-	}
-	nbytes := n * int64(isize)
+	off := h.DataOffset
+	nbytes := h.DataBytes()
 	if nbytes > MaxBytes || nbytes > size-off {
-		return nil, fail(off, nil, "shape %v of %s needs %d data bytes, %d present", shape, descr, nbytes, size-off)
+		return nil, &Error{File: file, Member: member, Offset: off,
+			Msg: fmt.Sprintf("shape %v of %s needs %d data bytes, %d present", h.Shape, h.Descr, nbytes, size-off)}
 	}
 	raw := make([]byte, nbytes)
 	if _, err := io.ReadFull(r, raw); err != nil {
-		return nil, fail(off, err, "reading %d data bytes", nbytes)
+		return nil, &Error{File: file, Member: member, Offset: off, Msg: fmt.Sprintf("reading %d data bytes", nbytes), Err: err}
 	}
-	if err := a.decode(raw, order, int(n)); err != nil {
-		return nil, fail(off, err, "data")
+	a := &Array{Shape: h.Shape, Kind: h.Kind, ItemSize: h.ItemSize}
+	if err := a.decode(raw, h.Order, int(h.Len())); err != nil {
+		return nil, &Error{File: file, Member: member, Offset: off, Msg: "data", Err: err}
 	}
-	if fortran && len(shape) >= 2 {
+	if h.Fortran && len(h.Shape) >= 2 {
 		a.toCOrder()
 	}
 	return a, nil
@@ -416,137 +374,4 @@ func (a *Array) toCOrder() {
 		}
 	}
 	a.Floats, a.Ints, a.Strings = cf, ci, cs
-}
-
-// parseHeader parses the Python dict literal of a .npy header.
-func parseHeader(h string) (descr string, fortran bool, shape []int, err error) {
-	p := &litParser{s: strings.TrimRight(h, " \n\x00")}
-	if !p.eat('{') {
-		return "", false, nil, errors.New("header does not start with '{'")
-	}
-	seen := map[string]bool{}
-	for {
-		p.space()
-		if p.eat('}') {
-			break
-		}
-		key, err := p.str()
-		if err != nil {
-			return "", false, nil, err
-		}
-		p.space()
-		if !p.eat(':') {
-			return "", false, nil, fmt.Errorf("missing ':' after key %q", key)
-		}
-		p.space()
-		switch key {
-		case "descr":
-			descr, err = p.str()
-		case "fortran_order":
-			fortran, err = p.boolean()
-		case "shape":
-			shape, err = p.tuple()
-		default:
-			err = fmt.Errorf("unexpected key %q", key)
-		}
-		if err != nil {
-			return "", false, nil, err
-		}
-		seen[key] = true
-		p.space()
-		if !p.eat(',') {
-			p.space()
-			if !p.eat('}') {
-				return "", false, nil, fmt.Errorf("expected ',' or '}' at header position %d", p.i)
-			}
-			break
-		}
-	}
-	for _, k := range []string{"descr", "fortran_order", "shape"} {
-		if !seen[k] {
-			return "", false, nil, fmt.Errorf("header lacks %q", k)
-		}
-	}
-	return descr, fortran, shape, nil
-}
-
-type litParser struct {
-	s string
-	i int
-}
-
-func (p *litParser) space() {
-	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\n') {
-		p.i++
-	}
-}
-
-func (p *litParser) eat(c byte) bool {
-	if p.i < len(p.s) && p.s[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-func (p *litParser) str() (string, error) {
-	if p.i >= len(p.s) || (p.s[p.i] != '\'' && p.s[p.i] != '"') {
-		return "", fmt.Errorf("expected a string at header position %d", p.i)
-	}
-	q := p.s[p.i]
-	end := strings.IndexByte(p.s[p.i+1:], q)
-	if end < 0 {
-		return "", fmt.Errorf("unterminated string at header position %d", p.i)
-	}
-	v := p.s[p.i+1 : p.i+1+end]
-	p.i += end + 2
-	return v, nil
-}
-
-func (p *litParser) boolean() (bool, error) {
-	switch {
-	case strings.HasPrefix(p.s[p.i:], "True"):
-		p.i += 4
-		return true, nil
-	case strings.HasPrefix(p.s[p.i:], "False"):
-		p.i += 5
-		return false, nil
-	}
-	return false, fmt.Errorf("expected True or False at header position %d", p.i)
-}
-
-func (p *litParser) tuple() ([]int, error) {
-	if !p.eat('(') {
-		return nil, fmt.Errorf("expected '(' at header position %d", p.i)
-	}
-	shape := []int{}
-	for {
-		p.space()
-		if p.eat(')') {
-			return shape, nil
-		}
-		start := p.i
-		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-			p.i++
-		}
-		// numpy may write "3L" in Python 2 headers.
-		num := p.s[start:p.i]
-		p.eat('L')
-		v, err := strconv.Atoi(num)
-		if err != nil || len(num) > 12 {
-			return nil, fmt.Errorf("bad dimension %q at header position %d", num, start)
-		}
-		shape = append(shape, v)
-		if len(shape) > 32 {
-			return nil, errors.New("more than 32 dimensions")
-		}
-		p.space()
-		if !p.eat(',') {
-			p.space()
-			if !p.eat(')') {
-				return nil, fmt.Errorf("expected ',' or ')' at header position %d", p.i)
-			}
-			return shape, nil
-		}
-	}
 }

@@ -93,14 +93,14 @@ func TestMalformed(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"empty", nil, "byte 0: reading the .npy preamble"},
-		{"bad magic", append([]byte("\x93NUMPX"), good[6:]...), "not a .npy array"},
-		{"bad version", append(append([]byte{}, good[:6]...), append([]byte{9, 0}, good[8:]...)...), "unsupported .npy format version 9.0"},
-		{"header past end", good[:20], "exceeds the"},
+		{"empty", nil, "byte 0: 0 bytes, too short for a .npy array"},
+		{"bad magic", append([]byte("\x93NUMPX"), good[6:]...), `byte 0: magic "\x93NUMPX", want "\x93NUMPY" (a .npy array)`},
+		{"bad version", append(append([]byte{}, good[:6]...), append([]byte{9, 0}, good[8:]...)...), "byte 6: .npy format version 9.0, want 1.0, 2.0 or 3.0"},
+		{"header past end", good[:20], "byte 10: header length 118, but 10 bytes follow"},
 		{"truncated data", good[:len(good)-1], "needs 16 data bytes, 15 present"},
-		{"huge shape", rawNPY("{'descr': '<f8', 'fortran_order': False, 'shape': (100000000000, 100000000000), }\n", nil), "too large"},
+		{"huge shape", rawNPY("{'descr': '<f8', 'fortran_order': False, 'shape': (100000000000, 100000000000), }\n", nil), "needs more than the 0 data bytes present"},
 		{"object dtype", rawNPY("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }\n", make([]byte, 8)), `dtype "O" not understood`},
-		{"missing key", rawNPY("{'descr': '<f8', 'shape': (1,), }\n", make([]byte, 8)), "lacks \"fortran_order\""},
+		{"missing key", rawNPY("{'descr': '<f8', 'shape': (1,), }\n", make([]byte, 8)), `no "fortran_order" key`},
 		{"garbage header", rawNPY("hello", nil), "does not start with '{'"},
 		{"bad bool", rawNPY("{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }\n", []byte{7}), "bool byte 7"},
 	} {

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"sort"
-	"strings"
 
 	"github.com/hylaflow/hylaflow/sparse"
 )
@@ -49,23 +48,10 @@ func Write(w io.Writer, a *Array) error {
 	default:
 		return fmt.Errorf("npy: cannot write kind %q", a.Kind)
 	}
-	dims := make([]string, len(a.Shape))
-	for i, d := range a.Shape {
-		dims[i] = fmt.Sprint(d)
-	}
-	shape := "(" + strings.Join(dims, ", ")
-	if len(dims) == 1 {
-		shape += ","
-	}
-	shape += ")"
-	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape)
-	total := 10 + len(hdr) + 1
-	pad := (64 - total%64) % 64
-	hdr += strings.Repeat(" ", pad) + "\n"
 	var buf bytes.Buffer
-	buf.WriteString("\x93NUMPY\x01\x00")
-	binary.Write(&buf, binary.LittleEndian, uint16(len(hdr)))
-	buf.WriteString(hdr)
+	if err := WriteHeader(&buf, descr, a.Shape); err != nil {
+		return err
+	}
 	n := a.Len()
 	b := make([]byte, a.ItemSize)
 	for i := 0; i < n; i++ {
