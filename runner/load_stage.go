@@ -11,7 +11,6 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -543,7 +542,7 @@ func (l *loader) resolveInput(inst *Instance, in *registry.Input, val cty.Value,
 		}
 		pb := l.byName[blockOf(r.addr)]
 		o, _ := pb.typ.Output(r.output)
-		if in.Kind != artifact.KindAny && o.Kind != in.Kind {
+		if !in.Kind.Accepts(o.Kind) {
 			l.errorf(&rng, "Incompatible input kind",
 				"Input slot %q of stage type %q accepts %s artifacts, but output %q of %s is %s.",
 				in.Name, inst.Type.Name, in.Kind, r.output, r.addr, o.Kind)
