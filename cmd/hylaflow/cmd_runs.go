@@ -55,6 +55,9 @@ records that gc removed since are noted, not compared.
   --json      machine-readable output (times RFC 3339, durations in seconds)
   --cache DIR cache directory (default $HYLAFLOW_CACHE, else the nearest
               .hylaflow here or above: see hylaflow cache --help)
+
+Exit status: 0 printed, 1 the cache could not be read (or no runs to
+show), 2 usage error or no such run.
 `
 
 func runsCmdRun(args []string, stdout, stderr io.Writer) error {
