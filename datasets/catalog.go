@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // File is one file of a dataset.
@@ -45,10 +46,37 @@ type Entry struct {
 	Expected Stats
 	// Paper are the statistics quoted by the paper (edge counts there count raw links).
 	Paper Stats
+	// Split are the sizes (train, validation, test) of the official split
+	// (the source's OfficialSplit, seed 0 for a drawn one) on the
+	// catalogue's files; zero when not recorded (Reddit, whose files are
+	// not distributed, and the generators, whose size is a parameter).
+	Split [3]int
+	// Aliases are further names a pipeline may use for the entry within its
+	// source (disease for synthetic_disease); Lookup does not match them.
+	Aliases []string
+	// NoDownload, when set, says why the files have no public download and
+	// how to build them; fetch then needs --from DIR.
+	NoDownload string
 }
 
-// Catalog returns the known datasets in a fixed order.
+// extra are the entries RegisterForTest adds after the built-in ones.
+var (
+	extraMu sync.Mutex
+	extra   []Entry
+)
+
+// Catalog returns the known datasets in a fixed order: the built-in
+// benchmarks, then any that tests registered.
 func Catalog() []Entry {
+	extraMu.Lock()
+	defer extraMu.Unlock()
+	return append(builtin(), extra...)
+}
+
+// builtin returns the catalogue's own entries. Each names its source (a
+// registered Source, see datasets/all) and lists the files that source
+// reads for it (checked by the conformance test in datasets/all).
+func builtin() []Entry {
 	f := func(paths ...string) []File {
 		out := make([]File, len(paths))
 		for i, p := range paths {
@@ -101,9 +129,13 @@ func Catalog() []Entry {
 		{Name: "mr", Source: "textgcn", Doc: "Movie reviews (10662 docs, 2 classes)",
 			Files: f("textgcn/mr.txt", "textgcn/corpus/mr.clean.txt", "textgcn/corpus/mr.txt"), Paper: Stats{Nodes: 10662, Classes: 2}},
 		{Name: "reddit", Source: "reddit", Doc: "Reddit posts (FastGCN reddit.npz + reddit_adj.npz; not distributed here)",
-			Files: f("reddit/reddit.npz", "reddit/reddit_adj.npz"), Paper: Stats{232965, 11606919, 602, 41}},
-		{Name: "synthetic_disease", Source: "synthetic", Doc: "Generated disease-propagation tree (SIR epidemic), any size, seeded; built in"},
-		{Name: "synthetic_sbm", Source: "synthetic", Doc: "Generated Reddit-scale degree-corrected SBM (232,965 nodes, 602 features, 41 classes); built in"},
+			Files: f("reddit/reddit.npz", "reddit/reddit_adj.npz"), Paper: Stats{232965, 11606919, 602, 41},
+			NoDownload: "FastGCN's reddit.npz and reddit_adj.npz have no canonical download; build them with FastGCN's " +
+				"transformRedditGraph2NPZ.py from GraphSAGE's Reddit data and copy them with --from DIR (DIR/reddit/reddit.npz)"},
+		{Name: "synthetic_disease", Source: "synthetic", Doc: "Generated disease-propagation tree (SIR epidemic), any size, seeded; built in",
+			Aliases: []string{"disease"}},
+		{Name: "synthetic_sbm", Source: "synthetic", Doc: "Generated Reddit-scale degree-corrected SBM (232,965 nodes, 602 features, 41 classes); built in",
+			Aliases: []string{"sbm"}},
 	}
 }
 
@@ -112,6 +144,25 @@ func Lookup(name string) (Entry, bool) {
 	for _, e := range Catalog() {
 		if strings.EqualFold(e.Name, name) {
 			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// LookupIn returns the entry of source whose name or one of whose Aliases
+// is name (case-insensitive).
+func LookupIn(source, name string) (Entry, bool) {
+	for _, e := range Catalog() {
+		if e.Source != source {
+			continue
+		}
+		if strings.EqualFold(e.Name, name) {
+			return e, true
+		}
+		for _, a := range e.Aliases {
+			if strings.EqualFold(a, name) {
+				return e, true
+			}
 		}
 	}
 	return Entry{}, false

@@ -2,16 +2,9 @@ package stages
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,11 +12,7 @@ import (
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/datasets"
-	"github.com/hylaflow/hylaflow/datasets/hgcn"
-	"github.com/hylaflow/hylaflow/datasets/planetoid"
-	"github.com/hylaflow/hylaflow/datasets/reddit"
-	"github.com/hylaflow/hylaflow/datasets/synthetic"
-	"github.com/hylaflow/hylaflow/datasets/textgcn"
+	_ "github.com/hylaflow/hylaflow/datasets/all" // every source, registered
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
 	"github.com/hylaflow/hylaflow/stages/schema"
@@ -83,7 +72,7 @@ func dataDatasetType() *registry.Type {
 			"The output graph has the raw symmetric adjacency without self loops, the features, the labels " +
 			"(-1 = unlabelled) and the dataset's own split when it defines one (Planetoid, Reddit, TextGCN, SBM).",
 		Params: []registry.Param{
-			{Name: "source", Type: registry.String, Required: true, Enum: []string{"planetoid", "hgcn", "reddit", "textgcn", "synthetic"},
+			{Name: "source", Type: registry.String, Required: true, Enum: datasets.Sources(),
 				Doc: "which loader reads the files"},
 			{Name: "name", Type: registry.String, Required: true, Doc: "dataset name, checked against the source's datasets in `hylaflow datasets list` when the pipeline loads: e.g. cora, airport, R8, disease (synthetic), sbm (synthetic)"},
 			{Name: "root", Type: registry.Path, Default: "", Doc: "data root holding planetoid/, hgcn/, reddit/, textgcn/; empty = default root"},
@@ -109,7 +98,18 @@ func dataDatasetType() *registry.Type {
 	}
 }
 
-// dataRoot resolves the root parameter.
+// dataSource returns the registered source the source parameter names.
+func dataSource(p registry.Values) (datasets.Source, error) {
+	name := p.String("source")
+	src, ok := datasets.SourceOf(name)
+	if !ok {
+		return nil, fmt.Errorf("dataset: %w %q (registered: %s)", datasets.ErrUnknownSource, name, strings.Join(datasets.Sources(), ", "))
+	}
+	return src, nil
+}
+
+// dataRoot resolves the root parameter: the catalogue entry's first root
+// holding its files, else the default root.
 func dataRoot(p registry.Values, source string) string {
 	if r := p.String("root"); r != "" {
 		return r
@@ -122,136 +122,24 @@ func dataRoot(p registry.Values, source string) string {
 	return datasets.DefaultRoot()
 }
 
-// dataTextName maps a user's spelling to the TextGCN file name.
-func dataTextName(name string) string {
-	switch strings.ToLower(name) {
-	case "r8":
-		return "R8"
-	case "r52":
-		return "R52"
-	case "mr":
-		return "mr"
-	case "ohsumed":
-		return "ohsumed"
-	}
-	return name
-}
-
-// dataFiles lists the files a dataset instance reads (for the fingerprint).
-func dataFiles(p registry.Values) ([]string, error) {
-	source, name := p.String("source"), p.String("name")
-	root := dataRoot(p, source)
-	switch source {
-	case "planetoid":
-		if err := planetoid.CheckName(name); err != nil {
-			return nil, err
-		}
-		return planetoid.Files(filepath.Join(root, "planetoid"), name), nil
-	case "hgcn":
-		return hgcn.Files(filepath.Join(root, "hgcn"), name), nil
-	case "reddit":
-		return reddit.Files(filepath.Join(root, "reddit")), nil
-	case "textgcn":
-		n := dataTextName(name)
-		dir := filepath.Join(root, "textgcn")
-		return []string{filepath.Join(dir, n+".txt"), filepath.Join(dir, "corpus", n+".clean.txt"), filepath.Join(dir, "corpus", n+".txt")}, nil
-	case "synthetic":
-		return nil, nil
-	}
-	return nil, fmt.Errorf("dataset: unknown source %q", source)
-}
-
-// dataFingerprint identifies the files by path within the root and the
-// SHA-256 of their contents (a missing file is recorded as missing). Contents
-// rather than modification times, so that a fresh copy or a re-download of
-// the same files keeps every cached result built on them.
+// dataFingerprint is datasets.Fingerprint of the instance's files under
+// its root: their paths and contents (plus a generator's version).
 func dataFingerprint(p registry.Values) (string, error) {
-	files, err := dataFiles(p)
+	src, err := dataSource(p)
 	if err != nil {
 		return "", err
 	}
-	root := dataRoot(p, p.String("source"))
-	h := sha256.New()
-	if dataIsSyntheticDisease(p) {
-		// The generator's version, so that a new generator invalidates the
-		// graphs (and everything built on them) drawn by the old one while
-		// the keys of the loaded datasets and of the SBM graph stay.
-		fmt.Fprintf(h, "synthetic disease generator\x00%s\n", synthetic.DiseaseVersion)
-	}
-	for _, f := range files {
-		rel, err := filepath.Rel(root, f)
-		if err != nil {
-			rel = f
-		}
-		sum, err := fileDigest(f)
-		switch {
-		case err == nil:
-			fmt.Fprintf(h, "%s\x00%s\n", filepath.ToSlash(rel), sum)
-		case errors.Is(err, fs.ErrNotExist):
-			fmt.Fprintf(h, "%s\x00missing\n", filepath.ToSlash(rel))
-		default:
-			return "", fmt.Errorf("dataset fingerprint: %w", err)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// digestMemo remembers file digests within one process, keyed by path, size
-// and modification time, so planning and running hash each file once.
-var digestMemo sync.Map // digestKey → string
-
-type digestKey struct {
-	path  string
-	size  int64
-	mtime int64
-}
-
-// fileDigest returns the hex SHA-256 of a file's contents.
-func fileDigest(path string) (string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	k := digestKey{path, st.Size(), st.ModTime().UnixNano()}
-	if v, ok := digestMemo.Load(k); ok {
-		return v.(string), nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	digestMemo.Store(k, sum)
-	return sum, nil
+	return datasets.Fingerprint(src, dataRoot(p, src.Name()), p.String("name"))
 }
 
 func dataRunDataset(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
 	p := job.Params
 	source, name := p.String("source"), p.String("name")
-	root := dataRoot(p, source)
-	var (
-		g   *datasets.Graph
-		err error
-	)
-	switch source {
-	case "planetoid":
-		g, err = planetoid.Load(filepath.Join(root, "planetoid"), strings.ToLower(name))
-	case "hgcn":
-		g, err = hgcn.Load(filepath.Join(root, "hgcn"), strings.ToLower(name), hgcn.Options{IdentityFeatures: p.Bool("identity_features")})
-	case "reddit":
-		g, err = reddit.Load(filepath.Join(root, "reddit"))
-	case "textgcn":
-		g, err = dataLoadText(root, name, p)
-	case "synthetic":
-		g, err = dataGenerate(ctx, name, p, job.Workers)
-	default:
-		err = fmt.Errorf("unknown source %q", source)
+	src, err := dataSource(p)
+	if err != nil {
+		return nil, err
 	}
+	g, err := src.Load(ctx, datasets.Request{Root: dataRoot(p, source), Name: name, Params: p, Workers: job.Workers})
 	if err != nil {
 		return nil, fmt.Errorf("dataset %s/%s: %w", source, name, err)
 	}
@@ -265,65 +153,6 @@ func dataRunDataset(ctx context.Context, job *registry.Job) (map[string]artifact
 	}
 	job.Logf("%s: %d nodes, %d edges, %d features, %d classes", g.Name, g.Nodes(), info.Edges, g.FeatureDim(), g.Classes)
 	return map[string]artifact.Artifact{dataOutGraph: a}, nil
-}
-
-// dataIsSyntheticDisease tells whether p asks for the synthetic disease tree.
-func dataIsSyntheticDisease(p registry.Values) bool {
-	if p.String("source") != "synthetic" {
-		return false
-	}
-	switch strings.ToLower(p.String("name")) {
-	case "disease", "synthetic_disease":
-		return true
-	}
-	return false
-}
-
-func dataGenerate(ctx context.Context, name string, p registry.Values, workers int) (*datasets.Graph, error) {
-	seed := uint64(p.Int("seed"))
-	switch strings.ToLower(name) {
-	case "disease", "synthetic_disease":
-		return synthetic.GenerateDisease(synthetic.DiseaseOptions{Nodes: p.Int("nodes"), Features: p.Int("features"), Seed: seed})
-	case "sbm", "synthetic_sbm":
-		return synthetic.GenerateSBM(ctx, synthetic.SBMOptions{Nodes: p.Int("nodes"), Edges: p.Int("edges"),
-			Features: p.Int("features"), Classes: p.Int("classes"), Seed: seed, Workers: workers})
-	}
-	return nil, fmt.Errorf("unknown synthetic dataset %q (want disease or sbm)", name)
-}
-
-func dataLoadText(root, name string, p registry.Values) (*datasets.Graph, error) {
-	c, err := textgcn.Load(filepath.Join(root, "textgcn"), dataTextName(name), textgcn.Options{
-		Seed: p.Int("seed"), ValFraction: p.Float("val_fraction"), Window: p.Int("window"),
-		MinFreq: p.Int("min_freq"), Clean: p.Bool("clean"),
-	})
-	if err != nil {
-		return nil, err
-	}
-	if c.DocWord == nil || len(c.Labels) != c.Docs {
-		return nil, fmt.Errorf("textgcn %s: corpus without doc-word matrix or labels", name)
-	}
-	g := &datasets.Graph{Name: c.Name, Source: "textgcn", Classes: len(c.Classes), Binary: len(c.Classes) == 2,
-		Train: slices.Clone(c.Train), Val: slices.Clone(c.Val), Test: slices.Clone(c.Test)}
-	switch p.String("view") {
-	case "inductive":
-		g.Adj = &sparse.CSR{Rows: c.Docs, Cols: c.Docs, Indptr: make([]int, c.Docs+1)}
-		g.SparseFeatures = c.DocWord
-		g.Labels = slices.Clone(c.Labels)
-		g.Inductive = true
-	default:
-		adj := c.Adjacency()
-		if adj == nil {
-			return nil, fmt.Errorf("textgcn %s: no corpus graph", name)
-		}
-		g.Adj = adj
-		g.Docs = c.Docs
-		g.Labels = make([]int, adj.Rows)
-		for i := range g.Labels {
-			g.Labels[i] = -1
-		}
-		copy(g.Labels, c.Labels)
-	}
-	return g, g.Validate()
 }
 
 // dataGraphArtifact encodes g in the KindGraph layout.
@@ -578,7 +407,7 @@ func dataRunSplit(ctx context.Context, job *registry.Job) (map[string]artifact.A
 	case "hgcn", "random":
 		pv, pt := p.Float("p_val"), p.Float("p_test")
 		if pv < 0 || pt < 0 {
-			def, ok := dataOfficialSplit(info.Name)
+			def, ok := dataOfficialSplit(info)
 			if !ok {
 				return nil, fmt.Errorf("split: no official proportions for %s; set p_val and p_test", info.Name)
 			}
@@ -609,14 +438,15 @@ func dataRunSplit(ctx context.Context, job *registry.Job) (map[string]artifact.A
 	return map[string]artifact.Artifact{dataOutSplit: out}, ctx.Err()
 }
 
-func dataOfficialSplit(name string) ([2]float64, bool) {
-	switch {
-	case strings.HasPrefix(name, "disease") || name == "synthetic_disease":
-		return hgcn.DiseaseSplit, true
-	case name == "airport":
-		return hgcn.AirportSplit, true
+// dataOfficialSplit returns the official validation and test proportions
+// of the graph info describes, from its source's OfficialSplit.
+func dataOfficialSplit(info schema.GraphInfo) ([2]float64, bool) {
+	src, ok := datasets.SourceOf(info.Source)
+	if !ok {
+		return [2]float64{}, false
 	}
-	return [2]float64{}, false
+	pv, pt, ok := src.OfficialSplit(info.Name).Proportions()
+	return [2]float64{pv, pt}, ok
 }
 
 // ---------------------------------------------------------------- precompute

@@ -9,17 +9,13 @@ import (
 )
 
 // dataNames returns the dataset names a dataset stage accepts for source:
-// the catalogue's entries of that source and, for generated datasets, also
-// their short names without "synthetic_" (disease, sbm).
+// the catalogue's entries of that source and their aliases (disease, sbm).
 func dataNames(source string) []string {
 	var out []string
 	for _, e := range datasets.Catalog() {
-		if e.Source != source {
-			continue
-		}
-		out = append(out, e.Name)
-		if short, ok := strings.CutPrefix(e.Name, "synthetic_"); ok && source == "synthetic" {
-			out = append(out, short)
+		if e.Source == source {
+			out = append(out, e.Name)
+			out = append(out, e.Aliases...)
 		}
 	}
 	return out
@@ -27,11 +23,7 @@ func dataNames(source string) []string {
 
 // dataEntry returns the catalogue entry a dataset stage reads, if any.
 func dataEntry(source, name string) (datasets.Entry, bool) {
-	if source == "synthetic" && !strings.HasPrefix(strings.ToLower(name), "synthetic_") {
-		name = "synthetic_" + name
-	}
-	e, ok := datasets.Lookup(name)
-	return e, ok && e.Source == source
+	return datasets.LookupIn(source, name)
 }
 
 // dataCheck checks a dataset stage's name against the catalogue (the

@@ -70,7 +70,7 @@ func learnRunHGCNSplit(ctx context.Context, job *registry.Job) (map[string]artif
 	p := job.Params
 	pv, pt := p.Float("p_val"), p.Float("p_test")
 	if pv < 0 || pt < 0 {
-		def, ok := dataOfficialSplit(info.Name)
+		def, ok := dataOfficialSplit(info)
 		if !ok {
 			return nil, fmt.Errorf("hgcn_split: no official proportions for %s; set p_val and p_test", info.Name)
 		}

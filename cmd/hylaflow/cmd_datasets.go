@@ -6,18 +6,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/hylaflow/hylaflow/cacheops"
 	"github.com/hylaflow/hylaflow/datasets"
-	"github.com/hylaflow/hylaflow/datasets/hgcn"
-	"github.com/hylaflow/hylaflow/datasets/planetoid"
-	"github.com/hylaflow/hylaflow/datasets/reddit"
-	"github.com/hylaflow/hylaflow/datasets/synthetic"
-	"github.com/hylaflow/hylaflow/datasets/textgcn"
+	_ "github.com/hylaflow/hylaflow/datasets/all" // every source, registered
 )
 
 func init() {
@@ -206,24 +201,6 @@ func datasetsCmdListJSON() []datasetsCmdEntryJSON {
 	return out
 }
 
-// datasetsCmdLoad loads a catalogue entry from root.
-func datasetsCmdLoad(ctx context.Context, e datasets.Entry, root string) (*datasets.Graph, error) {
-	switch e.Source {
-	case "planetoid":
-		return planetoid.Load(filepath.Join(root, "planetoid"), e.Name)
-	case "hgcn":
-		return hgcn.Load(filepath.Join(root, "hgcn"), e.Name, hgcn.Options{IdentityFeatures: true})
-	case "reddit":
-		return reddit.Load(filepath.Join(root, "reddit"))
-	case "synthetic":
-		if e.Name == "synthetic_sbm" {
-			return synthetic.GenerateSBM(ctx, synthetic.SBMOptions{})
-		}
-		return synthetic.GenerateDisease(synthetic.DiseaseOptions{})
-	}
-	return nil, fmt.Errorf("source %q has no graph loader", e.Source)
-}
-
 func datasetsCmdInfo(ctx context.Context, name, root string, w io.Writer) error {
 	e, ok := datasets.Lookup(name)
 	if !ok {
@@ -244,21 +221,24 @@ func datasetsCmdInfo(ctx context.Context, name, root string, w io.Writer) error 
 			fmt.Fprintf(w, "missing:    %s (optional: the loader uses identity features instead)\n", datasetsCmdPaths(missing))
 		}
 	}
-	if e.Source == "textgcn" {
-		c, err := textgcn.Load(filepath.Join(root, "textgcn"), datasetsCmdTextName(e.Name), textgcn.Options{ValFraction: 0.1, Window: 20, MinFreq: 5})
-		if err != nil {
-			return err
-		}
+	src, err := datasets.SourceFor(e)
+	if err != nil {
+		return err
+	}
+	// The source's defaults, except that a missing Disease feature file
+	// gives identity features (reported missing above).
+	g, err := src.Load(ctx, datasets.Request{Root: root, Name: e.Name, Params: datasets.Options{"identity_features": true}})
+	if err != nil {
+		return err
+	}
+	rule := src.OfficialSplit(g.Name)
+	if g.Docs > 0 { // a text corpus: its documents and vocabulary (the graph's other nodes)
 		fmt.Fprintf(w, "documents:  %d\nvocabulary: %d\nclasses:    %d\nsplit:      %d train / %d val / %d test\n",
-			c.Docs, len(c.Vocab), len(c.Classes), len(c.Train), len(c.Val), len(c.Test))
+			g.Docs, g.Nodes()-g.Docs, g.Classes, len(g.Train), len(g.Val), len(g.Test))
 		if e.Paper.Nodes != 0 {
 			fmt.Fprintf(w, "paper:      %d documents, %d classes\n", e.Paper.Nodes, e.Paper.Classes)
 		}
 		return nil
-	}
-	g, err := datasetsCmdLoad(ctx, e, root)
-	if err != nil {
-		return err
 	}
 	fmt.Fprintf(w, "nodes:      %d\nedges:      %d (distinct undirected, no self loops)\nfeatures:   %d\nclasses:    %d\n",
 		g.Nodes(), g.Edges(), g.FeatureDim(), g.Classes)
@@ -282,14 +262,10 @@ func datasetsCmdInfo(ctx context.Context, name, root string, w io.Writer) error 
 	switch {
 	case g.Train != nil:
 		fmt.Fprintf(w, "split:      %d train / %d val / %d test (given)\n", len(g.Train), len(g.Val), len(g.Test))
-	case e.Source == "hgcn" || e.Name == "synthetic_disease":
-		p := hgcn.DiseaseSplit
-		if e.Name == "airport" {
-			p = hgcn.AirportSplit
-		}
-		tr, va, te, err := datasets.HGCNSplit(g.Labels, p[0], p[1], 0)
+	case rule.Rule == datasets.SplitHGCN:
+		tr, va, te, err := datasets.HGCNSplit(g.Labels, rule.PVal, rule.PTest, 0)
 		if err == nil {
-			fmt.Fprintf(w, "split:      %d train / %d val / %d test (HGCN rule, p_val %.2f, p_test %.2f)\n", len(tr), len(va), len(te), p[0], p[1])
+			fmt.Fprintf(w, "split:      %d train / %d val / %d test (HGCN rule, p_val %.2f, p_test %.2f)\n", len(tr), len(va), len(te), rule.PVal, rule.PTest)
 		}
 	}
 	h, err := datasets.EstimateHyperbolicity(ctx, g.Adj, 128, 100000, 0)
@@ -310,16 +286,6 @@ func datasetsCmdPaths(fs []datasets.File) string {
 	return strings.Join(names, ", ")
 }
 
-func datasetsCmdTextName(name string) string {
-	switch name {
-	case "r8":
-		return "R8"
-	case "r52":
-		return "R52"
-	}
-	return name
-}
-
 func datasetsCmdFetch(ctx context.Context, name, dest, from string, unverified bool, w io.Writer) error {
 	e, ok := datasets.Lookup(name)
 	if !ok {
@@ -336,9 +302,8 @@ func datasetsCmdFetch(ctx context.Context, name, dest, from string, unverified b
 		}
 	}
 	files := slices.Clone(e.Files)
-	if e.Name == "reddit" && from == "" {
-		return fmt.Errorf("reddit: FastGCN's reddit.npz and reddit_adj.npz have no canonical download; build them with FastGCN's " +
-			"transformRedditGraph2NPZ.py from GraphSAGE's Reddit data and copy them with --from DIR (DIR/reddit/reddit.npz)")
+	if e.NoDownload != "" && from == "" {
+		return fmt.Errorf("%s: %s", e.Name, e.NoDownload)
 	}
 	fmt.Fprintf(w, "fetching %s into %s\n", e.Name, dest)
 	return datasets.Fetch(ctx, files, dest, datasets.FetchOptions{

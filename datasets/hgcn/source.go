@@ -1,0 +1,52 @@
+package hgcn
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/hylaflow/hylaflow/datasets"
+)
+
+func init() { datasets.Register(source{}) }
+
+// source is the HGCN loader as a datasets.Source: files under hgcn/NAME/,
+// the split drawn from the labels with HGCN's rule.
+type source struct{}
+
+func (source) Name() string { return "hgcn" }
+
+// Files are Airport's pickle, or Disease's edges, labels and (optional:
+// identity_features stands in for it) features.
+func (source) Files(name string) ([]datasets.File, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") {
+		return nil, fmt.Errorf("hgcn: dataset name %q: want a plain name (one of %v)", name, Names)
+	}
+	if name == "airport" {
+		return []datasets.File{{Path: "hgcn/airport/airport.p"}}, nil
+	}
+	dir := "hgcn/" + name + "/" + name
+	return []datasets.File{{Path: dir + ".edges.csv"}, {Path: dir + ".labels.npy"}, {Path: dir + ".feats.npz", Optional: true}}, nil
+}
+
+func (source) Generator(string) (string, string) { return "", "" }
+
+// Load reads the dataset (its name in lower case) from ROOT/hgcn; the
+// parameter identity_features replaces a missing Disease feature file by
+// the identity.
+func (source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
+	return Load(filepath.Join(req.Root, "hgcn"), strings.ToLower(req.Name), Options{IdentityFeatures: req.Params.Bool("identity_features")})
+}
+
+// OfficialSplit is HGCN's rule with Disease's (disease_nc, disease_lp) or
+// Airport's proportions; other names have none.
+func (source) OfficialSplit(name string) datasets.SplitRule {
+	switch {
+	case name == "airport":
+		return datasets.SplitRule{Rule: datasets.SplitHGCN, PVal: AirportSplit[0], PTest: AirportSplit[1]}
+	case strings.HasPrefix(name, "disease"):
+		return datasets.SplitRule{Rule: datasets.SplitHGCN, PVal: DiseaseSplit[0], PTest: DiseaseSplit[1]}
+	}
+	return datasets.SplitRule{}
+}

@@ -1,0 +1,33 @@
+package reddit
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/hylaflow/hylaflow/datasets"
+)
+
+func init() { datasets.Register(source{}) }
+
+// source is the Reddit loader as a datasets.Source: FastGCN's two npz
+// files under reddit/, whatever the dataset's name; the split is the given one.
+type source struct{}
+
+func (source) Name() string { return "reddit" }
+
+// Files are reddit/reddit.npz and reddit/reddit_adj.npz, both required.
+func (source) Files(string) ([]datasets.File, error) {
+	return []datasets.File{{Path: "reddit/reddit.npz"}, {Path: "reddit/reddit_adj.npz"}}, nil
+}
+
+func (source) Generator(string) (string, string) { return "", "" }
+
+// Load reads ROOT/reddit.
+func (source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
+	return Load(filepath.Join(req.Root, "reddit"))
+}
+
+// OfficialSplit is FastGCN's split, stored in reddit.npz.
+func (source) OfficialSplit(string) datasets.SplitRule {
+	return datasets.SplitRule{Rule: datasets.SplitGiven}
+}

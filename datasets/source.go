@@ -1,0 +1,278 @@
+package datasets
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// A Source is a family of datasets that share a file layout and a loader
+// (Planetoid's pickles, HGCN's files, a generator, …). Each source package
+// registers its Source with Register in an init function, the way
+// database/sql drivers register; stages and the CLI find it with SourceOf
+// and never name a source themselves. Adding a benchmark is one source
+// package, one catalogue entry (catalog.go) and one blank import in
+// datasets/all.
+type Source interface {
+	// Name is the source's name: the dataset stage's source parameter and
+	// the catalogue entries' Source.
+	Name() string
+	// Files returns the files dataset name reads, relative to the data root
+	// and slash-separated, in a fixed order (the order the fingerprint
+	// hashes them). A file the loader can do without is Optional. The
+	// catalogue entries of the source list these files (see
+	// CheckEntryFiles). An error means the name cannot be one of the
+	// source's datasets (it would not give a safe file name).
+	Files(name string) ([]File, error)
+	// Generator names the code that produces dataset name when no file
+	// identifies it, with its version ("synthetic disease", "2"), so that
+	// a new generator changes the fingerprint; "", "" when the files (or
+	// nothing, for a generator whose output is pinned by its parameters)
+	// identify the dataset.
+	Generator(name string) (gen, version string)
+	// Load reads (or generates) the dataset the request names.
+	Load(ctx context.Context, req Request) (*Graph, error)
+	// OfficialSplit is the split the benchmark's papers use for dataset
+	// name (the Graph's Name as Load sets it).
+	OfficialSplit(name string) SplitRule
+}
+
+// Request is what Source.Load reads.
+type Request struct {
+	// Root is the data root (holding planetoid/, hgcn/, …); unused by
+	// generators.
+	Root string
+	// Name is the dataset's name as the pipeline or the user spells it.
+	Name string
+	// Params are the dataset stage's parameters (seed, identity_features,
+	// view, …); every source reads the ones it documents there.
+	Params Params
+	// Workers bounds the goroutines a generator uses (0: one).
+	Workers int
+}
+
+// Params are load parameters by name: the dataset stage's parameters.
+// registry.Values satisfies it; so does Options.
+type Params interface {
+	String(name string) string
+	Int(name string) int
+	Float(name string) float64
+	Bool(name string) bool
+}
+
+// Options are Params from a map: a name that is not set (or holds another
+// type) reads as the zero value, which every source takes as its default.
+type Options map[string]any
+
+// String returns the string option name, "" if unset.
+func (o Options) String(name string) string { s, _ := o[name].(string); return s }
+
+// Int returns the int option name, 0 if unset.
+func (o Options) Int(name string) int { v, _ := o[name].(int); return v }
+
+// Float returns the float option name, 0 if unset.
+func (o Options) Float(name string) float64 { v, _ := o[name].(float64); return v }
+
+// Bool returns the bool option name, false if unset.
+func (o Options) Bool(name string) bool { v, _ := o[name].(bool); return v }
+
+// Split rules of SplitRule.Rule.
+const (
+	// SplitGiven: the dataset ships its own split (Graph.Train/Val/Test).
+	SplitGiven = "given"
+	// SplitHGCN: HGCNSplit on the labels with SplitRule.PVal and PTest.
+	SplitHGCN = "hgcn"
+)
+
+// SplitRule is a dataset's official split.
+type SplitRule struct {
+	Rule        string  // SplitGiven or SplitHGCN
+	PVal, PTest float64 // SplitHGCN: validation and test proportions
+}
+
+// Proportions returns the official validation and test proportions, and
+// whether the rule has them (it draws the split from the labels).
+func (r SplitRule) Proportions() (pVal, pTest float64, ok bool) {
+	return r.PVal, r.PTest, r.Rule == SplitHGCN
+}
+
+var (
+	sourcesMu sync.RWMutex
+	sources   = map[string]Source{}
+)
+
+// Register makes a source available by its name. It is meant for the init
+// function of the source's package, and panics (a programming error) when
+// the source is nil, has no name or a source of that name is registered.
+func Register(s Source) {
+	if s == nil {
+		panic("datasets: Register of a nil source")
+	}
+	name := s.Name()
+	if name == "" {
+		panic("datasets: Register of a source without a name")
+	}
+	sourcesMu.Lock()
+	defer sourcesMu.Unlock()
+	if _, dup := sources[name]; dup {
+		panic("datasets: Register called twice for source " + name)
+	}
+	sources[name] = s
+}
+
+// RegisterForTest registers s and adds entries to the catalogue (after the
+// built-in ones) until the returned function is called; tests use it to
+// show that a new source needs nothing else. It panics like Register.
+func RegisterForTest(s Source, entries ...Entry) (unregister func()) {
+	Register(s)
+	extraMu.Lock()
+	extra = append(extra, entries...)
+	extraMu.Unlock()
+	return func() {
+		sourcesMu.Lock()
+		delete(sources, s.Name())
+		sourcesMu.Unlock()
+		extraMu.Lock()
+		extra = slices.DeleteFunc(extra, func(e Entry) bool { return e.Source == s.Name() })
+		extraMu.Unlock()
+	}
+}
+
+// SourceOf returns the registered source called name.
+func SourceOf(name string) (Source, bool) {
+	sourcesMu.RLock()
+	defer sourcesMu.RUnlock()
+	s, ok := sources[name]
+	return s, ok
+}
+
+// Sources returns the names of the registered sources, sorted.
+func Sources() []string {
+	sourcesMu.RLock()
+	defer sourcesMu.RUnlock()
+	out := make([]string, 0, len(sources))
+	for n := range sources {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ErrUnknownSource is returned for a source name nothing registered.
+var ErrUnknownSource = errors.New("unknown dataset source")
+
+// SourceFor returns the registered source of catalogue entry e.
+func SourceFor(e Entry) (Source, error) {
+	s, ok := SourceOf(e.Source)
+	if !ok {
+		return nil, fmt.Errorf("dataset %s: %w %q (registered: %s)", e.Name, ErrUnknownSource, e.Source, strings.Join(Sources(), ", "))
+	}
+	return s, nil
+}
+
+// Fingerprint identifies dataset name of src under root: the generator
+// and its version when src names one, then each file's path within the
+// root and the SHA-256 of its contents (a missing file is recorded as
+// missing). Contents rather than modification times, so that a fresh copy
+// or a re-download of the same files keeps every result built on them.
+func Fingerprint(src Source, root, name string) (string, error) {
+	files, err := src.Files(name)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	if gen, version := src.Generator(name); gen != "" {
+		fmt.Fprintf(h, "%s generator\x00%s\n", gen, version)
+	}
+	for _, f := range files {
+		sum, err := fileDigest(filepath.Join(root, filepath.FromSlash(f.Path)))
+		switch {
+		case err == nil:
+			fmt.Fprintf(h, "%s\x00%s\n", f.Path, sum)
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(h, "%s\x00missing\n", f.Path)
+		default:
+			return "", fmt.Errorf("dataset fingerprint: %w", err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// digestMemo remembers file digests within one process, keyed by path, size
+// and modification time, so planning and running hash each file once.
+var digestMemo sync.Map // digestKey → string
+
+type digestKey struct {
+	path  string
+	size  int64
+	mtime int64
+}
+
+// fileDigest returns the hex SHA-256 of a file's contents.
+func fileDigest(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	k := digestKey{path, st.Size(), st.ModTime().UnixNano()}
+	if v, ok := digestMemo.Load(k); ok {
+		return v.(string), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	digestMemo.Store(k, sum)
+	return sum, nil
+}
+
+// CheckEntryFiles checks that a catalogue entry lists the files its source
+// reads: every file the source requires, only files the source reads, and
+// none marked Optional that the source requires.
+func CheckEntryFiles(e Entry) error {
+	src, err := SourceFor(e)
+	if err != nil {
+		return err
+	}
+	need, err := src.Files(e.Name)
+	if err != nil {
+		return fmt.Errorf("dataset %s: %w", e.Name, err)
+	}
+	reads := map[string]File{}
+	for _, f := range need {
+		reads[f.Path] = f
+	}
+	listed := map[string]bool{}
+	var errs []error
+	for _, f := range e.Files {
+		listed[f.Path] = true
+		nf, ok := reads[f.Path]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("dataset %s: catalogue lists %s, which source %s does not read", e.Name, f.Path, e.Source))
+		case f.Optional && !nf.Optional:
+			errs = append(errs, fmt.Errorf("dataset %s: catalogue marks %s optional, source %s requires it", e.Name, f.Path, e.Source))
+		}
+	}
+	for _, f := range need {
+		if !f.Optional && !listed[f.Path] {
+			errs = append(errs, fmt.Errorf("dataset %s: source %s requires %s, which the catalogue does not list", e.Name, e.Source, f.Path))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,105 @@
+package textgcn
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hylaflow/hylaflow/datasets"
+	"github.com/hylaflow/hylaflow/sparse"
+)
+
+func init() { datasets.Register(source{}) }
+
+// source is the TextGCN corpora as a datasets.Source. A corpus is loaded
+// as a graph in one of two views (the dataset stage's view parameter):
+// transductive, the doc+word corpus graph without features, whose first
+// Docs nodes are the documents (Graph.Docs); inductive, the documents alone
+// without edges and with their TF-IDF rows as features.
+type source struct{}
+
+func (source) Name() string { return "textgcn" }
+
+// FileName maps a user's spelling of a corpus (r8, R8, Ohsumed, …) to the
+// base name of its files (R8, R52, ohsumed, mr); other names are kept.
+func FileName(name string) string {
+	switch strings.ToLower(name) {
+	case "r8":
+		return "R8"
+	case "r52":
+		return "R52"
+	case "mr":
+		return "mr"
+	case "ohsumed":
+		return "ohsumed"
+	}
+	return name
+}
+
+// Files are the meta file (required), TextGCN's cleaned corpus and the raw
+// corpus: Load reads the cleaned one when it exists, else cleans the raw
+// one, so each of the two is optional on its own.
+func (source) Files(name string) ([]datasets.File, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") {
+		return nil, fmt.Errorf("textgcn: invalid corpus name %q (want R8, R52, ohsumed or mr)", name)
+	}
+	n := FileName(name)
+	return []datasets.File{{Path: "textgcn/" + n + ".txt"},
+		{Path: "textgcn/corpus/" + n + ".clean.txt", Optional: true},
+		{Path: "textgcn/corpus/" + n + ".txt", Optional: true}}, nil
+}
+
+func (source) Generator(string) (string, string) { return "", "" }
+
+// Load reads the corpus from ROOT/textgcn with the parameters seed,
+// val_fraction, window, min_freq and clean (zero values: TextGCN's) and
+// returns the graph of the parameter view ("" or transductive, inductive).
+func (source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
+	p := req.Params
+	c, err := Load(filepath.Join(req.Root, "textgcn"), FileName(req.Name), Options{
+		Seed: p.Int("seed"), ValFraction: p.Float("val_fraction"), Window: p.Int("window"),
+		MinFreq: p.Int("min_freq"), Clean: p.Bool("clean"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.Graph(p.String("view"))
+}
+
+// Graph returns the corpus as a graph in view "inductive" or (any other
+// value) "transductive"; see the package's source type.
+func (c *Corpus) Graph(view string) (*datasets.Graph, error) {
+	if c.DocWord == nil || len(c.Labels) != c.Docs {
+		return nil, fmt.Errorf("textgcn %s: corpus without doc-word matrix or labels", c.Name)
+	}
+	g := &datasets.Graph{Name: c.Name, Source: "textgcn", Classes: len(c.Classes), Binary: len(c.Classes) == 2,
+		Train: slices.Clone(c.Train), Val: slices.Clone(c.Val), Test: slices.Clone(c.Test)}
+	switch view {
+	case "inductive":
+		g.Adj = &sparse.CSR{Rows: c.Docs, Cols: c.Docs, Indptr: make([]int, c.Docs+1)}
+		g.SparseFeatures = c.DocWord
+		g.Labels = slices.Clone(c.Labels)
+		g.Inductive = true
+	default:
+		adj := c.Adjacency()
+		if adj == nil {
+			return nil, fmt.Errorf("textgcn %s: no corpus graph", c.Name)
+		}
+		g.Adj = adj
+		g.Docs = c.Docs
+		g.Labels = make([]int, adj.Rows)
+		for i := range g.Labels {
+			g.Labels[i] = -1
+		}
+		copy(g.Labels, c.Labels)
+	}
+	return g, g.Validate()
+}
+
+// OfficialSplit is TextGCN's: the meta file's train/test with a seeded
+// validation draw from the training documents (Load sets it).
+func (source) OfficialSplit(string) datasets.SplitRule {
+	return datasets.SplitRule{Rule: datasets.SplitGiven}
+}
