@@ -1,7 +1,12 @@
 // Package datasets holds what the dataset loaders share: the loaded Graph,
-// the catalogue of known benchmarks, the default data root, splits, graph
-// statistics and the fetcher. The loaders live in sub-packages (planetoid,
-// hgcn, reddit, synthetic; textgcn for corpora); they return *Graph.
+// the Source registry, the catalogue of known benchmarks, the default data
+// root, splits, graph statistics, file fingerprints and the fetcher. The
+// loaders live in sub-packages (planetoid, hgcn, reddit, synthetic,
+// textgcn), each registering a Source in its init function; datasets/all
+// imports them all. Stages and the CLI reach a loader only through
+// SourceOf or SourceFor, so adding a benchmark is one source package, its
+// catalogue entries in catalog.go and one import in datasets/all; the
+// conformance test in datasets/all checks every registered source.
 package datasets
 
 import (
@@ -20,7 +25,7 @@ import (
 // Graph is a node-classification dataset.
 type Graph struct {
 	Name   string
-	Source string // planetoid|hgcn|reddit|textgcn|synthetic
+	Source string // the name of the registered Source that loaded it
 	// Adj is the n×n symmetric adjacency without self loops (weights as loaded).
 	Adj *sparse.CSR
 	// Exactly one of SparseFeatures and DenseFeatures is set (n×d), or
