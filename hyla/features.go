@@ -1,11 +1,12 @@
 package hyla
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
+	"github.com/hylaflow/hylaflow/internal/parallel"
 	"github.com/hylaflow/hylaflow/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
@@ -53,17 +54,7 @@ func rowParallel(rows, cols, workers int, fn func(lo, hi int)) {
 		fn(0, rows)
 		return
 	}
-	var wg sync.WaitGroup
-	per := (rows + workers - 1) / workers
-	for lo := 0; lo < rows; lo += per {
-		hi := min(lo+per, rows)
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			fn(lo, hi)
-		}(lo, hi)
-	}
-	wg.Wait()
+	parallel.Blocks(context.Background(), rows, parallel.Size(rows, workers), workers, func(_, lo, hi int) { fn(lo, hi) })
 }
 
 func checkDims(what string, m *mat.Dense, rows, cols int) {
@@ -471,17 +462,9 @@ func runRowBlocks(f rowBlocker, v *hylaVec, m, features, workers int) {
 // runRowBlocksParallel is runRowBlocks' parallel part (a function of its
 // own, so the serial path allocates nothing).
 func runRowBlocksParallel(f rowBlocker, v *hylaVec, m, per, nb, w int) {
-	var wg sync.WaitGroup
-	for k := 0; k < w; k++ {
-		wg.Add(1)
-		go func(k int) {
-			defer wg.Done()
-			for b := k; b < nb; b += w {
-				f.vecBlock(v.scratch[k], b, b*per, min((b+1)*per, m))
-			}
-		}(k)
-	}
-	wg.Wait()
+	parallel.Blocks(context.Background(), m, per, w, func(k, lo, hi int) {
+		f.vecBlock(v.scratch[k], lo/per, lo, hi)
+	})
 }
 
 // vecBlock computes rows [lo, hi) (block b) of the current call.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
+	"github.com/hylaflow/hylaflow/internal/parallel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -264,36 +264,21 @@ func estimateAtOrigin(s *Samples, pts *mat.Dense, workers int) []float64 {
 	return out
 }
 
-// parallelFor runs fn(0…n−1) on workers goroutines (strided by index, so
-// every index is computed exactly once, independently of the others) and
-// returns the first error by index order or ctx's error.
+// parallelFor runs fn(0…n−1) on workers goroutines (index i on worker
+// i mod workers, so every index is computed exactly once, independently of
+// the others). A worker stops at its first error; parallelFor returns the
+// error of the lowest-numbered worker that failed, else ctx's error.
 func parallelFor(ctx context.Context, n, workers int, fn func(i int) error) error {
-	workers = max(1, min(workers, n))
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < n; i += workers {
-				if i%64 == 0 {
-					if err := ctx.Err(); err != nil {
-						errs[w] = err
-						return
-					}
-				}
-				if err := fn(i); err != nil {
-					errs[w] = err
-					return
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
+	errs := make([]error, max(1, min(workers, n)))
+	cerr := parallel.Blocks(ctx, n, 1, workers, func(w, i, _ int) {
+		if errs[w] == nil {
+			errs[w] = fn(i)
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
 	}
-	return nil
+	return cerr
 }

@@ -6,7 +6,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
+
+	"github.com/hylaflow/hylaflow/internal/parallel"
 )
 
 // Transpose returns mᵀ in canonical form (rows sorted), in parallel on
@@ -38,20 +39,9 @@ func (m *CSR) transpose(workers int) *CSR {
 	}
 	bounds[parts] = m.Rows
 	next := make([][]int, parts)
+	// Part w is a block of one on worker w.
 	run := func(f func(w int)) {
-		if parts == 1 {
-			f(0)
-			return
-		}
-		var wg sync.WaitGroup
-		for w := 0; w < parts; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				f(w)
-			}()
-		}
-		wg.Wait()
+		parallel.Blocks(context.Background(), parts, 1, parts, func(w, _, _ int) { f(w) })
 	}
 	run(func(w int) {
 		cnt := make([]int, m.Cols)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/hylaflow/hylaflow/internal/parallel"
 	"github.com/hylaflow/hylaflow/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
@@ -16,47 +17,14 @@ import (
 // results are bit-identical for any number of workers.
 const blockRows = 256
 
-// parallelRows calls f(lo, hi) for consecutive blocks of [0, n) on up to
-// workers goroutines and stops early when ctx is canceled.
+// parallelRows calls f(lo, hi) for the blockRows-row blocks of [0, n) on
+// up to workers goroutines (< 1: GOMAXPROCS), which take them in order, and
+// stops early when ctx is canceled.
 func parallelRows(ctx context.Context, n, workers int, f func(lo, hi int)) error {
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	blocks := (n + blockRows - 1) / blockRows
-	workers = min(workers, blocks)
-	if workers <= 1 {
-		for lo := 0; lo < n; lo += blockRows {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			f(lo, min(lo+blockRows, n))
-		}
-		return ctx.Err()
-	}
-	var (
-		mu   sync.Mutex
-		next int
-		wg   sync.WaitGroup
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				mu.Lock()
-				b := next
-				next++
-				mu.Unlock()
-				if b >= blocks {
-					return
-				}
-				lo := b * blockRows
-				f(lo, min(lo+blockRows, n))
-			}
-		}()
-	}
-	wg.Wait()
-	return ctx.Err()
+	return parallel.Balanced(ctx, n, blockRows, workers, f)
 }
 
 // MulDense returns m·x for a dense x, computed in parallel by row blocks on

@@ -231,8 +231,7 @@ func (t *trainer) sparseGtx(ctx context.Context) error {
 		s.trainT.gtxRange(t.g, t.gyT, s.parts[:c], 0, d)
 		return ctx.Err()
 	}
-	return t.parallelBlocks(ctx, d, parallelBlock, func(b, lo, hi int) {
-		w := b % min(t.workers, (d+parallelBlock-1)/parallelBlock)
+	return t.parallelBlocks(ctx, d, parallelBlock, func(w, lo, hi int) {
 		s.trainT.gtxRange(t.g, t.gyT, s.parts[c*w:c*(w+1)], lo, hi)
 	})
 }

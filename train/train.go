@@ -50,9 +50,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
 	"github.com/hylaflow/hylaflow/hyla"
+	"github.com/hylaflow/hylaflow/internal/parallel"
 	"github.com/hylaflow/hylaflow/internal/vec"
 	"github.com/hylaflow/hylaflow/nn"
 	"github.com/hylaflow/hylaflow/sparse"
@@ -675,7 +675,8 @@ func (t *trainer) crossEntropy(ctx context.Context) (float64, error) {
 		t.ceParts = make([]float64, blocks)
 		t.ceErrs = make([]error, blocks)
 	}
-	if err := t.parallelBlocks(ctx, n, nn.CrossEntropyBlock, func(b, lo, hi int) {
+	if err := t.parallelBlocks(ctx, n, nn.CrossEntropyBlock, func(_, lo, hi int) {
+		b := lo / nn.CrossEntropyBlock
 		t.ceParts[b], t.ceErrs[b] = nn.SoftmaxCrossEntropyRows(t.logTr, t.yTr, t.g, lo, hi)
 	}); err != nil {
 		return 0, err
@@ -961,24 +962,11 @@ func (t *trainer) parallel(ctx context.Context, n int, f func(lo, hi int)) error
 	return t.parallelBlocks(ctx, n, parallelBlock, func(_, lo, hi int) { f(lo, hi) })
 }
 
-// parallelBlocks runs f(b, lo, hi) for the blocks b of size rows that
-// cover [0, n), block b on worker b mod t.workers.
-func (t *trainer) parallelBlocks(ctx context.Context, n, size int, f func(b, lo, hi int)) error {
-	blocks := (n + size - 1) / size
-	workers := min(t.workers, blocks)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for b := w; b < blocks; b += workers {
-				lo := b * size
-				f(b, lo, min(lo+size, n))
-			}
-		}(w)
-	}
-	wg.Wait()
-	return ctx.Err()
+// parallelBlocks runs f(w, lo, hi) for the blocks of size rows that cover
+// [0, n), block b (rows [b·size, …)) on worker w = b mod min(t.workers,
+// blocks), which keeps the worker's partial sums apart (parallel.Blocks).
+func (t *trainer) parallelBlocks(ctx context.Context, n, size int, f func(w, lo, hi int)) error {
+	return parallel.Blocks(ctx, n, size, t.workers, f)
 }
 
 // transposeInto sets dst = srcᵀ.
@@ -1042,17 +1030,9 @@ func gemmTile(ta, tb bool, a, b, c blas64.General, t, tr, tc, ct int) {
 
 // gemmParallel runs the tiles on workers goroutines, tile t on worker t mod workers.
 func gemmParallel(ta, tb bool, a, b, c blas64.General, tiles, tr, tc, ct, workers int) {
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for t := w; t < tiles; t += workers {
-				gemmTile(ta, tb, a, b, c, t, tr, tc, ct)
-			}
-		}(w)
-	}
-	wg.Wait()
+	parallel.Blocks(context.Background(), tiles, 1, workers, func(_, t, _ int) {
+		gemmTile(ta, tb, a, b, c, t, tr, tc, ct)
+	})
 }
 
 // gemmTileRun computes c[i0:i1, j0:j1] = op(a)[i0:i1, :]·op(b)[:, j0:j1].

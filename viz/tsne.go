@@ -6,8 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 
+	"github.com/hylaflow/hylaflow/internal/parallel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -225,29 +225,7 @@ func parallelRows(n, workers int, f func(lo, hi int)) {
 		return
 	}
 	// Small blocks handed out in order balance the triangular workloads.
-	const block = 32
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next int
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				lo := next
-				next += block
-				mu.Unlock()
-				if lo >= n {
-					return
-				}
-				f(lo, min(lo+block, n))
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Balanced(context.Background(), n, 32, workers, f)
 }
 
 // sqDistRow sets out[j] = ‖x_i − x_j‖² for every j (out[i] = 0).
