@@ -132,6 +132,16 @@ type Executor interface {
 	Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, error)
 }
 
+// InProcess is implemented by an Executor that runs stages in this process
+// (Local). The scheduler applies the memory budget (RunOptions.MemMB) to
+// such executors only, and hands the decoded outputs a stage returns
+// (Result.Artifacts) to SharedMemo, which its consumers load from; a nil
+// memo shares nothing. Executors that run stages elsewhere (Slurm) leave
+// memory to their own scheduler.
+type InProcess interface {
+	SharedMemo() *Memo
+}
+
 // StageError is the error of a stage that ran and failed (as opposed to a
 // failure of the runner or the cache).
 type StageError struct {

@@ -26,6 +26,10 @@ type Local struct {
 	Memo *Memo
 }
 
+// SharedMemo implements InProcess: Local runs stages in this process and
+// shares decoded outputs through its Memo.
+func (l *Local) SharedMemo() *Memo { return l.Memo }
+
 // NewLocal returns a local executor on store with a fresh memo.
 func NewLocal(store Store) *Local { return &Local{Store: store, Memo: NewMemo()} }
 
