@@ -388,9 +388,9 @@ func (c *Cache) Store(rec *KeyRecord, outputs map[string]artifact.Artifact) ([]O
 	return refs, nil
 }
 
-// objectWriters recycles the write buffers of writeObject: a fresh 1 MiB
-// buffer per payload cost more than writing a small payload (a 502-stage
-// fan-out of tiny artifacts spent a sixth of its CPU clearing them).
+// objectWriters recycles the write buffers of writeObject: clearing a fresh
+// 1 MiB buffer per payload costs more than writing a small payload, which
+// dominates runs of many tiny artifacts (docs/performance.md).
 var objectWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 1<<20) }}
 
 // writeObject writes a payload through write into a temp file, fsyncs it,

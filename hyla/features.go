@@ -270,8 +270,8 @@ func (h *HyLaMap) forwardRows(out *mat.Dense, lo, hi int) {
 		e2 := h.e2[i*D : (i+1)*D]
 		// Three passes over the row keep each loop short with independent
 		// iterations, which the CPU overlaps much better than one long
-		// body (measured: 27% less time): distances into e2; then log P
-		// into e1, 1/q into e2 and P^ρ into o; then the outputs.
+		// body (docs/performance.md): distances into e2; then log P into
+		// e1, 1/q into e2 and P^ρ into o; then the outputs.
 		for j0 := 0; j0 < D; j0 += 4 {
 			sqDist4(zi, omega.Data, omega.Stride, j0, e2[j0:min(j0+4, D)])
 		}
@@ -317,9 +317,9 @@ const hylaVecMaxDim = 1024
 // padded to dp, a multiple of eight; the padding repeats the last sample, so
 // the padded lanes compute finite values, which are never used (the padded
 // weights and gradients are zero). The forward passes keep φ, ∂φ/∂h and
-// ∂φ/∂h/q (m×dp each) for the backward passes. (Recomputing them there from
-// Z instead, in row buffers that stay in cache, cost a Citeseer epoch
-// 28.5 ms of CPU instead of 22.8.)
+// ∂φ/∂h/q (m×dp each) for the backward passes: recomputing them there from
+// Z, in row buffers that stay in cache, costs more CPU per epoch than the
+// memory traffic it saves (docs/performance.md).
 type hylaVec struct {
 	dp              int
 	omegaT          []float64 // Ωᵀ, d0×dp

@@ -27,8 +27,8 @@ type LoadOptions struct {
 	VarFiles []string
 }
 
-// The top level of a pipeline file. See the package documentation in
-// doc.go for the language.
+// The top level of a pipeline file. docs/pipeline-language.md describes
+// the language.
 var rootSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "pipeline", LabelNames: []string{"name"}},

@@ -89,9 +89,10 @@ func (l *loader) buildDAG() {
 
 // loadTopoSort returns the lexicographically smallest topological order:
 // Kahn's algorithm with a min-heap of ready addresses, O((V+E) log V).
-// (graph.StableTopologicalSort rescans every vertex per step, O(V²), and
-// the graph's edge store allocated more than the rest of Load: together
-// 25 ms of a 502-instance fan-out.) ok is false on a cycle.
+// It replaces graph.StableTopologicalSort, which rescans every vertex per
+// step (O(V²)) and whose edge store allocates more than the rest of Load
+// on large fan-outs (docs/performance.md, "Figures behind code
+// comments"). ok is false on a cycle.
 func loadTopoSort(succ map[string][]string, indeg map[string]int) (order []string, ok bool) {
 	ready := &loadAddrHeap{}
 	for v, d := range indeg {

@@ -1,5 +1,3 @@
-// Package runner turns an HCL pipeline file into a DAG of stage instances,
-// plans it against the cache and executes it on a worker pool.
 package runner
 
 import (
