@@ -1,10 +1,11 @@
 package datasets
 
 import (
+	"context"
 	"math"
 	"runtime"
-	"sync"
 
+	"github.com/hylaflow/hylaflow/internal/parallel"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -78,19 +79,7 @@ func StandardizeColumns(x *mat.Dense, rows []int) *mat.Dense {
 
 // standardizeRun calls f(0..parts-1), each on its own goroutine.
 func standardizeRun(parts int, f func(w int)) {
-	if parts == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(w)
-		}()
-	}
-	wg.Wait()
+	parallel.Blocks(context.Background(), parts, 1, parts, func(w, _, _ int) { f(w) })
 }
 
 // RowNormalizeDense divides every row by its sum (rows summing to 0 are kept).

@@ -10,14 +10,14 @@
 package datasets
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
+	"github.com/hylaflow/hylaflow/internal/parallel"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -129,36 +129,23 @@ func countEdgesSorted(a *sparse.CSR) int {
 	const block = 4096
 	blocks := (a.Rows + block - 1) / block
 	counts := make([]int, blocks)
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	workers := max(1, min(runtime.GOMAXPROCS(0), blocks, a.NNZ()>>16))
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				b := int(next.Add(1) - 1)
-				if b >= blocks {
-					return
-				}
-				c := 0
-				for i := b * block; i < min((b+1)*block, a.Rows); i++ {
-					for _, j := range a.Indices[a.Indptr[i]:a.Indptr[i+1]] {
-						switch {
-						case int(j) > i:
-							c++
-						case int(j) < i:
-							if _, found := slices.BinarySearch(a.Indices[a.Indptr[j]:a.Indptr[j+1]], int32(i)); !found {
-								c++
-							}
-						}
+	parallel.Balanced(context.Background(), a.Rows, block, workers, func(lo, hi int) {
+		c := 0
+		for i := lo; i < hi; i++ {
+			for _, j := range a.Indices[a.Indptr[i]:a.Indptr[i+1]] {
+				switch {
+				case int(j) > i:
+					c++
+				case int(j) < i:
+					if _, found := slices.BinarySearch(a.Indices[a.Indptr[j]:a.Indptr[j+1]], int32(i)); !found {
+						c++
 					}
 				}
-				counts[b] = c
 			}
-		}()
-	}
-	wg.Wait()
+		}
+		counts[lo/block] = c
+	})
 	total := 0
 	for _, c := range counts {
 		total += c

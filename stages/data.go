@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/datasets"
 	_ "github.com/hylaflow/hylaflow/datasets/all" // every source, registered
+	"github.com/hylaflow/hylaflow/internal/parallel"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
 	"github.com/hylaflow/hylaflow/stages/schema"
@@ -771,25 +770,7 @@ const dataRowBlock = 64
 // to workers goroutines (each row belongs to exactly one call) and stops
 // early when ctx is canceled.
 func dataParallelRows(ctx context.Context, n, workers int, f func(lo, hi int)) error {
-	blocks := (n + dataRowBlock - 1) / dataRowBlock
-	workers = max(min(workers, blocks), 1)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				b := int(next.Add(1) - 1)
-				if b >= blocks {
-					return
-				}
-				f(b*dataRowBlock, min((b+1)*dataRowBlock, n))
-			}
-		}()
-	}
-	wg.Wait()
-	return ctx.Err()
+	return parallel.Balanced(ctx, n, dataRowBlock, workers, f)
 }
 
 // dataRenumber keeps the labels of the rows keep and maps the split's node

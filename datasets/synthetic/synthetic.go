@@ -12,7 +12,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
+
+	iparallel "github.com/hylaflow/hylaflow/internal/parallel"
 
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/sparse"
@@ -554,29 +555,8 @@ func symmetricFromInt32(ctx context.Context, n int, us, vs []int32, workers int)
 	return out, out.Validate()
 }
 
-// parallel runs f(0..n-1) on up to workers goroutines.
+// parallel runs f(0..n-1) on up to workers goroutines, which take the
+// indices in order.
 func parallel(ctx context.Context, n, workers int, f func(i int)) error {
-	var (
-		mu   sync.Mutex
-		next int
-		wg   sync.WaitGroup
-	)
-	for w := 0; w < max(1, min(workers, n)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
-	return ctx.Err()
+	return iparallel.Balanced(ctx, n, 1, workers, func(i, _ int) { f(i) })
 }
