@@ -19,7 +19,7 @@ func init() {
 	registerCommand(&command{
 		Name:    "datasets",
 		Summary: "list the benchmark datasets, show their statistics, fetch their files",
-		Run:     withExitCode(datasetsCmdRun),
+		Run:     datasetsCmdRun,
 	})
 }
 
@@ -38,74 +38,56 @@ fetch flags:
   --allow-unverified   also fetch files whose checksum is not known
 `
 
-func datasetsCmdRun(args []string, stdout, stderr io.Writer) int {
+func datasetsCmdRun(args []string, stdout, _ io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, datasetsCmdUsage)
 		if len(args) == 0 {
-			return exitUsage
+			return exitStatus(exitUsage)
 		}
-		return exitOK
+		return nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	name := "datasets " + args[0]
+	fs := cliFlagSet(name)
 	switch args[0] {
 	case "list":
-		fs := cliFlagSet("datasets list")
 		asJSON := fs.Bool("json", false, "JSON output")
-		pos, err := cliParse(fs, args[1:])
-		if err != nil {
-			return cliFlagError(err, stdout, stderr, "datasets list", datasetsCmdUsage)
-		}
-		if len(pos) != 0 {
-			fmt.Fprintln(stderr, "hylaflow datasets list: takes no arguments")
-			return exitUsage
-		}
-		if *asJSON {
-			if err := cacheops.WriteJSON(stdout, datasetsCmdListJSON()); err != nil {
-				fmt.Fprintf(stderr, "hylaflow datasets list: %v\n", err)
-				return exitStageFailed
-			}
-			return exitOK
+		pos, err := cliFlags(fs, args[1:], stdout, datasetsCmdUsage)
+		switch {
+		case err != nil:
+			return err
+		case len(pos) != 0:
+			return inCommand(name, usagef("takes no arguments"))
+		case *asJSON:
+			return inCommand(name, failed(cacheops.WriteJSON(stdout, datasetsCmdListJSON())))
 		}
 		datasetsCmdList(stdout)
-		return exitOK
+		return nil
 	case "info":
-		fs := cliFlagSet("datasets info")
 		root := fs.String("root", "", "data root (default: the first root holding the files)")
-		pos, err := cliParse(fs, args[1:])
-		if err != nil {
-			return cliFlagError(err, stdout, stderr, "datasets "+args[0], datasetsCmdUsage)
+		pos, err := cliFlags(fs, args[1:], stdout, datasetsCmdUsage)
+		switch {
+		case err != nil:
+			return err
+		case len(pos) != 1:
+			return inCommand(name, usagef("want one dataset NAME (see `hylaflow datasets list`)"))
 		}
-		if len(pos) != 1 {
-			fmt.Fprintln(stderr, "hylaflow datasets info: want one dataset NAME (see `hylaflow datasets list`)")
-			return exitUsage
-		}
-		if err := datasetsCmdInfo(ctx, pos[0], *root, stdout); err != nil {
-			fmt.Fprintf(stderr, "hylaflow datasets info: %v\n", err)
-			return exitCodeOf(err)
-		}
-		return exitOK
+		return inCommand(name, datasetsCmdInfo(ctx, pos[0], *root, stdout))
 	case "fetch":
-		fs := cliFlagSet("datasets fetch")
 		dest := fs.String("dest", "", "target data directory")
 		from := fs.String("from", "", "copy from this local data directory instead of downloading")
 		unverified := fs.Bool("allow-unverified", false, "fetch files without a known checksum")
-		pos, err := cliParse(fs, args[1:])
-		if err != nil {
-			return cliFlagError(err, stdout, stderr, "datasets "+args[0], datasetsCmdUsage)
+		pos, err := cliFlags(fs, args[1:], stdout, datasetsCmdUsage)
+		switch {
+		case err != nil:
+			return err
+		case len(pos) != 1:
+			return inCommand(name, usagef("want one dataset NAME (see `hylaflow datasets list`)"))
 		}
-		if len(pos) != 1 {
-			fmt.Fprintln(stderr, "hylaflow datasets fetch: want one dataset NAME (see `hylaflow datasets list`)")
-			return exitUsage
-		}
-		if err := datasetsCmdFetch(ctx, pos[0], *dest, *from, *unverified, stdout); err != nil {
-			fmt.Fprintf(stderr, "hylaflow datasets fetch: %v\n", err)
-			return exitCodeOf(err)
-		}
-		return exitOK
+		return inCommand(name, datasetsCmdFetch(ctx, pos[0], *dest, *from, *unverified, stdout))
 	}
-	fmt.Fprintf(stderr, "hylaflow datasets: unknown subcommand %q\n\n%s", args[0], datasetsCmdUsage)
-	return exitUsage
+	return usageText(datasetsCmdUsage, "unknown subcommand %q", args[0])
 }
 
 func datasetsCmdList(w io.Writer) {

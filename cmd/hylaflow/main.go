@@ -5,7 +5,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,29 +23,6 @@ type command struct {
 	// Run executes the command with the arguments after its name; dispatch
 	// reports the error it returns and exits with exitCodeOf's code.
 	Run func(args []string, stdout, stderr io.Writer) error
-}
-
-// withExitCode adapts a command that returns its exit code itself and
-// prints its own messages (datasets, runs) to a command's Run.
-func withExitCode(run func(args []string, stdout, stderr io.Writer) int) func([]string, io.Writer, io.Writer) error {
-	return func(args []string, stdout, stderr io.Writer) error {
-		if code := run(args, stdout, stderr); code != exitOK {
-			return exitStatus(code)
-		}
-		return nil
-	}
-}
-
-// cliFlagError reports a cliParse error for the commands that return exit
-// codes (withExitCode): --help prints usage on stdout (exit 0), anything
-// else is reported as dispatch reports errors (exit 2).
-func cliFlagError(err error, stdout, stderr io.Writer, name, usage string) int {
-	if errors.Is(err, errHelp) {
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	}
-	reportError(stderr, name, err)
-	return exitCodeOf(err)
 }
 
 var commands = map[string]*command{}
