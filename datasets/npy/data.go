@@ -109,45 +109,31 @@ func ReadFloat64s(r io.Reader, h *Header) ([]float64, error) {
 
 // ReadInts reads the data of a 4- or 8-byte signed integer array as ints;
 // a value int cannot hold is an error.
-func ReadInts(r io.Reader, h *Header) ([]int, error) {
-	get, err := intGetter(h)
-	if err != nil {
-		return nil, err
-	}
-	v := make([]int, h.Len())
-	if b, ok := nativeBytes(v, h.ItemSize); ok && h.Order == binary.LittleEndian {
-		_, err := io.ReadFull(r, b)
-		return v, err
-	}
-	err = readConverted(r, len(v), h.ItemSize, func(b []byte, i int) error {
-		x := get(b)
-		if int64(int(x)) != x {
-			return fmt.Errorf("element %d = %d does not fit int", i, x)
-		}
-		v[i] = int(x)
-		return nil
-	})
-	return v, err
-}
+func ReadInts(r io.Reader, h *Header) ([]int, error) { return readIntegers[int](r, h, "int") }
 
 // ReadInt32s reads the data of a 4- or 8-byte signed integer array as
 // int32s; a value outside int32's range is an error.
-func ReadInt32s(r io.Reader, h *Header) ([]int32, error) {
+func ReadInt32s(r io.Reader, h *Header) ([]int32, error) { return readIntegers[int32](r, h, "int32") }
+
+// readIntegers reads a 4- or 8-byte signed integer array as T (named
+// typeName in errors): little-endian data of T's size is read in place,
+// anything else element by element, each checked to fit T.
+func readIntegers[T int | int32](r io.Reader, h *Header, typeName string) ([]T, error) {
 	get, err := intGetter(h)
 	if err != nil {
 		return nil, err
 	}
-	v := make([]int32, h.Len())
+	v := make([]T, h.Len())
 	if b, ok := nativeBytes(v, h.ItemSize); ok && h.Order == binary.LittleEndian {
 		_, err := io.ReadFull(r, b)
 		return v, err
 	}
 	err = readConverted(r, len(v), h.ItemSize, func(b []byte, i int) error {
 		x := get(b)
-		if x < math.MinInt32 || x > math.MaxInt32 {
-			return fmt.Errorf("element %d = %d does not fit int32", i, x)
+		if int64(T(x)) != x {
+			return fmt.Errorf("element %d = %d does not fit %s", i, x, typeName)
 		}
-		v[i] = int32(x)
+		v[i] = T(x)
 		return nil
 	})
 	return v, err
