@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -165,7 +164,7 @@ type env struct {
 	verbose io.Writer
 }
 
-func (e *env) run(ctx context.Context, typ string, params map[string]any, inputs map[string][]artifact.Artifact, seed uint64, workers int) (map[string]artifact.Artifact, error) {
+func (e *env) run(ctx context.Context, typ string, params map[string]any, inputs map[string][]artifact.Artifact, workers int) (map[string]artifact.Artifact, error) {
 	st, ok := e.reg.Lookup(typ)
 	if !ok {
 		return nil, fmt.Errorf("no stage type %q", typ)
@@ -184,8 +183,11 @@ func (e *env) run(ctx context.Context, typ string, params map[string]any, inputs
 	if e.verbose != nil {
 		logf = func(format string, args ...any) { fmt.Fprintf(e.verbose, typ+": "+format+"\n", args...) }
 	}
+	// The runner's streams (common random numbers): the same seed parameter
+	// draws what the pipeline's stage of this type draws.
+	stageSeed := registry.SeedFor(registry.SeedParam(vals), typ)
 	job := &registry.Job{Address: "bench." + typ, Key: "bench", Params: vals, Inputs: inputs, InputLabels: labels,
-		Seed: seed, RNG: rand.New(rand.NewPCG(seed, 0xbe4c)), Progress: nopProgress{}, Logf: logf, Workers: max(workers, 1)}
+		Seed: stageSeed, RNG: registry.NewRNG(stageSeed), Progress: nopProgress{}, Logf: logf, Workers: max(workers, 1)}
 	out, err := st.Run(ctx, job)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", typ, err)
@@ -213,14 +215,14 @@ func (e *env) data(ctx context.Context, row Row) (rowData, Phases, error) {
 		params["root"] = e.root
 	}
 	t, c := time.Now(), cpuSeconds()
-	out, err := e.run(ctx, "dataset", params, nil, 0, e.workers)
+	out, err := e.run(ctx, "dataset", params, nil, e.workers)
 	if err != nil {
 		return rowData{}, ph, err
 	}
 	g := out["graph"]
 	ph.Load, ph.LoadCPU = time.Since(t).Seconds(), cpuSeconds()-c
 	t, c = time.Now(), cpuSeconds()
-	if out, err = e.run(ctx, "normalize", row.Normalize, map[string][]artifact.Artifact{"graph": {g}}, 0, e.workers); err != nil {
+	if out, err = e.run(ctx, "normalize", row.Normalize, map[string][]artifact.Artifact{"graph": {g}}, e.workers); err != nil {
 		return rowData{}, ph, err
 	}
 	ng := out["graph"]
@@ -231,14 +233,14 @@ func (e *env) data(ctx context.Context, row Row) (rowData, Phases, error) {
 	in := map[string][]artifact.Artifact{"graph": {ng}}
 	if row.Split != nil {
 		t, c = time.Now(), cpuSeconds()
-		if out, err = e.run(ctx, "split", row.Split, map[string][]artifact.Artifact{"graph": {g}}, 0, e.workers); err != nil {
+		if out, err = e.run(ctx, "split", row.Split, map[string][]artifact.Artifact{"graph": {g}}, e.workers); err != nil {
 			return rowData{}, ph, err
 		}
 		in["split"] = []artifact.Artifact{out["split"]}
 		ph.Split, ph.SplitCPU = time.Since(t).Seconds(), cpuSeconds()-c
 	}
 	t, c = time.Now(), cpuSeconds()
-	out, err = e.run(ctx, "precompute", map[string]any{"k": row.K, "level": row.Level, "inductive": row.Inductive}, in, 0, e.workers)
+	out, err = e.run(ctx, "precompute", map[string]any{"k": row.K, "level": row.Level, "inductive": row.Inductive}, in, e.workers)
 	if err != nil {
 		return rowData{}, ph, err
 	}
@@ -329,14 +331,14 @@ func (e *env) seed(ctx context.Context, row Row, data rowData, model string, see
 			params[k] = v
 		}
 		t := time.Now()
-		out, err := e.run(ctx, "hgcn_split", params, map[string][]artifact.Artifact{"graph": {data.raw}}, uint64(seed), workers)
+		out, err := e.run(ctx, "hgcn_split", params, map[string][]artifact.Artifact{"graph": {data.raw}}, workers)
 		if err != nil {
 			return 0, dataS, 0, 0, err
 		}
 		dataS.split = time.Since(t).Seconds()
 		t = time.Now()
 		in := map[string][]artifact.Artifact{"graph": {data.graph}, "split": {out["split"]}}
-		if out, err = e.run(ctx, "precompute", map[string]any{"k": row.K, "level": row.Level, "inductive": row.Inductive}, in, uint64(seed), workers); err != nil {
+		if out, err = e.run(ctx, "precompute", map[string]any{"k": row.K, "level": row.Level, "inductive": row.Inductive}, in, workers); err != nil {
 			return 0, dataS, 0, 0, err
 		}
 		feats = out["features"]
@@ -346,7 +348,7 @@ func (e *env) seed(ctx context.Context, row Row, data rowData, model string, see
 	if model != "sgc" {
 		t := time.Now()
 		out, err := e.run(ctx, "sample", map[string]any{"kind": model, "dim": row.Dim, "features": row.Features,
-			"scale": row.Scale, "seed": seed}, nil, uint64(seed), workers)
+			"scale": row.Scale, "seed": seed}, nil, workers)
 		if err != nil {
 			return 0, dataS, 0, 0, err
 		}
@@ -359,7 +361,7 @@ func (e *env) seed(ctx context.Context, row Row, data rowData, model string, see
 		params["k"] = row.K
 	}
 	t := time.Now()
-	out, err := e.run(ctx, "train", params, inputs, uint64(seed), workers)
+	out, err := e.run(ctx, "train", params, inputs, workers)
 	if err != nil {
 		return 0, dataS, 0, 0, err
 	}

@@ -23,9 +23,9 @@ var updateKernels = flag.Bool("update", false, "rewrite testdata/kernels.golden"
 // it computes the same bytes on each path.
 func TestKernelDigests(t *testing.T) {
 	// Through $HYLAFLOW_DATA, not data_root: a path parameter is part of
-	// the dataset's cache key and so of the random draws' seeds, and the
-	// digests must not depend on where the checkout's data lies (CI copies
-	// shared/ elsewhere).
+	// the dataset's cache key, and the golden file pins the keys, which
+	// must not depend on where the checkout's data lies (CI copies shared/
+	// elsewhere).
 	t.Setenv("HYLAFLOW_DATA", dataRoot(t))
 	p := load(t, filepath.Join("testdata", "kernels.hcl"), nil)
 	c := openCache(t)

@@ -289,8 +289,7 @@ func TestAblationDimRunsOnlyNewCells(t *testing.T) {
 
 // A fresh copy of the same dataset files (new modification times, another
 // directory found through $HYLAFLOW_DATA) keeps every cache key, so nothing
-// reruns and the random draws, seeded from the keys, stay the same; a
-// changed byte reruns the dataset and everything after it.
+// reruns; a changed byte reruns the dataset and everything after it.
 func TestCopiedDatasetKeepsCache(t *testing.T) {
 	src := filepath.Join(dataRoot(t), "planetoid")
 	copyCora := func(dst string) {

@@ -87,8 +87,10 @@ type Job struct {
 	// InputLabels gives, per slot, the address of each input artifact's
 	// producer (e.g. `train.cora["seed-3"]`), parallel to Inputs.
 	InputLabels map[string][]string
-	// Seed is derived from the stage's "seed" parameter (0 if none) and Key.
-	// RNG is a PCG generator seeded with it. Stages draw all randomness from them.
+	// Seed is derived from the stage's "seed" parameter (0 if none) and the
+	// stage type (SeedFor); RNG is a PCG generator seeded with it, and Stream
+	// gives further named streams. Stages draw all randomness from them, so
+	// their draws follow common random numbers (see SeedFor).
 	Seed uint64
 	RNG  *rand.Rand
 	// Progress receives the stage's progress; never nil.

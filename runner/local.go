@@ -2,11 +2,8 @@ package runner
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sort"
 	"sync"
 	"time"
@@ -148,8 +145,8 @@ func (l *Local) job(task *Task, hooks Hooks) (*registry.Job, error) {
 	if job.Logf == nil {
 		job.Logf = func(string, ...any) {}
 	}
-	job.Seed = SeedFor(task.Params, task.Key())
-	job.RNG = NewRNG(job.Seed)
+	job.Seed = registry.SeedFor(registry.SeedParam(task.Params), task.Type.Name)
+	job.RNG = registry.NewRNG(job.Seed)
 	for slot, ins := range task.Inputs {
 		arts := make([]artifact.Artifact, len(ins))
 		labels := make([]string, len(ins))
@@ -178,21 +175,6 @@ func (f progressFunc) Report(done, total int, msg string) {
 	if f != nil {
 		f(done, total, msg)
 	}
-}
-
-// SeedFor derives a stage's seed from its "seed" parameter (0 when it has
-// none or it is not an int) and its cache key: the first 8 bytes of
-// sha256("hylaflow-seed\x00" + seed + "\x00" + key), little-endian.
-func SeedFor(params registry.Values, key string) uint64 {
-	seed, _ := params["seed"].(int)
-	h := sha256.New()
-	fmt.Fprintf(h, "hylaflow-seed\x00%d\x00%s", seed, key)
-	return binary.LittleEndian.Uint64(h.Sum(nil)[:8])
-}
-
-// NewRNG returns the PCG generator of a stage seed.
-func NewRNG(seed uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
 // CheckOutputs checks that outs holds exactly the declared outputs of t, each

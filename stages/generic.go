@@ -77,9 +77,9 @@ func genericValueType() *registry.Type {
 
 func genericRandomType() *registry.Type {
 	return &registry.Type{
-		Name: "random", Version: "1",
+		Name: "random", Version: "2", // 2: common random numbers: draws from the seed and the stage type, not the cache key
 		Doc: "Emits a vector of n random numbers drawn from the stage's seeded generator " +
-			"(derived from seed and the cache key): standard normal or uniform on [0,1).",
+			"(derived from seed and the stage type, so another n draws the same stream): standard normal or uniform on [0,1).",
 		Params: []registry.Param{
 			{Name: "n", Type: registry.Int, Range: registry.Between(0, 16777216), Default: 10, Doc: "length of the vector (0 … 16777216)"},
 			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "seed; different seeds give independent vectors"},

@@ -46,7 +46,7 @@ func kernelDefaultCounts() []int {
 func kernelStageType() *registry.Type {
 	return &registry.Type{
 		Name:    "kernel",
-		Version: "2", // 2: a margin around the plots (titles touched the edge), the curve legend beside the axes
+		Version: "3", // 2: a margin around the plots (titles touched the edge), the curve legend beside the axes; 3: common random numbers: draws from the seed and the stage type, not the cache key
 		Doc: "The HyLa kernel figures of the paper (Figure 1, appendix E), λ ~ N(0, scale²) in the paper's " +
 			"convention: the Gaussian-ρ kernel k(d) of Theorem 4.1 against hyperbolic distance next to the " +
 			"heat kernel (dimension `dim`), k(x, O) over the 2-D Poincaré disk and its Monte-Carlo estimate " +

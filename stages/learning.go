@@ -52,7 +52,7 @@ func registerLearning(r *registry.Registry) error {
 func learnSampleType() *registry.Type {
 	return &registry.Type{
 		Name:    "sample",
-		Version: "1",
+		Version: "2", // 2: common random numbers: draws from the seed and the stage type, not the cache key
 		Doc: "Draws the random-feature parameters, seeded. kind hyla: D boundary points ω uniform on the " +
 			"unit sphere of R^dim (normalised Gaussians), λ ~ N(0, scale²), b ~ U[0, 2π); kind rff: " +
 			"Λ ∈ R^{dim×D} ~ N(0, scale²) (stored transposed as omega) and b ~ U[0, 2π). The convention " +
@@ -150,7 +150,7 @@ func learnSamples(a *bundle.Bundle) (hyla.FeatureMap, schema.SamplesInfo, error)
 func learnEmbedType() *registry.Type {
 	return &registry.Type{
 		Name:    "embed",
-		Version: "1",
+		Version: "2", // 2: common random numbers: draws from the seed and the stage type, not the cache key
 		Doc: "Initial embedding Z for the train stage. method origin: uniform in [−init_scale, init_scale] " +
 			"(the official code's 1e-4), one row per input feature (level features) or per node (level nodes). " +
 			"method pretrained: a Poincaré embedding of the graph's connectivity (Nickel & Kiela's loss with " +
@@ -284,7 +284,7 @@ func learnRawAdjacency(g *bundle.Bundle) (*sparse.CSR, error) {
 func learnTrainType() *registry.Type {
 	return &registry.Type{
 		Name:    "train",
-		Version: "2", // 2: fused AVX-512 classifier kernels and blocked cross-entropy round differently
+		Version: "3", // 2: fused AVX-512 classifier kernels and blocked cross-entropy round differently; 3: common random numbers: draws from the seed and the stage type, not the cache key
 		Doc: "Trains HyLa-SGC, RFF-SGC or SGC. level features: Z has one row per input feature and " +
 			"logits = (S^K X)·(φ(Z)·W) + b on the rows each step needs (inductive when the features input has " +
 			"X_train: train on S_train^K X_train, evaluate on S^K X); level nodes: Z has one row per node and " +

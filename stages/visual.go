@@ -51,7 +51,7 @@ func registerVisual(r *registry.Registry) error {
 func visStageType() *registry.Type {
 	return &registry.Type{
 		Name:    "visualize",
-		Version: "3",
+		Version: "4", // 4: common random numbers: draws from the seed and the stage type, not the cache key
 		Doc: "Projects learned node representations to 2-D and plots them coloured by class (the paper's " +
 			"Figure 3). representation features: the node features the classifier sees, X̄ = (S^K X)·φ(Z) at " +
 			"feature level or S^K·φ(Z) at node level, with Z from the model and φ from the samples (plain S^K X " +

@@ -214,7 +214,7 @@ func TestRunCmdExecStageTaskFile(t *testing.T) {
 		key, _, _ = strings.Cut(k, "/")
 	}
 	// Rebuild the key record by hand as an executor would ship it.
-	spec := fmt.Sprintf(`{"record": {"Key": %q, "Address": "random.r", "StageType": "random", "Version": "1",
+	spec := fmt.Sprintf(`{"record": {"Key": %q, "Address": "random.r", "StageType": "random", "Version": "2",
 	  "Params": {"n": "7", "seed": "5", "dist": "\"normal\""}, "Inputs": {}}, "workers": 1}`, key)
 	tf := runCmdWrite(t, dir, "task.json", spec)
 	code, out, errs := runCmdDispatch("exec-stage", "--cache", cdir, "--task", tf)

@@ -144,12 +144,18 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 			t.Fatal("two seeds gave the same random vector")
 		}
 		want := make([]float64, 8)
-		rng := runner.NewRNG(runner.SeedFor(registry.Values{"seed": 1}, a.Outputs[0].Key))
+		rng := registry.NewRNG(registry.SeedFor(1, "random"))
 		for i := range want {
 			want[i] = rng.NormFloat64()
 		}
 		if !equalFloats(va, want) {
 			t.Fatalf("random stage not drawn from the job's seeded RNG: %v vs %v", va, want)
+		}
+		// Common random numbers: another n (a different cache key) with the
+		// same seed draws the same stream, so the shorter vector is a prefix.
+		c := exec(t, env, mk(t, env, "random", "random.c", registry.Values{"n": 5, "seed": 1}, nil))
+		if vc := load(t, env, c.Outputs[0]); !equalFloats(vc, va[:5]) {
+			t.Fatalf("same seed, other n: %v is not a prefix of %v", vc, va)
 		}
 	})
 
