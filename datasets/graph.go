@@ -154,16 +154,34 @@ func countEdgesSorted(a *sparse.CSR) int {
 }
 
 // SymmetricFromEdges builds a symmetric 0/1 adjacency from an edge list,
-// ignoring self loops and duplicates (as networkx.Graph does).
+// ignoring self loops and merging duplicates.
 func SymmetricFromEdges(n int, us, vs []int) (*sparse.CSR, error) {
+	return symmetricFromEdges(n, us, vs, false)
+}
+
+// NetworkxAdjacency builds the adjacency networkx gives for the undirected
+// graph of an edge list (nx.adjacency_matrix of an nx.Graph without edge
+// weights): symmetric, duplicates merged, every entry 1, and a self loop
+// kept as a 1 on the diagonal. The official HyLa and HGCN code build the
+// Planetoid and Airport graphs this way and then add I, so a node with a
+// self loop in the files weighs itself twice in S = D^-1/2 (A+I) D^-1/2
+// (Citeseer has 124 such nodes, Pubmed 3, Airport 1, Cora none).
+func NetworkxAdjacency(n int, us, vs []int) (*sparse.CSR, error) {
+	return symmetricFromEdges(n, us, vs, true)
+}
+
+func symmetricFromEdges(n int, us, vs []int, loops bool) (*sparse.CSR, error) {
 	ri := make([]int, 0, 2*len(us))
 	ci := make([]int, 0, 2*len(us))
 	for k := range us {
-		if us[k] == vs[k] {
-			continue
+		switch {
+		case us[k] != vs[k]:
+			ri = append(ri, us[k], vs[k])
+			ci = append(ci, vs[k], us[k])
+		case loops:
+			ri = append(ri, us[k])
+			ci = append(ci, vs[k])
 		}
-		ri = append(ri, us[k], vs[k])
-		ci = append(ci, vs[k], us[k])
 	}
 	a, err := sparse.FromCOO(n, n, ri, ci, nil)
 	if err != nil {

@@ -63,7 +63,7 @@ func registerData(r *registry.Registry) error {
 func dataDatasetType() *registry.Type {
 	return &registry.Type{
 		Name:    "dataset",
-		Version: "1",
+		Version: "2", // 2: Planetoid and Airport keep their self loops on the diagonal, as networkx does in the official code
 		Doc: "Loads a benchmark graph from its original files (planetoid: cora|citeseer|pubmed; " +
 			"hgcn: disease_nc|disease_lp|airport; reddit: FastGCN's npz files; textgcn: R8|R52|ohsumed|mr) " +
 			"or generates one (synthetic: disease|sbm). Files are looked up under root (default: " +

@@ -66,7 +66,9 @@ func Load(root, name string, opts Options) (*datasets.Graph, error) {
 
 // LoadDisease reads NAME.edges.csv, NAME.labels.npy and NAME.feats.npz from dir
 // as HGCN's load_synthetic_data does: node ids are numbered in order of first
-// appearance in the edge list, the adjacency is made symmetric.
+// appearance in the edge list, the adjacency is made symmetric (a self loop
+// would be kept on the diagonal, as HGCN's dense adj[i, j] = 1 does; the
+// shipped files have none).
 func LoadDisease(dir, name string, opts Options) (*datasets.Graph, error) {
 	edgesPath := filepath.Join(dir, name+".edges.csv")
 	ids, us, vs, err := readEdgeCSV(edgesPath)
@@ -74,7 +76,7 @@ func LoadDisease(dir, name string, opts Options) (*datasets.Graph, error) {
 		return nil, err
 	}
 	n := len(ids)
-	adj, err := datasets.SymmetricFromEdges(n, us, vs)
+	adj, err := datasets.NetworkxAdjacency(n, us, vs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", edgesPath, err)
 	}
@@ -169,7 +171,9 @@ func clip(b []byte) string {
 
 // LoadAirport reads airport.p: nodes in the order of the graph's node dict,
 // features = the first 4 columns of the node attribute 'feat', labels =
-// column 4 binned with AirportBins (numpy.digitize minus its minimum).
+// column 4 binned with AirportBins (numpy.digitize minus its minimum). The
+// adjacency is networkx's (datasets.NetworkxAdjacency): its one self loop
+// stays on the diagonal, as in the official code.
 func LoadAirport(path string) (*datasets.Graph, error) {
 	v, err := pyobj.LoadFile(path)
 	if err != nil {
@@ -237,7 +241,7 @@ func LoadAirport(path string) (*datasets.Graph, error) {
 			vs = append(vs, w)
 		}
 	}
-	adj, err := datasets.SymmetricFromEdges(n, us, vs)
+	adj, err := datasets.NetworkxAdjacency(n, us, vs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

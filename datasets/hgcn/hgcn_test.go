@@ -10,6 +10,7 @@ import (
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/datasets/npy"
 	"github.com/hylaflow/hylaflow/internal/testenv"
+	"github.com/hylaflow/hylaflow/sparse"
 )
 
 // dataDir is the shared datasets' hgcn folder (testenv.Data: skips without
@@ -24,9 +25,13 @@ func TestAirport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// networkx counts 18631 edges: 18630 distinct pairs plus one self loop, which is dropped.
+	// networkx counts 18631 edges: 18630 distinct pairs (Edges) plus one
+	// self loop, which stays on the diagonal as in networkx's adjacency.
 	if g.Nodes() != 3188 || g.Edges() != 18630 || g.FeatureDim() != 4 || g.Classes != 4 {
 		t.Fatalf("airport: %d nodes %d edges %d features %d classes", g.Nodes(), g.Edges(), g.FeatureDim(), g.Classes)
+	}
+	if loops := diagonalEntries(t, g.Adj); len(loops) != 1 {
+		t.Fatalf("airport: self loops at %v, want exactly one (networkx counts 18631 = 18630 + 1 edges)", loops)
 	}
 	counts := make([]int, 4)
 	for _, l := range g.Labels {
@@ -160,4 +165,21 @@ func FuzzEdgeCSV(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// diagonalEntries lists the nodes with a stored diagonal entry of a.
+func diagonalEntries(t *testing.T, a *sparse.CSR) []int {
+	t.Helper()
+	var out []int
+	for i := 0; i < a.Rows; i++ {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			if int(a.Indices[p]) == i {
+				if a.Data[p] != 1 {
+					t.Fatalf("diagonal entry %d is %v, want 1", i, a.Data[p])
+				}
+				out = append(out, i)
+			}
+		}
+	}
+	return out
 }

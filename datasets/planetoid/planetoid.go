@@ -60,7 +60,9 @@ func Files(dir, name string) []string {
 // Features = vstack(allx, tx) with tx row k moved to graph id test.index[k];
 // labels likewise from (ally, ty). Citeseer's test ids that have no tx row
 // get zero features and label -1. The adjacency is the undirected graph of
-// the adjacency lists (duplicates merged, self loops dropped). Split: train =
+// the adjacency lists as networkx builds it in the official code
+// (duplicates merged, a listed self loop kept as a 1 on the diagonal; see
+// datasets.NetworkxAdjacency). Split: train =
 // the first len(y) nodes, val = the next 500, test = the sorted test.index.
 func Load(dir, name string) (*datasets.Graph, error) {
 	if err := CheckName(name); err != nil {
@@ -299,5 +301,5 @@ func graphAdjacency(path string, d *types.Dict, n int) (*sparse.CSR, error) {
 			vs = append(vs, v)
 		}
 	}
-	return datasets.SymmetricFromEdges(n, us, vs)
+	return datasets.NetworkxAdjacency(n, us, vs)
 }
