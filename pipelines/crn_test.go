@@ -35,24 +35,24 @@ func TestCommonRandomNumbers(t *testing.T) {
 		}
 		return v
 	}
-	if !mat.Equal(member("sample.s1", "samples", schema.MemberOmega), member("sample.s2", "samples", schema.MemberOmega)) {
+	if !mat.Equal(member(`sample.s["s1"]`, "samples", schema.MemberOmega), member(`sample.s["s2"]`, "samples", schema.MemberOmega)) {
 		t.Error("scale 0.1 and 0.2 with one seed drew different Ω")
 	}
-	b1, b2 := floats("sample.s1", schema.MemberB), floats("sample.s2", schema.MemberB)
-	l1, l2 := floats("sample.s1", schema.MemberLambda), floats("sample.s2", schema.MemberLambda)
+	b1, b2 := floats(`sample.s["s1"]`, schema.MemberB), floats(`sample.s["s2"]`, schema.MemberB)
+	l1, l2 := floats(`sample.s["s1"]`, schema.MemberLambda), floats(`sample.s["s2"]`, schema.MemberLambda)
 	for j := range l1 {
 		if b1[j] != b2[j] || l2[j] != 2*l1[j] {
 			t.Fatalf("feature %d: b %v vs %v, λ %v vs %v (want the same b and twice λ)", j, b1[j], b2[j], l1[j], l2[j])
 		}
 	}
-	z1, z2 := member("train.lr1", "model", schema.MemberZ), member("train.lr2", "model", schema.MemberZ)
+	z1, z2 := member(`train.t["lr1"]`, "model", schema.MemberZ), member(`train.t["lr2"]`, "model", schema.MemberZ)
 	if !mat.Equal(z1, z2) {
 		t.Error("lr_classifier 0.1 and 0.5 (and 3 vs 5 epochs) with one seed started from different Z")
 	}
-	if w1, w2 := member("train.lr1", "model", schema.MemberW), member("train.lr2", "model", schema.MemberW); mat.Equal(w1, w2) {
+	if w1, w2 := member(`train.t["lr1"]`, "model", schema.MemberW), member(`train.t["lr2"]`, "model", schema.MemberW); mat.Equal(w1, w2) {
 		t.Error("two learning rates trained the same classifier: the test would not see a difference")
 	}
-	if mat.Equal(z1, member("train.seed4", "model", schema.MemberZ)) {
+	if mat.Equal(z1, member(`train.t["seed4"]`, "model", schema.MemberZ)) {
 		t.Error("seeds 3 and 4 drew the same initial Z")
 	}
 }

@@ -25,50 +25,29 @@ stage "precompute" "tree" {
 }
 
 # Same seed, scale 0.1 and 0.2: the same Ω and B, Λ exactly twice as large.
-stage "sample" "s1" {
+stage "sample" "s" {
+  for_each = { s1 = 0.1, s2 = 0.2 }
   kind     = "hyla"
   dim      = 4
   features = 32
-  scale    = 0.1
-  seed     = 3
-}
-
-stage "sample" "s2" {
-  kind     = "hyla"
-  dim      = 4
-  features = 32
-  scale    = 0.2
+  scale    = each.value
   seed     = 3
 }
 
 # Z is not trained (lr_embedding = 0), so the model's Z is the initial Z:
-# the same for both classifier learning rates, another one for seed 4.
-stage "train" "lr1" {
+# the same for both classifier learning rates (and epochs), another one
+# for seed 4.
+stage "train" "t" {
+  for_each = {
+    lr1   = { lr = 0.1, epochs = 3, seed = 3 }
+    lr2   = { lr = 0.5, epochs = 5, seed = 3 }
+    seed4 = { lr = 0.1, epochs = 3, seed = 4 }
+  }
   features      = stage.precompute.tree
-  samples       = stage.sample.s1
+  samples       = stage.sample.s["s1"]
   model         = "hyla"
   lr_embedding  = 0
-  lr_classifier = 0.1
-  epochs        = 3
-  seed          = 3
-}
-
-stage "train" "lr2" {
-  features      = stage.precompute.tree
-  samples       = stage.sample.s1
-  model         = "hyla"
-  lr_embedding  = 0
-  lr_classifier = 0.5
-  epochs        = 5
-  seed          = 3
-}
-
-stage "train" "seed4" {
-  features      = stage.precompute.tree
-  samples       = stage.sample.s1
-  model         = "hyla"
-  lr_embedding  = 0
-  lr_classifier = 0.1
-  epochs        = 3
-  seed          = 4
+  lr_classifier = each.value.lr
+  epochs        = each.value.epochs
+  seed          = each.value.seed
 }
