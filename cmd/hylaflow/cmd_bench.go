@@ -21,45 +21,7 @@ func init() {
 	})
 }
 
-const benchCmdUsage = `Usage:
-  hylaflow bench [--dataset NAME] [--seeds N] [--model hyla|rff|sgc] [--json]
-  hylaflow bench --table1 [--seeds N] [--json]
-
-Runs one table row end to end in this process, without the cache, through the
-same stage functions a pipeline runs (dataset, normalize, split, precompute,
-sample, train; train evaluates the test rows), and prints the wall time of
-each phase and the peak resident memory (VmHWM of /proc/self/status, reset
-before each row where the kernel allows it). Seeds run like the runner runs
-them: up to -j at a time, the cores divided between them.
-
-Datasets (the names of hylaflow datasets list) and their hyper-parameters
-(the official nc/hyper_parameters_16d.json, as pipelines/table1.hcl's
-default hyperparameters = "json"; synthetic_sbm: the paper's appendix
-Reddit values on the Reddit-scale synthetic SBM graph, inductive):
-  cora, citeseer, pubmed   feature level, Planetoid split
-  airport                  node level, HGCN split of the official code, one per seed
-  disease_nc               feature level on identity features, HGCN split, one per seed
-  synthetic_disease        the quickstart's synthetic disease tree (no files)
-  synthetic_sbm            232,965 nodes, ~11.6M edges, 602 features, 41 classes
-(the old names disease, disease-synth and reddit-synth still work, with a note).
-
-HyLa rows (--model hyla) run table1.hcl's HyLa-SGC workload: the same
-stages, parameters, split rule (--split code: the official code's lists,
-table1's airport_split = "code"; --split disjoint: the leak-free split) and
-one split per seed. Each seed's random draws differ from the pipeline's
-(the pipeline derives them from cache keys), so the accuracies agree with
-table1 in distribution, not digit for digit. --model rff and sgc time the
-same path with HyLa-SGC's hyper-parameters; table1.hcl gives RFF-SGC and
-SGC their own validated values (and SGC on Airport HGCN's degree
-features), so their accuracies are not table1's.
-
---table1 times every (dataset, model) cell of Table 1 (disease_nc, airport,
-pubmed, citeseer, cora × hyla, rff, sgc); each dataset is loaded (and, with
-a fixed split, precomputed) once and shared by its three models, as the
-pipeline's cache does.
-
-Flags:
-`
+var benchCmdUsage = helpText("bench")
 
 func benchCmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := cliFlagSet("bench")

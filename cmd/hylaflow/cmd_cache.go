@@ -21,100 +21,15 @@ func init() {
 	})
 }
 
-const cacheCmdUsage = `Usage: hylaflow cache SUBCOMMAND [flags]
-
-Subcommands:
-  ls       list the stored artifacts (--json for machine-readable output)
-  stats    count keys, artifacts, payloads, bytes and runs, by stage type (--json)
-  verify   re-hash every payload and check the index; exit 1 on problems
-  gc       remove what recent runs and recent use do not keep
-  clear    remove everything (needs --yes)
-  export   KEY[/OUTPUT] FILE: copy an artifact out of the cache
-
-Every subcommand takes --cache DIR and --help.
-
-Where the cache is: --cache DIR, else $HYLAFLOW_CACHE, else found as git
-finds its repository: the nearest directory named .hylaflow in the start
-directory or above it, stopping at the repository root (the directory
-holding .git). run and plan start from the pipeline file's directory, the
-other commands from the working directory. When there is none, run creates
-it at the repository root, or beside the pipeline file outside a
-repository. So 'hylaflow run pipelines/quickstart.hcl' in a clone and
-'cd pipelines && hylaflow run quickstart.hcl' share CLONE/.hylaflow, and
-every command anywhere in the clone uses it. run says where it is.
- Artifacts are zip files of .npy/.json members: numpy.load opens
-them, and scipy.sparse.load_npz opens those holding one unnamed sparse matrix.
-`
+var cacheCmdUsage = helpText("cache")
 
 var cacheCmdSubUsage = map[string]string{
-	"ls": `Usage: hylaflow cache ls [--json] [--sort ORDER] [--cache DIR] [PREFIX...]
-
-Lists every stored artifact: its key (first 12 hex digits; any unique prefix
-works with export), output name, kind, payload size, the stage instance
-that made it, when it was stored and when it was last used. With PREFIX
-arguments only the artifacts whose stage address (e.g. train.cora) or key
-starts with one of them are listed.
-  --sort ORDER   stage (default: by stage address, key, output), size (largest
-                 first), stored or used (oldest first)
-  --json         one JSON array of {key, output, kind, digest, size, address,
-                 created, last_used}
-`,
-	"stats": `Usage: hylaflow cache stats [--json] [--cache DIR]
-
-Summarises the cache: stored keys (stage results), artifacts (outputs),
-distinct payload files and their bytes, and recorded runs; then the
-artifacts and their bytes per stage type, largest first.
-  --json   one JSON object {dir, keys, artifacts, objects, bytes, runs,
-           by_stage_type: [{type, artifacts, bytes}]}
-`,
-	"verify": `Usage: hylaflow cache verify [--repair] [--cache DIR]
-
-Re-hashes every payload and checks the index against the payload files both
-ways. Prints each problem on its own line and exits 1 if there is any.
-Payload files no key refers to (left by a killed process) are reported as
-orphans; they are harmless and gc removes them.
-  --repair   fix what was found: keys whose payload is missing, truncated or
-             damaged lose their outputs (the next run recomputes them) and
-             damaged or stray files are removed; exits 0 when everything
-             found was fixed. A damaged index cannot be repaired (payloads
-             carry no keys): 'hylaflow cache clear --yes' starts afresh.
-`,
-	"gc": `Usage: hylaflow cache gc [--keep-runs N] [--older-than D] [--dry-run] [--cache DIR]
-
-Removes stored keys and payloads that are not kept. Kept are: everything the
-N most recent runs used or made (and, transitively, their inputs), runs in
-progress, keys being computed, and with --older-than everything used within
-that time. Run history is kept.
-  --keep-runs N    runs whose artifacts are kept (default 5)
-  --older-than D   also keep whatever was used within D (e.g. 36h, 7d, 2w);
-                   default: no age rule
-  --dry-run        only say what would be removed, and list it: key,
-                   output, kind, size and stage of every artifact, and
-                   their total
-`,
-	"clear": `Usage: hylaflow cache clear --yes [--cache DIR]
-
-Removes every stored key, payload and run from the cache. Without --yes it
-only says what it would remove. When the index (index.db) is damaged, clear
---yes removes it with every payload and creates an empty cache: this is the
-recovery from a damaged index.
-`,
-	"export": `Usage: hylaflow cache export KEY[/OUTPUT] FILE [--member NAME] [--cache DIR]
-
-Copies the payload of one artifact to FILE (written completely or not at
-all, mode 0666 less the umask; "-" writes to stdout), after checking its
-digest. KEY may be any unique prefix of a key shown by 'hylaflow cache ls'
-or 'hylaflow runs show'; OUTPUT may be left out when the key has only one
-output. In Python: numpy.load(FILE) gives every member, e.g.
-numpy.load(FILE)["values"]; scipy.sparse.load_npz(FILE) reads an artifact
-holding a single unnamed sparse matrix.
-
-  --member NAME   write only that member, as a file other tools open: a
-                  sparse matrix (a graph's adj, a precompute's S) as an .npz
-                  that scipy.sparse.load_npz reads, a dense matrix or vector
-                  as an .npy (numpy.load), a JSON member as JSON, a file
-                  member (chart.png) as its bytes
-`,
+	"ls":     helpText("cache-ls"),
+	"stats":  helpText("cache-stats"),
+	"verify": helpText("cache-verify"),
+	"gc":     helpText("cache-gc"),
+	"clear":  helpText("cache-clear"),
+	"export": helpText("cache-export"),
 }
 
 // cacheCmdNow is the clock used for relative ages (tests may replace it).

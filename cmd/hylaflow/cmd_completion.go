@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"embed"
 	"fmt"
 	"io"
 	"os"
@@ -27,54 +28,12 @@ func init() {
 	})
 }
 
-const completionCmdUsage = `Usage: hylaflow completion bash|zsh|fish
+var completionCmdUsage = helpText("completion")
 
-Prints a completion script for the shell. It completes commands and their
-subcommands, flags (from each command's --help, so always those of this
-binary), stage types (hylaflow stages NAME), dataset names (datasets info
-and fetch, bench --dataset) and pipeline files (*.hcl) for run, plan,
-validate, graph and fmt. The script asks the binary (a hidden __complete
-command), so hylaflow must be on PATH.
-
-  bash:  source <(hylaflow completion bash)        (e.g. in ~/.bashrc)
-  zsh:   source <(hylaflow completion zsh)         (after compinit, e.g. in ~/.zshrc)
-  fish:  hylaflow completion fish > ~/.config/fish/completions/hylaflow.fish
-
-Exit status: 0 printed, 2 usage error or unknown shell.
-`
-
-var completionCmdScripts = map[string]string{
-	"bash": `# bash completion for hylaflow (hylaflow completion bash)
-_hylaflow() {
-	local IFS=$'\n'
-	COMPREPLY=($(hylaflow __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
-	if [ ${#COMPREPLY[@]} -eq 0 ]; then
-		COMPREPLY=($(compgen -f -- "${COMP_WORDS[COMP_CWORD]}"))
-	fi
-}
-complete -o filenames -o nosort -F _hylaflow hylaflow
-`,
-	"zsh": `#compdef hylaflow
-# zsh completion for hylaflow (hylaflow completion zsh)
-_hylaflow() {
-	local -a cands
-	cands=("${(@f)$(hylaflow __complete "${(@)words[2,CURRENT]}" 2>/dev/null)}")
-	if (( ${#cands} )) && [[ -n ${cands[1]} ]]; then
-		compadd -Q -S '' -a cands
-	else
-		_files
-	fi
-}
-compdef _hylaflow hylaflow
-`,
-	"fish": `# fish completion for hylaflow (hylaflow completion fish)
-function __hylaflow_complete
-	set -l words (commandline -opc) (commandline -ct)
-	hylaflow __complete $words[2..-1] 2>/dev/null
-end
-complete -c hylaflow -f -a '(__hylaflow_complete)'
-`,
-}
+// completionCmdScripts are the shells' completion scripts, by shell name.
+//
+//go:embed completion/hylaflow.*
+var completionCmdScripts embed.FS
 
 func completionCmdRun(args []string, stdout, _ io.Writer) error {
 	fs := cliFlagSet("completion")
@@ -85,12 +44,15 @@ func completionCmdRun(args []string, stdout, _ io.Writer) error {
 	if len(pos) != 1 {
 		return usageHint("name one shell: bash, zsh or fish")
 	}
-	script, ok := completionCmdScripts[pos[0]]
-	if !ok {
+	if !completionContains(completionSubcommands["completion"], pos[0]) {
 		return usagef("unknown shell %q (want bash, zsh or fish)", pos[0])
 	}
-	fmt.Fprint(stdout, script)
-	return nil
+	script, err := completionCmdScripts.ReadFile("completion/hylaflow." + pos[0])
+	if err != nil {
+		return failed(err)
+	}
+	_, err = stdout.Write(script)
+	return err
 }
 
 // completionCmdComplete prints the candidates for the last of args (the

@@ -23,20 +23,7 @@ func init() {
 	})
 }
 
-const datasetsCmdUsage = `Usage:
-  hylaflow datasets list [--json]        every known dataset, its statistics and whether its files are present
-                                         (--json: an array of {name, source, doc, stats, paper, built_in,
-                                         present, root, files: [{path, optional, present, size, sha256}], fetch})
-  hylaflow datasets info NAME            load NAME and print nodes, edges, features, classes, split sizes and
-                                         a sampled hyperbolicity estimate
-  hylaflow datasets fetch [flags] NAME   download NAME's files (sha256-verified) into the data directory
-
-Files are looked up in $HYLAFLOW_DATA, else ../shared/datasets, else the user cache directory.
-fetch flags:
-  --dest DIR           target data directory (default: $HYLAFLOW_DATA, else the user cache directory)
-  --from DIR           copy the files from a local directory laid out like a data root
-  --allow-unverified   also fetch files whose checksum is not known
-`
+var datasetsCmdUsage = helpText("datasets")
 
 func datasetsCmdRun(args []string, stdout, _ io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {

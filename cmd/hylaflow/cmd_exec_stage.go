@@ -25,26 +25,7 @@ func init() {
 	})
 }
 
-const execStageCmdUsage = `Usage: hylaflow exec-stage [flags] KEY
-       hylaflow exec-stage [flags] --task FILE
-
-Runs the stage instance of one cache key outside any pipeline, as a
-cluster executor does: the key's record (stage type, version, parameters,
-input keys) comes from the cache (KEY) or from a task file written by an
-executor (runner.TaskSpec JSON), the inputs are loaded from the cache, and
-the outputs are stored there. A key that is stored already is not
-recomputed unless --force is given. Prints the stored outputs.
-
-Flags:
-  --cache DIR    cache directory (default $HYLAFLOW_CACHE, else the nearest
-                 .hylaflow here or above: see hylaflow cache --help)
-  --task FILE    read the task from FILE instead of the cache's key record
-  --force        recompute even if the key is stored
-  --workers N    threads the stage may use (default: the number of cores)
-  -v             print the stage's progress and log lines on stderr
-
-Exit status: 0 ok, 1 the stage failed, 2 usage error, 130 canceled.
-`
+var execStageCmdUsage = helpText("exec-stage")
 
 func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := cliFlagSet("exec-stage")

@@ -21,19 +21,7 @@ func init() {
 	})
 }
 
-const fmtCmdUsage = `Usage: hylaflow fmt [flags] FILE...
-
-Rewrites each pipeline file in place in the canonical HCL layout (indentation,
-aligned "=" signs, spacing), like terraform fmt. Only layout changes; a file
-with syntax errors is reported and left alone. Prints the files it changed.
-
-Flags:
-  --check   change nothing; list the files that are not formatted and exit 1
-            if there are any (for CI)
-
-Exit status: 0 done (or all formatted with --check), 1 files need formatting
-(--check) or could not be written, 2 usage error, 3 a file has syntax errors.
-`
+var fmtCmdUsage = helpText("fmt")
 
 func fmtCmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := cliFlagSet("fmt")

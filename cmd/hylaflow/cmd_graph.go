@@ -18,34 +18,7 @@ func init() {
 	})
 }
 
-const graphCmdUsage = `Usage: hylaflow graph [flags] FILE
-
-Prints the pipeline's DAG: one node per stage instance (for_each and matrix
-instances grouped by their stage block), one edge per input, labelled with
-the input slot. Nothing runs and nothing is cached.
-
-With --collapse, one node per stage block (stage "TYPE" "NAME") with its
-type and instance count, and one edge per pair of connected blocks with
-its input slots and how many instance inputs it stands for: a view of a
-big pipeline (table1) that fits on a page. With --run, each block shows
-how many of its instances ran, were cached or failed in that run, and is
-filled by the first of failed (red), canceled, skipped, ran (green) and
-cached (grey) that one of them had; a block the run did not record is
-dashed.
-
-  hylaflow graph pipelines/table1.hcl | dot -Tsvg > table1.svg
-  hylaflow graph --collapse --run last pipelines/table1.hcl | dot -Tpng > t1.png
-
-Flags:
-  --format dot|mermaid   output format (default dot)
-  --collapse             one node per stage block
-  --run ID|last          style the collapsed blocks by a run's statuses
-  --cache DIR            the cache holding the run (default: as run finds it)
-  -var NAME=VALUE        set a pipeline variable; repeatable
-  -var-file FILE         read variables from an HCL file; repeatable
-
-Exit status: 0 printed, 2 usage error, 3 the pipeline is invalid.
-`
+var graphCmdUsage = helpText("graph")
 
 func graphCmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := cliFlagSet("graph")

@@ -26,20 +26,7 @@ func init() {
 	})
 }
 
-const kernelCmdUsage = `Usage:
-  hylaflow kernel [flags]
-
-Prints "distance,k" CSV rows: the kernel of Theorem 4.1 for one λ (--lambda) or
-for λ ~ N(0, s²) (--scale, Gauss–Hermite quadrature), in the paper's convention
-with its factor ½, so k(0) = 0.5. Features drawn in the official code's
-convention (cos(λ/2·⟨ω,z⟩_H + b)) with scale s estimate the kernel of scale s/2.
-
-With --figure DIR it instead writes the kernel figures of the paper (Figure 1,
-appendix E) into DIR, like the kernel stage: curve.csv, disk.csv, error.csv,
-summary.json and PNG/SVG plots.
-
-Flags:
-`
+var kernelCmdUsage = helpText("kernel")
 
 func kernelCmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := cliFlagSet("kernel")

@@ -22,32 +22,7 @@ func init() {
 	})
 }
 
-const planCmdUsage = `Usage: hylaflow plan [flags] FILE
-
-Prints, for every stage instance of the pipeline in FILE (in run order),
-CACHED when its outputs are stored or RUN with the reason: "never run",
-"param lr changed 0.01 → 0.05", "input graph changed (dataset.cora reruns)",
-"stage version 1 → 2", "forced", "outputs missing", … Reasons compare the
-instance with the last recorded run of the same address. Planning reads the
-cache and never writes it.
-
-Flags (before or after FILE):
-  -var NAME=VALUE    set a pipeline variable; repeatable
-  -var-file FILE     read variables from an HCL file; repeatable
-  --cache DIR        cache directory (default $HYLAFLOW_CACHE, else the nearest
-                     .hylaflow above FILE, as run finds it)
-  --no-cache         plan as run --no-cache would
-  --force NAME       plan as run --force NAME would; repeatable
-  -keys              also print each instance's cache key
-  --json             print the plan as one JSON object (a stable schema):
-                     {pipeline, cache, to_run, cached, stages: [{address,
-                     block, type, version, key, status ("run" or "cached"),
-                     reason, params: {NAME: value}, inputs: {SLOT:
-                     ["KEY/OUTPUT", …]}}]}, stages in run order
-
-Exit status: 0 ok (whatever the plan), 1 the cache could not be read,
-2 usage error, 3 invalid pipeline.
-`
+var planCmdUsage = helpText("plan")
 
 func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	fset := cliFlagSet("plan")

@@ -19,35 +19,7 @@ func init() {
 	})
 }
 
-const reportCmdUsage = `Usage: hylaflow report [RUN|latest] [--out DIR] [--timing] [--cache DIR]
-
-Writes every table and figure of run RUN (a number from hylaflow runs;
-default: latest, the run that finished last, so that a run another process
-has started since, still going, is not taken; a run in progress only if
-none has finished) from the cache into DIR/ADDRESS/, ADDRESS being the
-stage instance (e.g. evaluate.table1, kernel.figure1): the evaluate
-stages' tables (table.md, table.csv, table.json, chart.png) and the
-figure stages' files (kernel, visualize, panels: PNG, SVG, CSV and their
-JSON summaries). The Markdown tables are printed, then a listing of every
-file written. Nothing is recomputed and nothing in the cache changes; an
-output whose stage failed, or whose payload is gone (gc, clear), is
-reported as missing.
-
-  --out DIR    where to write the files (default: report/ beside the
-               project's .hylaflow, i.e. at the repository root in a clone,
-               even when --cache or $HYLAFLOW_CACHE moves the cache)
-  --timing     also the timing view (Table 6 / Figure 4): for every train
-               stage of the run, its duration plus the durations of all the
-               stages it depends on in that run (load, normalise,
-               precompute, sample), with its test accuracy; written to
-               DIR/timing/ (timing.md, .csv, .json, .png). Times come from
-               the run record only, so time a run made with --no-cache;
-               dependencies taken from the cache are flagged.
-  --cache DIR  cache directory (default $HYLAFLOW_CACHE, else the nearest
-               .hylaflow here or above: see hylaflow cache --help)
-
-Exit status: 0 ok, 1 a table is missing or unreadable, 2 usage error.
-`
+var reportCmdUsage = helpText("report")
 
 func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := cliFlagSet("report")

@@ -26,49 +26,7 @@ func init() {
 	})
 }
 
-const runCmdUsage = `Usage: hylaflow run [flags] FILE
-
-Runs the pipeline in FILE: every stage instance whose cache key (stage
-type, version, parameters, input keys, outside data) is stored already is
-reused; the others run as soon as their inputs are done, up to -j at once.
-Outputs are stored in the cache, and the run is recorded (hylaflow runs)
-with its provenance: the hylaflow build, the sha256 of FILE and of each
--var-file, the -var values, the host, its cores and kernel path.
-A second run of an unchanged pipeline computes nothing and says so.
-
-Flags (before or after FILE):
-  -j N               stages run at once (default: the number of cores)
-  -var NAME=VALUE    set a pipeline variable (VALUE: HCL expression, else string); repeatable
-  -var-file FILE     read variables from an HCL file of NAME = VALUE lines; repeatable
-  --cache DIR        cache directory (default $HYLAFLOW_CACHE, else the nearest
-                     .hylaflow above FILE up to the repository root, else a
-                     new one at that root: see hylaflow cache --help)
-  --no-cache         run every stage even if cached (outputs are still stored)
-  --force NAME       run stage NAME (TYPE.NAME: all its instances, or one
-                     instance TYPE.NAME["KEY"]) even if cached; repeatable
-  --keep-going       after a failure, run every stage that does not depend on it
-  --mem SIZE         memory budget of the stages run at once (e.g. 8G): a stage
-                     starts only while the running stages' declared memory
-                     (resources { mem }) plus its own fits; default 80% of the
-                     physical memory; 0: no budget
-  -q                 quiet: only the summary and errors
-  -v                 verbose: also why each stage runs and the stages' log lines
-` + slurmCmdRunUsage + `
-Progress and the summary go to stderr. On a terminal a live block shows
-the running stages, their progress, how many of the run's stages are done
-and an estimate of the time left; elsewhere (pipes, CI logs, TERM=dumb)
-each stage gets a timestamped start line and an end line. Ctrl-C stops
-starting stages and cancels the running ones (a second Ctrl-C kills),
-then prints one line counting the stopped, finished and unstarted
-stages; nothing half-written is stored, and the next run resumes.
-
-At the end, run prints the tables of the pipeline's evaluate stages (mean ±
-std per dataset and model, with the paper's values when the stage compares
-with them; -q leaves them out), the run's number and where the cache is;
-'hylaflow report' writes the run's tables and figures as files.
-
-Exit status: 0 ok, 1 a stage failed, 2 usage error, 3 invalid pipeline, 130 canceled.
-`
+var runCmdUsage = helpText("run")
 
 func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := cliFlagSet("run")

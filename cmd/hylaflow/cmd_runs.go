@@ -24,41 +24,7 @@ func init() {
 	})
 }
 
-const runsCmdUsage = `Usage: hylaflow runs [list] [-n N] [--json] [--cache DIR]
-       hylaflow runs show [ID|last] [--json] [--cache DIR]
-       hylaflow runs diff [A B] [--json] [--cache DIR]
-
-list (the default) prints the N most recent runs (default 20; 0 = all),
-newest first: id, start, duration, status, how many stages ran, were cached
-or failed, and the pipeline file.
-
-show prints one run (default: the last one): its command line, status and
-timing, its provenance (the hylaflow version and VCS revision, the Go
-version and platform, the kernel path and BLAS, the host and its cores,
-the sha256 of the pipeline file and of each -var-file, the -var values;
-"not recorded" for runs older than provenance records), then every stage
-instance with its status (ran, cached, failed, skipped, canceled), when it
-started (AT, after the run's start), how long it took, its cache key, why
-it ran (or its error), and the scalar metrics of the stages (for a cached
-stage, read from its stored metrics outputs).
-
-diff compares run A with run B (default: the run before the last with the
-last): the provenance fields that differ; every cell of their tables with
-both means ± sample standard deviations (n runs), Δ = B − A, twice its
-standard error 2·SE = 2·sqrt(sA²/nA + sB²/nB) and whether |Δ| is beyond it
-(a cell with fewer than two runs has no spread to compare with); the stages
-whose cache keys differ, with why in plan's words (param epochs changed
-100 → 50, input samples changed, stage version 1 → 2, input data changed),
-grouped by stage block; and the stages of one run only. Tables and key
-records that gc removed since are noted, not compared.
-
-  --json      machine-readable output (times RFC 3339, durations in seconds)
-  --cache DIR cache directory (default $HYLAFLOW_CACHE, else the nearest
-              .hylaflow here or above: see hylaflow cache --help)
-
-Exit status: 0 printed, 1 the cache could not be read (or no runs to
-show), 2 usage error or no such run.
-`
+var runsCmdUsage = helpText("runs")
 
 func runsCmdRun(args []string, stdout, stderr io.Writer) error {
 	sub := "list"

@@ -28,17 +28,7 @@ func init() {
 	})
 }
 
-const slurmCmdJobUsage = `Usage: hylaflow slurm-job --store DIR KEY
-
-Runs the stage instance of cache key KEY from the shared store DIR of the
-Slurm executor (hylaflow run --executor slurm --store DIR): reads
-DIR/tasks/KEY.json, loads the inputs from DIR/objects, writes the outputs
-there and then the done-record DIR/done/KEY.json. The driver submits this
-command with sbatch; it is not meant to be run by hand.
-
-Exit status: 0 ok, 1 the stage failed (see the done-record), 2 usage,
-130 canceled (SIGTERM/SIGINT: scancel or the time limit).
-`
+var slurmCmdJobUsage = helpText("slurm-job")
 
 func slurmCmdJob(args []string, stdout, stderr io.Writer) error {
 	fs := cliFlagSet("slurm-job")
@@ -77,15 +67,6 @@ type slurmCmdRunFlags struct {
 	account   string
 	maxJobs   int
 }
-
-// slurmCmdRunUsage documents slurmCmdRunFlags in run's usage text.
-const slurmCmdRunUsage = `  --executor NAME    local (default) or slurm: submit each stage as a Slurm batch job
-  --store DIR        slurm: the shared store directory the compute nodes see
-  --partition P      slurm: sbatch --partition for every job
-  --account A        slurm: sbatch --account for every job
-  --max-jobs N       slurm: at most N jobs queued or running at once
-                     (default: -j if given, else 256)
-`
 
 // slurmCmdRegisterRunFlags adds --executor, --store, --partition, --account
 // and --max-jobs to fs.

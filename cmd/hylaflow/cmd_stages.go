@@ -18,20 +18,7 @@ func init() {
 	})
 }
 
-const stagesCmdUsage = `Usage: hylaflow stages [flags] [NAME...]
-
-Describes the stage types a pipeline can use in stage "TYPE" "NAME" blocks:
-version, documentation, input slots (artifact kind; "many" slots take a list
-or a whole for_each stage), parameters (type, default or "required", allowed
-values) and outputs (referenced as stage.TYPE.NAME.OUTPUT; the first output
-is the default of stage.TYPE.NAME). Without NAME, every type is described,
-followed by the pipeline functions the stage library adds (dataset_present).
-
-Flags:
-  --json   print the descriptions as a JSON array
-
-Exit status: 0 printed, 2 usage error or unknown NAME.
-`
+var stagesCmdUsage = helpText("stages")
 
 func stagesCmdRun(args []string, stdout, _ io.Writer) error {
 	fs := cliFlagSet("stages")

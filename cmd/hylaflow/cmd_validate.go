@@ -16,26 +16,7 @@ func init() {
 	})
 }
 
-const validateCmdUsage = `Usage: hylaflow validate [flags] FILE...
-
-Checks each pipeline file without running or caching anything: HCL syntax,
-stage types, parameter names, types and values, required parameters and
-inputs, references between stages and their outputs, for_each and matrix
-expansions, variables, and dependency cycles. Every problem is reported at
-once, with file:line:col and a source snippet.
-
-Prints "ok FILE (N stages)" for each valid file, N counting the instances
-after for_each/matrix expansion.
-
-Flags (before or after the files):
-  -json              print all diagnostics as one JSON array on stdout
-                     (objects with severity, summary, detail and range)
-  -var NAME=VALUE    set a pipeline variable; VALUE is an HCL expression
-                     ([1, 2], true, 0.5) or else a string; repeatable
-  -var-file FILE     read variables from an HCL file of NAME = VALUE lines; repeatable
-
-Exit status: 0 all files valid, 2 usage error, 3 a file is invalid.
-`
+var validateCmdUsage = helpText("validate")
 
 func validateCmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := cliFlagSet("validate")

@@ -16,20 +16,7 @@ func init() {
 	})
 }
 
-const versionCmdUsage = `Usage: hylaflow version [--json]   (or hylaflow --version)
-
-Prints what this binary was built from: the module version, the VCS
-revision and time it was built at (with "dirty" when the work tree had
-uncommitted changes), the Go version and platform, and the numeric
-kernels it runs on this CPU (the vector kernels' path: avx512, avx2 or
-generic, forced lower with HYLAFLOW_CPU; the BLAS). Quote it in bug
-reports: the three kernel paths give bit-identical results.
-
-Flags:
-  --json   one JSON object instead of text
-
-Exit status: 0 printed, 2 usage error.
-`
+var versionCmdUsage = helpText("version")
 
 func versionCmdRun(args []string, stdout, _ io.Writer) error {
 	fs := cliFlagSet("version")
