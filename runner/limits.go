@@ -3,9 +3,79 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"strconv"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 )
+
+// MaxStringBytes bounds the length of one string: a quoted literal or a
+// heredoc in a source, a -var value, and every string a variable, a local
+// value or a stage parameter evaluates to. Real pipelines hold strings of
+// a few hundred bytes; a parameter string is copied into every instance,
+// its cache key and the index, so a long one multiplies.
+const MaxStringBytes = 1 << 20
+
+// DefaultMaxInstances bounds the number of stage instances of a pipeline,
+// all blocks together (one block is bounded by the same number on its
+// own). Planning costs about 140 µs and 4 KB per instance, so 100 000
+// instances plan in about 15 s; the paper's largest table has 1 248.
+// HYLAFLOW_MAX_INSTANCES (or LoadOptions.MaxInstances) raises or lowers it.
+const DefaultMaxInstances = 100000
+
+// MaxInstancesEnv names the environment variable that overrides
+// DefaultMaxInstances.
+const MaxInstancesEnv = "HYLAFLOW_MAX_INSTANCES"
+
+// maxInstancesFrom returns the total instance cap: opt when positive, else
+// the environment's HYLAFLOW_MAX_INSTANCES, else DefaultMaxInstances.
+func maxInstancesFrom(opt int) (int, error) {
+	if opt > 0 {
+		return opt, nil
+	}
+	env := os.Getenv(MaxInstancesEnv)
+	if env == "" {
+		return DefaultMaxInstances, nil
+	}
+	n, err := strconv.Atoi(env)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q is not a whole number ≥ 1", MaxInstancesEnv, env)
+	}
+	return n, nil
+}
+
+// longString returns the length of the first string in v (at any depth)
+// longer than MaxStringBytes, or 0 when there is none.
+func longString(v cty.Value) int {
+	if v == cty.NilVal || !v.IsWhollyKnown() || v.IsNull() {
+		return 0
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		if n := len(v.AsString()); n > MaxStringBytes {
+			return n
+		}
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType() || ty.IsMapType() || ty.IsObjectType():
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			if n := longString(k); n > 0 {
+				return n
+			}
+			if n := longString(e); n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// stringTooLong is the detail of a diagnostic about a string of n bytes
+// in what ("the value of variable \"x\"").
+func stringTooLong(what string, n int) string {
+	return fmt.Sprintf("%s holds a string of %d bytes, more than the limit of %d (1 MiB); pipelines pass names, paths and short texts, and read data from files.", what, n, MaxStringBytes)
+}
 
 // MaxNesting bounds how deeply brackets, braces, parentheses, strings and
 // template interpolations may nest in HCL source. The HCL parser recurses
@@ -17,13 +87,16 @@ const MaxNesting = 256
 
 // CheckNesting scans HCL source (a configuration file, or an expression
 // such as a -var value) and returns an error diagnostic at the first place
-// where the nesting exceeds MaxNesting, else nil. It follows comments,
+// where the nesting exceeds MaxNesting, or at the start of the first quoted
+// string or heredoc longer than MaxStringBytes, else nil. It follows comments,
 // quoted strings with their escapes, heredocs and ${…}/%{…} templates well
 // enough to count depth; malformed input is left to the parser.
 func CheckNesting(src []byte, filename string) hcl.Diagnostics {
 	type frame struct {
-		kind byte   // '(', '[', '{' brackets; 's' quoted string; 'h' heredoc; 'i' template interpolation
-		term []byte // heredoc terminator
+		kind  byte   // '(', '[', '{' brackets; 's' quoted string; 'h' heredoc; 'i' template interpolation
+		term  []byte // heredoc terminator
+		start int    // byte offset where a string or heredoc starts
+		pos   hcl.Pos
 	}
 	var stack []frame
 	line, col := 1, 1
@@ -36,7 +109,28 @@ func CheckNesting(src []byte, filename string) hcl.Diagnostics {
 			}
 		}
 	}
+	// pop ends the innermost frame at byte i; a string or heredoc longer
+	// than MaxStringBytes is an error at its start.
+	pop := func(i int) hcl.Diagnostics {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := i - f.start - 1 // a quoted string's contents; a heredoc's from its <<
+		if (f.kind == 's' || f.kind == 'h') && n > MaxStringBytes {
+			what := "This string"
+			if f.kind == 'h' {
+				what = "This heredoc"
+			}
+			return hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "String too long",
+				Detail:   stringTooLong(what, n),
+				Subject:  &hcl.Range{Filename: filename, Start: f.pos, End: f.pos},
+			}}
+		}
+		return nil
+	}
 	push := func(f frame, i int) hcl.Diagnostics {
+		f.start, f.pos = i, hcl.Pos{Line: line, Column: col, Byte: i}
 		stack = append(stack, f)
 		if len(stack) > MaxNesting {
 			pos := hcl.Pos{Line: line, Column: col, Byte: i}
@@ -66,7 +160,9 @@ func CheckNesting(src []byte, filename string) hcl.Diagnostics {
 					end = len(rest)
 				}
 				if bytes.Equal(bytes.TrimSpace(rest[:end]), stack[len(stack)-1].term) {
-					stack = stack[:len(stack)-1]
+					if d := pop(i); d != nil {
+						return d
+					}
 					n = end
 					break
 				}
@@ -75,7 +171,9 @@ func CheckNesting(src []byte, filename string) hcl.Diagnostics {
 			case top == 's' && c == '\\' && len(rest) > 1:
 				n = 2
 			case top == 's' && c == '"':
-				stack = stack[:len(stack)-1]
+				if d := pop(i); d != nil {
+					return d
+				}
 			case bytes.HasPrefix(rest, []byte("$${")) || bytes.HasPrefix(rest, []byte("%%{")):
 				n = 3
 			case bytes.HasPrefix(rest, []byte("${")) || bytes.HasPrefix(rest, []byte("%{")):

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,5 +85,105 @@ func TestDeepInputIsADiagnostic(t *testing.T) {
 		if _, d := runner.Load(stages.Default(), ok, opts); !d.HasErrors() || !strings.Contains(d.Error(), "Nesting too deep") {
 			t.Errorf("deep %s: %v", name, d)
 		}
+	}
+}
+
+// Issue 19 item 4: the instances of all blocks together are bounded (12
+// blocks × 99 000 instances were accepted and took 167 s and 5 GB to plan),
+// with a diagnostic at the for_each of the block that crosses the limit;
+// LoadOptions.MaxInstances and HYLAFLOW_MAX_INSTANCES move the limit.
+func TestTotalInstanceCap(t *testing.T) {
+	// n blocks of a × b instances (range gives at most 1024 values:
+	// setproduct makes more).
+	blocks := func(n, a, b int) string {
+		var sb strings.Builder
+		for i := range n {
+			fmt.Fprintf(&sb, "stage \"random\" \"b%d\" {\n  for_each = [for p in setproduct(range(%d), range(%d)) : \"${p[0]}-${p[1]}\"]\n}\n", i, a, b)
+		}
+		return sb.String()
+	}
+	for _, tc := range []struct {
+		name      string
+		src       string
+		opt       int
+		env       string
+		wantErr   string // "" = loads
+		line      int
+		instances int
+	}{
+		{"issue's 12 × 99000", blocks(12, 99, 1000), 0, "", "the pipeline has 198000, more than the limit of 100000", 5, 0},
+		{"at the limit", blocks(3, 4, 10), 120, "", "", 0, 120},
+		{"one over", blocks(3, 4, 10), 119, "", "With the 40 instances of random.b2 the pipeline has 120, more than the limit of 119", 8, 0},
+		{"env lowers", blocks(3, 4, 10), 0, "50", "the pipeline has 80, more than the limit of 50 for all blocks together; set HYLAFLOW_MAX_INSTANCES", 5, 0},
+		{"env raises", blocks(3, 4, 10), 0, "200000", "", 0, 120},
+		{"option wins over env", blocks(3, 4, 10), 200, "10", "", 0, 120},
+		{"bad env", blocks(1, 2, 1), 0, "lots", `HYLAFLOW_MAX_INSTANCES="lots" is not a whole number ≥ 1`, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(runner.MaxInstancesEnv, tc.env)
+			p, d := runner.LoadSource(stages.Default(), "p.hcl", []byte(tc.src), runner.LoadOptions{MaxInstances: tc.opt})
+			if tc.wantErr == "" {
+				if d.HasErrors() {
+					t.Fatal(d)
+				}
+				if len(p.Instances) != tc.instances {
+					t.Errorf("%d instances, want %d", len(p.Instances), tc.instances)
+				}
+				return
+			}
+			if !d.HasErrors() || !strings.Contains(d.Error(), tc.wantErr) {
+				t.Fatalf("diagnostics %v, want one containing %q", d, tc.wantErr)
+			}
+			if n := len(d.Errs()); n != 1 {
+				t.Errorf("%d errors, want 1: %v", n, d)
+			}
+			if tc.line > 0 && (d[0].Subject == nil || d[0].Subject.Filename != "p.hcl" || d[0].Subject.Start.Line != tc.line) {
+				t.Errorf("diagnostic at %v, want p.hcl line %d", d[0].Subject, tc.line)
+			}
+		})
+	}
+}
+
+// Issue 19 item 4: strings are bounded wherever they enter — a literal or a
+// heredoc in the file, a -var value, a -var-file, and a value computed by a
+// local or a parameter expression — with a diagnostic naming the place.
+func TestLongStringIsADiagnostic(t *testing.T) {
+	big := strings.Repeat("x", runner.MaxStringBytes+1)
+	fits := strings.Repeat("x", runner.MaxStringBytes-10)
+	dir := t.TempDir()
+	varFile := filepath.Join(dir, "long.vars")
+	if err := os.WriteFile(varFile, []byte("v = \""+big+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const plain = "variable \"v\" {\n  type = string\n  default = \"a\"\n}\n"
+	// 1100 × 1000 bytes: a local computed from short literals.
+	const computed = "locals {\n  s = join(\"\", [for i in range(1000) : \"0123456789\"])\n  t = join(\"\", [for i in range(121) : local.s])\n}\n"
+	for _, tc := range []struct {
+		name, src string
+		opts      runner.LoadOptions
+		want      string
+		line      int
+	}{
+		{"literal", plain + "stage \"source\" \"s\" {\n  name = \"" + big + "\"\n}\n", runner.LoadOptions{}, "This string holds a string of 1048577 bytes", 6},
+		{"heredoc", plain + "locals {\n  h = <<EOT\n" + big + "\nEOT\n}\n", runner.LoadOptions{}, "This heredoc holds", 6},
+		{"-var", plain, runner.LoadOptions{Vars: map[string]string{"v": big}}, "-var v holds a string of 1048577 bytes", 0},
+		{"-var-file", plain, runner.LoadOptions{VarFiles: []string{varFile}}, "String too long", 1},
+		{"computed local", computed, runner.LoadOptions{}, `Local value "t" holds a string of 1210000 bytes`, 3},
+		{"parameter", "stage \"fail\" \"f\" {\n  message = join(\"\", [for i in range(1000) : \"" + strings.Repeat("y", 1200) + "\"])\n}\n", runner.LoadOptions{}, `Parameter "message" of stage type "fail" holds a string of 1200000 bytes`, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, d := runner.LoadSource(stages.Default(), "p.hcl", []byte(tc.src), tc.opts)
+			if !d.HasErrors() || !strings.Contains(d.Error(), tc.want) {
+				t.Fatalf("diagnostics %.300v, want one containing %q", d.Error(), tc.want)
+			}
+			if tc.line > 0 && (d[0].Subject == nil || d[0].Subject.Start.Line != tc.line) {
+				t.Errorf("diagnostic at %v, want line %d", d[0].Subject, tc.line)
+			}
+		})
+	}
+	// Just under the limit loads.
+	src := plain + "stage \"fail\" \"f\" {\n  message = \"" + fits + "\"\n}\n"
+	if _, d := runner.LoadSource(stages.Default(), "p.hcl", []byte(src), runner.LoadOptions{Vars: map[string]string{"v": fits}}); d.HasErrors() {
+		t.Fatalf("a string under the limit: %.300v", d.Error())
 	}
 }

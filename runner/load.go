@@ -25,6 +25,9 @@ type LoadOptions struct {
 	Vars map[string]string
 	// VarFiles are .hcl files of NAME = VALUE assignments, applied in order before Vars.
 	VarFiles []string
+	// MaxInstances bounds the pipeline's stage instances, all blocks
+	// together; 0 takes $HYLAFLOW_MAX_INSTANCES, else DefaultMaxInstances.
+	MaxInstances int
 }
 
 // The top level of a pipeline file. docs/pipeline-language.md describes
@@ -314,6 +317,10 @@ func (l *loader) convertVar(v *varDecl, val cty.Value, subject *hcl.Range, what 
 			"The %s of variable %q is not a %s: %v.", what, v.name, typeexpr.TypeString(v.typ), err)
 		return cty.NilVal
 	}
+	if n := longString(out); n > 0 {
+		l.errorf(subject, "String too long", "%s", stringTooLong(fmt.Sprintf("The %s of variable %q", what, v.name), n))
+		return cty.NilVal
+	}
 	return out
 }
 
@@ -359,6 +366,11 @@ func (l *loader) applyVarOverrides() {
 		raw := l.opts.Vars[name]
 		v := known(name, nil, fmt.Sprintf("-var %s=%s", name, raw))
 		if v == nil {
+			continue
+		}
+		if len(raw) > MaxStringBytes {
+			l.errorf(nil, "String too long", "%s", stringTooLong("-var "+name, len(raw)))
+			v.bad = true
 			continue
 		}
 		val := cty.StringVal(raw)
@@ -545,6 +557,9 @@ func (l *loader) decodeLocals(blocks []*hcl.Block) {
 			val, d := a.Expr.Value(ctx)
 			l.diags = append(l.diags, d...)
 			if d.HasErrors() {
+				val = cty.DynamicVal
+			} else if n := longString(val); n > 0 {
+				l.errorf(a.Expr.Range().Ptr(), "String too long", "%s", stringTooLong(fmt.Sprintf("Local value %q", name), n))
 				val = cty.DynamicVal
 			}
 			l.locals[name] = val

@@ -49,6 +49,12 @@ type stageBlock struct {
 func (l *loader) decodeStages(blocks []*hcl.Block) {
 	l.byName = map[string]*stageBlock{}
 	l.order = map[string]int{}
+	limit, err := maxInstancesFrom(l.opts.MaxInstances)
+	if err != nil {
+		l.errorf(nil, "Invalid instance limit", "%v.", err)
+		limit = DefaultMaxInstances
+	}
+	total := 0
 	for _, b := range blocks {
 		typeName, name := b.Labels[0], b.Labels[1]
 		okNames := true
@@ -75,7 +81,30 @@ func (l *loader) decodeStages(blocks []*hcl.Block) {
 			l.unknownType(typeName, b.LabelRanges[0])
 		}
 		l.splitStageBody(sb)
+		if total > limit {
+			sb.bad = true // past the instance limit: not expanded
+			continue
+		}
 		l.expand(sb)
+		if n := len(sb.keys); total+n > limit && !sb.bad {
+			// One error, at the block that crosses the limit; the blocks
+			// after it are not expanded.
+			if total <= limit {
+				rng := b.DefRange
+				if a := sb.forEach; a != nil {
+					rng = a.Expr.Range()
+				} else if a := sb.matrix; a != nil {
+					rng = a.Expr.Range()
+				}
+				l.errorf(&rng, "Too many stage instances",
+					"With the %d instances of %s the pipeline has %d, more than the limit of %d for all blocks together; set %s to raise it (planning costs about 140 µs and 4 KB per instance).",
+					n, sb.id, total+n, limit, MaxInstancesEnv)
+			}
+			sb.keys, sb.eachVals, sb.bad = nil, nil, true
+			total = limit + 1
+		} else {
+			total += n
+		}
 		for i, key := range sb.keys {
 			addr := sb.id
 			if sb.isEach {
@@ -88,6 +117,9 @@ func (l *loader) decodeStages(blocks []*hcl.Block) {
 	}
 	l.stageVal = l.buildStageValue()
 	for _, sb := range l.blocks {
+		if total > limit {
+			break // the instances are not worth decoding
+		}
 		if sb.typ != nil && !sb.bad {
 			l.decodeInstances(sb)
 		}
@@ -596,6 +628,9 @@ func (l *loader) convertParam(t *registry.Type, p *registry.Param, val cty.Value
 			return bad("must be %s: %v", p.Type.Friendly(), err)
 		}
 		return bad("must be %s, got %s", p.Type.Friendly(), friendlyType(val.Type()))
+	}
+	if n := longString(cv); n > 0 {
+		return bad("holds a string of %d bytes, more than the limit of %d (1 MiB); pipelines pass names, paths and short texts, and read data from files", n, MaxStringBytes)
 	}
 	elems := []cty.Value{cv}
 	if want.IsListType() {
