@@ -19,6 +19,10 @@ type Codec struct {
 	// file's path) identifies the data in errors, which say where the data
 	// is bad and what was expected. Decode must not panic on bad input.
 	Decode func(r io.ReaderAt, size int64, name string) (Artifact, error)
+	// Shapes, if set, returns the shapes of the arrays an encoding holds,
+	// by member name, reading as little as it can (no array data). Memory
+	// estimates use it; it must not panic on bad input.
+	Shapes func(r io.ReaderAt, size int64) (map[string][]int, error)
 }
 
 var (
@@ -101,4 +105,23 @@ func Decode(r io.ReaderAt, size int64, name string) (Artifact, error) {
 	}
 	return nil, fmt.Errorf("artifact %s: %w: %d bytes starting %q, which no registered codec (%s) reads",
 		name, ErrUnknownFormat, size, head, strings.Join(Codecs(), ", "))
+}
+
+// Shapes returns the shapes of the arrays in the size bytes of r, by
+// member name, when the format's codec can tell them cheaply; nil when it
+// cannot or the data is not readable.
+func Shapes(r io.ReaderAt, size int64) map[string][]int {
+	codecsMu.RLock()
+	cs := codecs
+	codecsMu.RUnlock()
+	for _, c := range cs {
+		head := make([]byte, min(int64(len(c.Magic)), max(size, 0)))
+		if n, _ := r.ReadAt(head, 0); n == len(head) && string(head) == c.Magic && c.Shapes != nil {
+			if m, err := c.Shapes(r, size); err == nil {
+				return m
+			}
+			return nil
+		}
+	}
+	return nil
 }

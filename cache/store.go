@@ -669,3 +669,23 @@ func metricsJSON(m map[string]float64) string {
 	b, _ := json.Marshal(finite)
 	return string(b)
 }
+
+// Shapes returns the shapes of the arrays in ref's payload by member name
+// (artifact.Shapes: array headers only, the data is not read or hashed),
+// or nil when the payload is missing or its format cannot tell. Memory
+// estimates use it; nothing else should trust it.
+func (c *Cache) Shapes(ref OutputRef) map[string][]int {
+	if !validDigest(ref.Digest) {
+		return nil
+	}
+	f, err := os.Open(c.objectPath(ref.Digest))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	return artifact.Shapes(f, info.Size())
+}

@@ -13,7 +13,12 @@ import (
 
 // Write prints one line per step of plan (RUN with its reason, or
 // CACHED; with keys, the first 12 digits of its key) and a count.
-func Write(w io.Writer, plan *runner.Plan, keys bool) {
+func Write(w io.Writer, plan *runner.Plan, keys bool) { WriteMem(w, plan, keys, false) }
+
+// WriteMem is Write with, when mem is set, a column of the memory the run's
+// budget counts for each stage that runs (runner.MemEstimate): "mem ?"
+// while an input is not stored yet (the run estimates it then).
+func WriteMem(w io.Writer, plan *runner.Plan, keys, mem bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, s := range plan.Steps {
 		status, reason := "RUN", s.Reason
@@ -23,6 +28,16 @@ func Write(w io.Writer, plan *runner.Plan, keys bool) {
 		line := status + "\t" + s.Instance.Address
 		if keys {
 			line += "\t" + s.Key()[:12]
+		}
+		if mem {
+			switch {
+			case s.Cached:
+				line += "\t"
+			case s.MemKnown:
+				line += "\tmem " + showMiB(s.MemMB)
+			default:
+				line += "\tmem ?"
+			}
 		}
 		if reason != "" {
 			line += "\t" + reason
@@ -61,6 +76,18 @@ type Step struct {
 	Params map[string]json.RawMessage `json:"params"`
 	// Inputs are, per input slot, the producers' "KEY/OUTPUT" references.
 	Inputs map[string][]string `json:"inputs"`
+	// MemMB is the memory in MiB the run's budget counts for a stage that
+	// runs (the larger of resources { mem } and its type's estimate from
+	// its inputs); null while an input is not stored, and when cached.
+	MemMB *int64 `json:"mem_mb"`
+}
+
+// showMiB formats MiB as "812 MiB" or "5.3 GiB".
+func showMiB(mb int64) string {
+	if mb < 1024 {
+		return fmt.Sprintf("%d MiB", mb)
+	}
+	return fmt.Sprintf("%.1f GiB", float64(mb)/1024)
 }
 
 // JSON returns the JSON form of plan, for pipeline file and cache
@@ -74,6 +101,9 @@ func JSON(file, cacheDir string, plan *runner.Plan) Plan {
 			Params: map[string]json.RawMessage{}, Inputs: map[string][]string{}}
 		if s.Cached {
 			st.Status, st.Reason = "cached", ""
+		} else if s.MemKnown {
+			mb := s.MemMB
+			st.MemMB = &mb
 		}
 		for name, v := range s.Record.Params {
 			st.Params[name] = json.RawMessage(v)

@@ -65,6 +65,18 @@ type Output struct {
 	Doc  string
 }
 
+// InputSize describes one input artifact to an EstimateMem function: its
+// kind and the size of its stored payload in bytes (the built-in bundles
+// store arrays uncompressed, so about their decoded size).
+type InputSize struct {
+	Kind  artifact.Kind
+	Bytes int64
+	// Shapes are the shapes of the artifact's arrays by member name, as
+	// far as its stored format tells them without reading the data (a
+	// sparse matrix: rows, cols); nil when unknown.
+	Shapes map[string][]int
+}
+
 // Progress receives a running stage's own progress (for example epochs).
 type Progress interface {
 	// Report says that done of total units are finished; msg is a short
@@ -131,6 +143,17 @@ type Type struct {
 	// say how to get what is missing. plan and run call it before anything
 	// runs; validate does not (a pipeline is valid whatever the machine).
 	Preflight func(params Values) []Problem
+	// EstimateMem, if set, returns how many bytes of memory an instance
+	// needs while it runs — its decoded inputs, its working arrays and its
+	// outputs, at their peak — from its parameters and the sizes of its
+	// inputs (per slot, in InputLabels order). It should not be below the
+	// real peak and not far above it (within about twice). The local
+	// scheduler admits stages within its memory budget (run --mem) by the
+	// larger of this and the instance's resources { mem }; plan shows it.
+	// It never enters a cache key. It must be cheap and must not fail: a
+	// stage without inputs may look at its files' sizes, and returns 0
+	// when it cannot tell. Unset: the inputs' sizes are the estimate.
+	EstimateMem func(params Values, inputs map[string][]InputSize) int64
 	// Hidden types (the generic stages tests and runner benchmarks use)
 	// work in pipelines but are not listed to users: Names leaves them
 	// out, so `hylaflow stages` and the "Registered types" hints do too.

@@ -49,12 +49,13 @@ type RunOptions struct {
 	// is a ProvenanceStore (nil: none): what produced the run.
 	Provenance []byte
 	// MemMB is the memory budget, in MiB, of the stages the local executor
-	// runs at once: a stage starts only while the declared memory of the
-	// running stages plus its own (resources { mem }) fits, so big stages
-	// run one at a time instead of exhausting memory; one that needs more
-	// than the whole budget runs alone. Stages that declare nothing count
-	// 0. 0 means 80% of the physical memory; < 0 means no budget. Other
-	// executors (Slurm) leave memory to their scheduler.
+	// runs at once: a stage starts only while the memory of the running
+	// stages plus its own fits, so big stages run one at a time instead of
+	// exhausting memory; one that needs more than the whole budget runs
+	// alone. A stage counts the larger of its resources { mem } and its
+	// type's estimate from its inputs' sizes (MemEstimate), made when its
+	// inputs are stored. 0 means 80% of the physical memory; < 0 means no
+	// budget. Other executors (Slurm) leave memory to their scheduler.
 	MemMB int64
 }
 
@@ -62,24 +63,78 @@ type RunOptions struct {
 // "1.5GB", "2048" = MiB) into MiB, rounding up.
 func ParseMem(s string) (int64, error) { return parseMem(s) }
 
-// DefaultMemMB returns the default memory budget: 80% of the physical
-// memory (MemTotal of /proc/meminfo), or -1 (none) when it is unknown.
+// DefaultMemMB returns the default memory budget: 80% of the memory this
+// process may use — the physical memory (MemTotal of /proc/meminfo), or
+// its cgroup's limit when that is lower (a container, systemd-run -p
+// MemoryMax, a Slurm job) — or -1 (none) when it is unknown.
 func DefaultMemMB() int64 {
+	total := memTotalBytes()
+	if lim := cgroupMemLimit(); lim > 0 && (total <= 0 || lim < total) {
+		total = lim
+	}
+	if total <= 0 {
+		return -1
+	}
+	return total >> 20 * 8 / 10
+}
+
+// memTotalBytes is MemTotal of /proc/meminfo in bytes, or 0.
+func memTotalBytes() int64 {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
-		return -1
+		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			f := strings.Fields(rest)
-			if len(f) >= 1 {
+			if f := strings.Fields(rest); len(f) >= 1 {
 				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil && kb > 0 {
-					return kb / 1024 * 8 / 10
+					return kb << 10
 				}
 			}
 		}
 	}
-	return -1
+	return 0
+}
+
+// cgroupMemLimit returns the memory limit in bytes of this process's
+// cgroup (v2 memory.max, or v1 memory.limit_in_bytes), or 0 when there is
+// none or it cannot be read.
+func cgroupMemLimit() int64 {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return 0
+	}
+	return cgroupLimitFrom(string(b), "/sys/fs/cgroup", os.ReadFile)
+}
+
+// cgroupLimitFrom reads the limit of the cgroup named in a /proc/self/cgroup
+// text under the cgroup file system at root.
+func cgroupLimitFrom(procCgroup, root string, read func(string) ([]byte, error)) int64 {
+	for _, line := range strings.Split(procCgroup, "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var file string
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			file = root + parts[2] + "/memory.max"
+		case strings.Contains(","+parts[1]+",", ",memory,"):
+			file = root + "/memory" + parts[2] + "/memory.limit_in_bytes"
+		default:
+			continue
+		}
+		b, err := read(file)
+		if err != nil {
+			continue
+		}
+		v := strings.TrimSpace(string(b))
+		// "max" (v2) or a huge page-rounded number (v1) mean no limit.
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 && n < 1<<60 {
+			return n
+		}
+	}
+	return 0
 }
 
 // StageResult is the outcome of one stage instance in a run.
@@ -150,6 +205,10 @@ type execStep struct {
 	// current retry interval.
 	retryAt  time.Time
 	busyWait time.Duration
+	// mem is the memory (MiB) the budget counts for the stage while it
+	// runs; memSaid: -v was told it waits for memory.
+	mem     int64
+	memSaid bool
 }
 
 // Retry intervals of a stage whose key another process is computing.

@@ -42,7 +42,11 @@ type scheduler struct {
 	memo   *Memo       // the in-process executor's shared artifacts, or nil
 	uses   map[memoUse]int
 	mem    memBudget
-	doneCh chan execDone
+	// memDropped counts the bytes of decoded artifacts the memo let go
+	// to stay within the budget.
+	memDropped int64
+	shapes     func(cache.OutputRef) map[string][]int // the store's, for estimates; nil: none
+	doneCh     chan execDone
 
 	running  int
 	stopping bool   // a stage failed without KeepGoing: start nothing new
@@ -70,6 +74,7 @@ func newScheduler(plan *Plan, store RunStore, opts RunOptions, start time.Time, 
 		s.obs = nopObserver{}
 	}
 	s.rec = &recorder{store: store, runID: runID, obs: s.obs}
+	s.shapes = shapesOf(store)
 	// Memory and the memo belong to this process: they apply to executors
 	// that run stages here.
 	if ip, ok := s.exe.(InProcess); ok {
@@ -99,13 +104,6 @@ func newScheduler(plan *Plan, store RunStore, opts RunOptions, start time.Time, 
 				if n := s.uses[memoUse{es.Instance.Address, ref.Name}]; n > 0 {
 					s.memo.Expect(ref.Key, ref.Name, n)
 				}
-			}
-		}
-	}
-	if s.mem.limit >= 0 {
-		for _, es := range s.steps {
-			if m := es.Instance.Resources.MemMB; m > s.mem.limit && !es.Cached {
-				s.warn("%s declares mem %d MiB, more than the memory budget of %d MiB (--mem): it runs alone", es.Instance.Address, m, s.mem.limit)
 			}
 		}
 	}
@@ -248,14 +246,19 @@ func stageWorkers(cores, jobs, active, cpus int) int {
 func (s *scheduler) launch(ctx context.Context, es *execStep) {
 	es.started = true
 	s.running++
-	s.mem.take(es.Instance.Resources.MemMB)
+	es.mem = s.memOf(es)
+	if s.mem.limit >= 0 && es.mem > s.mem.limit {
+		s.warn("%s needs about %d MiB, more than the memory budget of %d MiB (--mem): it ran alone", es.Instance.Address, es.mem, s.mem.limit)
+	}
+	s.mem.take(es.mem)
+	s.shrinkMemo()
 	task := s.task(es)
 	addr := es.Instance.Address
 	es.res.Start = time.Now()
 	if es.busyWait == 0 {
 		// A retry after another process held the key is not a new start
 		// (-v would print one line per retry).
-		s.obs.Event(Event{Kind: EventStart, Time: es.res.Start, Address: addr, Reason: es.res.Reason})
+		s.obs.Event(Event{Kind: EventStart, Time: es.res.Start, Address: addr, Reason: es.res.Reason, MemMB: es.mem})
 	}
 	obs := s.obs
 	hooks := Hooks{
@@ -277,9 +280,47 @@ func (s *scheduler) launch(ctx context.Context, es *execStep) {
 	}()
 }
 
-// fits reports whether es may start now under the memory budget.
+// memOf is the memory (MiB) the budget counts for es, whose inputs are
+// all stored: the larger of its declaration and its type's estimate.
+func (s *scheduler) memOf(es *execStep) int64 {
+	if s.mem.limit < 0 {
+		return es.Instance.Resources.MemMB
+	}
+	mb, _ := MemEstimate(es.Instance, func(producer string) []cache.OutputRef {
+		if p := s.byAddr[producer]; p != nil && p.finished {
+			return p.res.Outputs
+		}
+		return nil
+	}, s.shapes)
+	return mb
+}
+
+// shrinkMemo keeps the decoded artifacts the memo holds for later
+// consumers within what the running stages leave of the memory budget;
+// what it drops is loaded from the cache again when needed.
+func (s *scheduler) shrinkMemo() {
+	if s.memo == nil || s.mem.limit < 0 {
+		return
+	}
+	room := max(0, s.mem.limit-s.mem.used) << 20
+	if dropped := s.memo.Shrink(room); dropped > 0 {
+		s.memDropped += dropped
+	}
+}
+
+// fits reports whether es may start now under the memory budget; the
+// first time it does not, -v says that it waits for memory.
 func (s *scheduler) fits(es *execStep) bool {
-	return s.mem.fits(es.Instance.Resources.MemMB, s.running)
+	need := s.memOf(es)
+	if s.mem.fits(need, s.running) {
+		return true
+	}
+	if !es.memSaid {
+		es.memSaid = true
+		s.obs.Event(Event{Kind: EventProgress, Time: time.Now(), Address: es.Instance.Address,
+			Msg: fmt.Sprintf("waits for memory: needs about %d MiB, %d of the %d MiB budget (--mem) are taken by %d running stages", need, s.mem.used, s.mem.limit, s.running)})
+	}
+	return false
 }
 
 // launchReady starts ready stages in plan order while slots are free; one
@@ -371,7 +412,7 @@ func (s *scheduler) loop(ctx context.Context) {
 func (s *scheduler) done(ctx context.Context, d execDone) {
 	s.running--
 	es := d.step
-	s.mem.release(es.Instance.Resources.MemMB)
+	s.mem.release(es.mem)
 	es.res.Duration = d.at.Sub(es.res.Start)
 	var inErr *InputError
 	var busy *BusyError
@@ -425,10 +466,12 @@ func (s *scheduler) succeeded(es *execStep, res *Result) {
 	if s.memo != nil && res.Artifacts != nil {
 		for name, a := range res.Artifacts {
 			if n := s.uses[memoUse{es.Instance.Address, name}]; n > 0 {
-				s.memo.Put(es.Key(), name, a, n)
+				ref, _ := findOutput(res.Outputs, name)
+				s.memo.Put(es.Key(), name, a, ref.Size, n)
 			}
 		}
 	}
+	s.shrinkMemo()
 	s.finish(es, status, "")
 	for _, dep := range es.dependents {
 		if !dep.pending[es.Instance.Address] {
@@ -560,9 +603,9 @@ func (r *recorder) close(status string) (lost error) {
 	return lost
 }
 
-// memBudget admits stages by their declared memory (MiB): a stage starts
-// while the running stages' declared memory plus its own fits the limit,
-// or when nothing runs (one larger than the whole budget runs alone).
+// memBudget admits stages by their memory (MiB, MemEstimate): a stage
+// starts while the running stages' memory plus its own fits the limit, or
+// when nothing runs (one larger than the whole budget runs alone).
 // A negative limit admits everything.
 type memBudget struct {
 	limit, used int64

@@ -256,7 +256,9 @@ func TestSchedulerFindsInProcess(t *testing.T) {
 	if memo.Len() != 1 {
 		t.Errorf("memo holds %d entries, want the cached output announced", memo.Len())
 	}
-	if len(s.result.Warnings) != 2 || !strings.Contains(s.result.Warnings[0], "t.c") || !strings.Contains(s.result.Warnings[1], "runs alone") {
+	// A stage larger than the budget is told when it starts (its
+	// estimate needs its inputs), not here.
+	if len(s.result.Warnings) != 1 || !strings.Contains(s.result.Warnings[0], "t.c") {
 		t.Errorf("warnings %q", s.result.Warnings)
 	}
 	s = newScheduler(schedPlan(), &recStore{}, RunOptions{Executor: remoteExec{}, MemMB: 512}, time.Now(), 1)

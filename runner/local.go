@@ -254,7 +254,9 @@ type memoEntry struct {
 	once sync.Once
 	art  artifact.Artifact
 	err  error
-	uses int // remaining uses; ≤ 0 means unlimited
+	uses int   // remaining uses; ≤ 0 means unlimited
+	size int64 // stored size of the artifact (about its decoded size)
+	held bool  // decoded and held (guarded by Memo.mu, unlike art)
 }
 
 // NewMemo returns an empty memo.
@@ -262,10 +264,10 @@ func NewMemo() *Memo { return &Memo{entries: map[cache.OutputID]*memoEntry{}} }
 
 func memoKey(key, output string) cache.OutputID { return cache.OutputID{Key: key, Output: output} }
 
-// Put records a freshly computed artifact with the number of loads it will
-// serve (≤ 0: keep until Drop).
-func (m *Memo) Put(key, output string, a artifact.Artifact, uses int) {
-	e := &memoEntry{art: a, uses: uses}
+// Put records a freshly computed artifact of size bytes (stored) with the
+// number of loads it will serve (≤ 0: keep until Drop).
+func (m *Memo) Put(key, output string, a artifact.Artifact, size int64, uses int) {
+	e := &memoEntry{art: a, uses: uses, size: size, held: true}
 	e.once.Do(func() {})
 	m.mu.Lock()
 	m.entries[memoKey(key, output)] = e
@@ -294,6 +296,57 @@ func (m *Memo) Drop(key, output string) {
 	m.mu.Unlock()
 }
 
+// Held returns the stored size in bytes of the artifacts the memo holds
+// decoded (about the memory they take).
+func (m *Memo) Held() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var n int64
+	for _, e := range m.entries {
+		if e.held {
+			n += e.size
+		}
+	}
+	return n
+}
+
+// Shrink drops held artifacts, largest first, until at most limit bytes
+// are held, and returns how many bytes it dropped. A dropped artifact's
+// later consumers load it from the store again (a stage running with it
+// keeps its own reference), so the memo trades decoding time for memory
+// when a run's memory budget is short.
+func (m *Memo) Shrink(limit int64) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	type held struct {
+		k    cache.OutputID
+		size int64
+	}
+	var all []held
+	var n int64
+	for k, e := range m.entries {
+		if e.held {
+			all = append(all, held{k, e.size})
+			n += e.size
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].size != all[j].size {
+			return all[i].size > all[j].size
+		}
+		return all[i].k.Key+all[i].k.Output < all[j].k.Key+all[j].k.Output
+	})
+	var dropped int64
+	for _, h := range all {
+		if n-dropped <= limit {
+			break
+		}
+		delete(m.entries, h.k)
+		dropped += h.size
+	}
+	return dropped
+}
+
 // Len returns the number of entries held.
 func (m *Memo) Len() int {
 	m.mu.Lock()
@@ -314,6 +367,7 @@ func (m *Memo) Load(ref cache.OutputRef, store Store) (artifact.Artifact, error)
 	m.mu.Unlock()
 	e.once.Do(func() { e.art, e.err = store.Load(ref) })
 	m.mu.Lock()
+	e.size, e.held = ref.Size, e.err == nil
 	if e.uses > 0 {
 		e.uses--
 		if e.uses == 0 && m.entries[k] == e {

@@ -36,6 +36,11 @@ type Step struct {
 	// executor does not serve the damaged outputs again, and the store
 	// replaces the file.
 	Damaged bool
+	// MemMB is the memory in MiB the local scheduler counts for the
+	// stage (MemEstimate); MemKnown is false while an input is not stored
+	// yet, and the estimate is then made when the input is produced.
+	MemMB    int64
+	MemKnown bool
 }
 
 // Key returns the step's cache key.
@@ -162,6 +167,7 @@ func planLookup(plan *Plan, store PlanStore, opts PlanOptions) error {
 			step.Reason = planReason(rec, last, found, plan.ByAddress)
 		}
 	}
+	planMem(plan, store)
 	return nil
 }
 

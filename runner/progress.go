@@ -33,6 +33,7 @@ type Event struct {
 	Total    int           // EventProgress (0 = unknown); EventPlan: stages in the run
 	Msg      string        // EventProgress: the stage's message; EventLog: the line
 	Err      error         // EventDone of a failed stage
+	MemMB    int64         // EventStart: the memory the budget counts for the stage (MiB; 0 none)
 }
 
 // Observer receives the events of a run; it must be safe for concurrent use.

@@ -251,7 +251,7 @@ func TestMemoryBudgetAdmission(t *testing.T) {
 			if obs.peak != tc.wantPeak {
 				t.Errorf("at most %d stages ran at once, want %d", obs.peak, tc.wantPeak)
 			}
-			warned := len(r.Warnings) == 1 && strings.Contains(r.Warnings[0], "sleep.huge declares mem 10240 MiB, more than the memory budget of 8192 MiB")
+			warned := len(r.Warnings) == 1 && strings.Contains(r.Warnings[0], "sleep.huge needs about 10240 MiB, more than the memory budget of 8192 MiB (--mem): it ran alone")
 			if warned != tc.warn {
 				t.Errorf("warnings %q, want the huge stage's: %v", r.Warnings, tc.warn)
 			}

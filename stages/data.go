@@ -237,9 +237,10 @@ func dataNormalizeType() *registry.Type {
 			{Name: "adjacency", Type: registry.String, Default: "sym_self_loops", Enum: []string{"sym_self_loops", "none"}, Doc: "adjacency normalisation"},
 			{Name: "features", Type: registry.String, Default: "none", Enum: []string{"none", "row", "standardize"}, Doc: "feature normalisation"},
 		},
-		Inputs:  []registry.Input{{Name: "graph", Kind: schema.KindGraph, Doc: "graph from a dataset stage"}},
-		Outputs: []registry.Output{{Name: dataOutGraph, Kind: schema.KindGraph, Doc: "the normalised graph (adj = S, adj_raw = A)"}},
-		Run:     dataRunNormalize,
+		Inputs:      []registry.Input{{Name: "graph", Kind: schema.KindGraph, Doc: "graph from a dataset stage"}},
+		Outputs:     []registry.Output{{Name: dataOutGraph, Kind: schema.KindGraph, Doc: "the normalised graph (adj = S, adj_raw = A)"}},
+		Run:         dataRunNormalize,
+		EstimateMem: memNormalize,
 	}
 }
 
@@ -474,8 +475,9 @@ func dataPrecomputeType() *registry.Type {
 			{Name: "graph", Kind: schema.KindGraph, Doc: "graph from a normalize stage"},
 			{Name: "split", Kind: schema.KindSplit, Optional: true, Doc: "split to attach (and to use for the inductive subgraph)"},
 		},
-		Outputs: []registry.Output{{Name: dataOutFeatures, Kind: schema.KindFeatures, Doc: "X (and X_train) or S, SK; labels; split; info"}},
-		Run:     dataRunPrecompute,
+		Outputs:     []registry.Output{{Name: dataOutFeatures, Kind: schema.KindFeatures, Doc: "X (and X_train) or S, SK; labels; split; info"}},
+		EstimateMem: memPrecompute,
+		Run:         dataRunPrecompute,
 	}
 }
 

@@ -321,7 +321,8 @@ func learnTrainType() *registry.Type {
 			{Name: learnOutMetrics, Kind: schema.KindMetrics, Doc: "metrics: test, val, train (last epoch), test_best_val, …, dataset, model"},
 			{Name: learnOutModel, Kind: schema.KindModel, Doc: "Z, W, bias (last epoch), Z_best, W_best, bias_best, curves"},
 		},
-		Run: learnRunTrain,
+		Run:         learnRunTrain,
+		EstimateMem: memTrain,
 	}
 }
 

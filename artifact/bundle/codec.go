@@ -211,6 +211,7 @@ func init() {
 		Decode: func(r io.ReaderAt, size int64, name string) (artifact.Artifact, error) {
 			return Decode(r, size, name)
 		},
+		Shapes: Shapes,
 	})
 }
 
@@ -719,4 +720,43 @@ func WriteMember(w io.Writer, a *Bundle, name string) (ext string, err error) {
 		return "", fmt.Errorf("artifact (%s): member %q: %w", a.kind, name, err)
 	}
 	return ".npy", nil
+}
+
+// Shapes returns the shapes of a bundle's arrays by member name without
+// reading their data: a dense matrix or vector the shape in its .npy
+// header, a sparse matrix its (rows, cols) from its small shape array.
+// Files and JSON members are left out.
+func Shapes(r io.ReaderAt, size int64) (map[string][]int, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{file: "bundle"}
+	out := map[string][]int{}
+	for _, f := range zr.File {
+		name, ok := strings.CutSuffix(f.Name, ".npy")
+		if !ok || f.Method != zip.Store {
+			continue
+		}
+		if base, ok := strings.CutSuffix(name, ".shape"); ok {
+			arr, err := d.readNpy(f, asInts, "<i8", "<i4")
+			if err == nil && len(arr.ints) == 2 {
+				out[base] = []int{arr.ints[0], arr.ints[1]}
+			}
+			continue
+		}
+		if strings.HasSuffix(name, ".data") || strings.HasSuffix(name, ".indices") || strings.HasSuffix(name, ".indptr") || strings.HasSuffix(name, ".format") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			continue
+		}
+		h, err := npy.ReadHeader(rc, int64(f.UncompressedSize64), "bundle", f.Name)
+		rc.Close()
+		if err == nil {
+			out[name] = h.Shape
+		}
+	}
+	return out, nil
 }

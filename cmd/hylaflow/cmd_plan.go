@@ -29,6 +29,7 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	cacheDir := fset.String("cache", "", "cache directory")
 	noCache := fset.Bool("no-cache", false, "plan to run every stage")
 	keys := fset.Bool("keys", false, "print cache keys")
+	mem := fset.Bool("mem", false, "print memory estimates")
 	asJSON := fset.Bool("json", false, "JSON output")
 	var force cliStrings
 	fset.Var(&force, "force", "plan stage NAME to run; repeatable")
@@ -68,7 +69,7 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return failed(cacheops.WriteJSON(stdout, planview.JSON(files[0], dir, plan)))
 	}
-	planview.Write(stdout, plan, *keys)
+	planview.WriteMem(stdout, plan, *keys, *mem)
 	for _, line := range p.PublishSummary(cliShowPath) {
 		fmt.Fprintf(stdout, "publish %s\n", line)
 	}
@@ -90,4 +91,12 @@ func (p planCmdStore) LastRecord(address string) (*cache.KeyRecord, bool, error)
 		return nil, false, nil
 	}
 	return p.s.LastRecord(address)
+}
+
+// Shapes implements runner.ShapeStore, for the memory estimates.
+func (p planCmdStore) Shapes(ref cache.OutputRef) map[string][]int {
+	if s, ok := p.s.(runner.ShapeStore); ok {
+		return s.Shapes(ref)
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -108,6 +109,17 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills the process
 	}()
+	if memMB == 0 {
+		memMB = runner.DefaultMemMB()
+	}
+	if memMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		// The Go collector works harder as the heap nears the budget,
+		// instead of letting garbage grow to twice the live data.
+		debug.SetMemoryLimit(memMB << 20)
+	}
+	if dir := superviseChild(); dir != "" {
+		obs = newStateObserver(obs, dir, memMB)
+	}
 	opts := runner.RunOptions{
 		PlanOptions: runner.PlanOptions{Force: force, NoCache: *noCache},
 		Jobs:        nJobs,

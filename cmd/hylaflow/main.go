@@ -36,6 +36,10 @@ func registerCommand(c *command) {
 }
 
 func main() {
+	if superviseCommand(os.Args[1:]) {
+		// run: in a child process, so running out of memory is reported.
+		os.Exit(supervise(os.Args[1:], os.Stderr))
+	}
 	os.Exit(profiled(func() int { return dispatch(os.Args[1:], os.Stdout, os.Stderr) }))
 }
 
