@@ -40,7 +40,7 @@ const (
 	superviseEnv = "HYLAFLOW_SUPERVISED"
 	// noSuperviseEnv, set to anything, runs `run` in one process (no
 	// out-of-memory report).
-	noSuperviseEnv = "HYLAFLOW_NO_SUPERVISOR"
+	noSuperviseEnv     = "HYLAFLOW_NO_SUPERVISOR"
 	superviseStateFile = "running.json"
 	superviseCrashFile = "crash.txt"
 )
