@@ -49,7 +49,7 @@ func TestPlanCmdJSON(t *testing.T) {
 	if got, want := fields(top), "cache cached pipeline stages to_run"; got != want {
 		t.Errorf("plan fields %q, want %q", got, want)
 	}
-	if got, want := fields(stages[0]), "address block inputs key params reason status type version"; got != want {
+	if got, want := fields(stages[0]), "address block inputs key mem_mb params reason status type version"; got != want {
 		t.Errorf("stage fields %q, want %q", got, want)
 	}
 	if cold.Pipeline != file || cold.Cache != cdir || cold.ToRun != 12 || cold.Cached != 0 || len(cold.Stages) != 12 {
@@ -71,6 +71,11 @@ func TestPlanCmdJSON(t *testing.T) {
 			}
 		}
 		seen[s.Key] = true
+		// The memory estimate: known for a stage without inputs, null
+		// while its inputs are not stored.
+		if (s.MemMB != nil) != (len(s.Inputs) == 0) {
+			t.Errorf("%s: mem_mb %v with %d inputs, want a value only without inputs", s.Address, s.MemMB, len(s.Inputs))
+		}
 	}
 	tr := cold.Stages[slices.IndexFunc(cold.Stages, func(s planview.Step) bool { return s.Address == `train.h["0"]` })]
 	if string(tr.Params["epochs"]) != "3" || len(tr.Inputs["features"]) != 1 || len(tr.Inputs["samples"]) != 1 {
