@@ -103,26 +103,35 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// peakCluster counts the jobs queued or running (submitted, command not
-// yet ended) and keeps the maximum seen at a submission.
+// peakCluster measures the bound MaxJobs promises: at each submission it
+// counts the jobs submitted whose done-record is not yet in the store
+// (queued, running, or still writing their result) and keeps the maximum.
+// The executor frees a job's slot when it reads the done-record, and only
+// then may submit the next job; the job itself returns a moment after
+// writing the record. Counting until Exec returns (as this test once did)
+// therefore saw a finished job and its successor at once under load: a
+// third live job that the executor had rightly stopped counting.
 type peakCluster struct {
 	*slurm.Fake
-	live, peak atomic.Int64
+	mu        sync.Mutex
+	submitted []string // done-record paths of the jobs submitted
+	peak      int
 }
 
 func (c *peakCluster) Submit(ctx context.Context, req *slurm.SubmitRequest) (string, error) {
-	n := c.live.Add(1)
-	for {
-		p := c.peak.Load()
-		if n <= p || c.peak.CompareAndSwap(p, n) {
-			break
+	n := len(req.Command)
+	st := runner.SlurmStore{Dir: req.Command[n-2]}
+	c.mu.Lock()
+	live := 1
+	for _, done := range c.submitted {
+		if _, err := os.Stat(done); err != nil {
+			live++
 		}
 	}
-	id, err := c.Fake.Submit(ctx, req)
-	if err != nil {
-		c.live.Add(-1)
-	}
-	return id, err
+	c.peak = max(c.peak, live)
+	c.submitted = append(c.submitted, st.DonePath(req.Command[n-1]))
+	c.mu.Unlock()
+	return c.Fake.Submit(ctx, req)
 }
 
 func TestSlurmExecutorMatchesLocal(t *testing.T) {
@@ -134,10 +143,7 @@ func TestSlurmExecutorMatchesLocal(t *testing.T) {
 	t.Cleanup(f.Close)
 	run := slurmInProcess(reg)
 	pc := &peakCluster{Fake: f}
-	f.Exec = func(ctx context.Context, id string, req *slurm.SubmitRequest) int {
-		defer pc.live.Add(-1)
-		return run(ctx, id, req)
-	}
+	f.Exec = run
 	f.PendingDelay = 5 * time.Millisecond
 	log := &slurmLog{}
 	opts := slurmTestOptions(pc, t.TempDir(), log)
@@ -157,7 +163,7 @@ func TestSlurmExecutorMatchesLocal(t *testing.T) {
 	if res.ByAddress["sum.total"].Metrics["count"] != 3 {
 		t.Errorf("metrics of sum.total: %v", res.ByAddress["sum.total"].Metrics)
 	}
-	if p := pc.peak.Load(); p != 2 {
+	if p := pc.peak; p != 2 {
 		t.Errorf("at most %d jobs were queued or running at once, want MaxJobs = 2", p)
 	}
 	reqs := f.Submitted()
