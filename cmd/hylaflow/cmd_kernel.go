@@ -5,17 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
-	"strings"
 
-	"github.com/hylaflow/hylaflow/hyla"
-	"github.com/hylaflow/hylaflow/stages"
+	"github.com/hylaflow/hylaflow/kernelcheck"
 )
 
 func init() {
@@ -69,74 +64,41 @@ func kernelCmdRun(args []string, stdout, stderr io.Writer) error {
 		if scale == 0 {
 			return usagef("--figure needs --scale > 0")
 		}
-		return kernelCmdFigure(*figure, hyla.KernelFigureConfig{
+		return kernelCmdFigure(*figure, kernelcheck.FigureConfig{
 			Dim: *dim, Scale: scale, HeatTime: *heat, Features: *features, Workers: runtime.GOMAXPROCS(0),
 		}, *seed, stdout, stderr)
 	}
 
-	var ds []float64
-	for i, f := range strings.Split(*dists, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v >= 0 && v <= hyla.MaxKernelDistance) {
-			return usagef("--distances: item %d %q: want a number in [0, %d]", i+1, f, hyla.MaxKernelDistance)
-		}
-		ds = append(ds, v)
+	ds, err := kernelcheck.ParseDistances(*dists)
+	if err != nil {
+		return usagef("--distances: %v", err)
 	}
-	var eval func(d float64) (float64, error)
+	q := kernelcheck.Query{Dim: *dim, Scale: scale, Nodes: *nodes, Method: *method, Distances: ds}
 	if *lambdaS != "" {
 		l, err := strconv.ParseFloat(*lambdaS, 64)
 		if err != nil || math.IsNaN(l) || math.IsInf(l, 0) {
 			return usagef("--lambda %q: want a finite number", *lambdaS)
 		}
-		switch *method {
-		case "continuation":
-			eval = func(d float64) (float64, error) { return hyla.KernelLambda(*dim, l, d) }
-		case "quadrature":
-			eval = func(d float64) (float64, error) { return hyla.KernelLambdaQuad(*dim, l, d) }
-		default:
-			return usagef("--method %q: want continuation or quadrature", *method)
+		q.Lambda = &l
+		if _, err := q.Func(); err != nil {
+			return usagef("--method %v", err)
 		}
-	} else {
-		eval = func(d float64) (float64, error) { return hyla.KernelGaussian(*dim, scale, d, *nodes) }
 	}
-	fmt.Fprintln(stdout, "distance,k")
-	for _, d := range ds {
-		k, err := eval(d)
-		if err != nil {
-			return failed(err)
-		}
-		fmt.Fprintf(stdout, "%s,%s\n", strconv.FormatFloat(d, 'g', -1, 64), strconv.FormatFloat(k, 'g', -1, 64))
-	}
-	return nil
+	return failed(kernelcheck.WriteCSV(stdout, q))
 }
 
-func kernelCmdFigure(dir string, cfg hyla.KernelFigureConfig, seed uint64, stdout, stderr io.Writer) error {
+func kernelCmdFigure(dir string, cfg kernelcheck.FigureConfig, seed uint64, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	fig, err := hyla.ComputeKernelFigure(ctx, cfg, rand.New(rand.NewPCG(seed, 0)))
+	fig, paths, err := kernelcheck.WriteFigure(ctx, dir, cfg, seed)
+	for _, p := range paths {
+		fmt.Fprintln(stdout, p)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitStatus(exitCanceled)
 		}
 		return failed(err)
-	}
-	files, err := stages.KernelFigureFiles(fig)
-	if err != nil {
-		return failed(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return failed(err)
-	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(dir, n), files[n], 0o644); err != nil {
-			return failed(err)
-		}
-		fmt.Fprintln(stdout, filepath.Join(dir, n))
 	}
 	fmt.Fprintf(stderr, "disk mean |estimate − kernel| with D = %d: %.4g\n", fig.Config.Features, fig.DiskMAE)
 	return nil
