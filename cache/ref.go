@@ -26,6 +26,15 @@ func ParseOutputID(s string) (OutputID, error) {
 	return OutputID{Key: key, Output: out}, nil
 }
 
+// ParseOutputRef reads KEY[/OUTPUT] as the commands take it: KEY may be
+// a key prefix (resolve it with Cache.ResolveKey), and Output is empty
+// when the output is left out. Everything after the first slash is the
+// output's name.
+func ParseOutputRef(s string) OutputID {
+	key, out, _ := strings.Cut(s, "/")
+	return OutputID{Key: key, Output: out}
+}
+
 // ID returns the KEY/OUTPUT name of r.
 func (r OutputRef) ID() OutputID { return OutputID{Key: r.Key, Output: r.Name} }
 
@@ -36,8 +45,7 @@ func (r *KeyRecord) InputKeys() []string {
 	var keys []string
 	for _, slot := range sortedKeys(r.Inputs) {
 		for _, s := range r.Inputs[slot] {
-			key, _, _ := strings.Cut(s, "/")
-			keys = append(keys, key)
+			keys = append(keys, ParseOutputRef(s).Key)
 		}
 	}
 	return keys

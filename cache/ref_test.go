@@ -41,3 +41,21 @@ func TestKeyRecordInputKeys(t *testing.T) {
 		t.Errorf("InputKeys = %v, want %v", got, want)
 	}
 }
+
+// The commands' KEY[/OUTPUT]: the output may be left out, the key be a prefix.
+func TestParseOutputRef(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want OutputID
+	}{
+		{"3fa2", OutputID{"3fa2", ""}},
+		{"3fa2/features", OutputID{"3fa2", "features"}},
+		{"3fa2/", OutputID{"3fa2", ""}},
+		{"3fa2/dir/file", OutputID{"3fa2", "dir/file"}},
+		{"", OutputID{}},
+	} {
+		if got := ParseOutputRef(c.in); got != c.want {
+			t.Errorf("ParseOutputRef(%q) = %#v, want %#v", c.in, got, c.want)
+		}
+	}
+}

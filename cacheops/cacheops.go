@@ -437,7 +437,8 @@ func (e *RefError) Error() string { return e.msg }
 // lookupRef resolves a "KEY[/OUTPUT]" reference (KEY may be a
 // unique prefix) to the full key and its stored outputs.
 func lookupRef(c *cache.Cache, ref string) (prefix, output, key string, refs []cache.OutputRef, err error) {
-	prefix, output, _ = strings.Cut(ref, "/")
+	id := cache.ParseOutputRef(ref)
+	prefix, output = id.Key, id.Output
 	if key, err = c.ResolveKey(prefix); err != nil {
 		return
 	}

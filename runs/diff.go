@@ -290,8 +290,7 @@ func compareStages(a, b *Run) StagesDiff {
 		addrOfB[s.Key] = s.Address
 	}
 	producer := func(ref string) string {
-		key, _, _ := strings.Cut(ref, "/")
-		if addr, ok := addrOfB[key]; ok {
+		if addr, ok := addrOfB[cache.ParseOutputRef(ref).Key]; ok {
 			return addr + " changed"
 		}
 		return ""
