@@ -6,17 +6,18 @@ package planetoid
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/datasets/npy"
 	"github.com/hylaflow/hylaflow/datasets/pyobj"
+	"github.com/hylaflow/hylaflow/internal/parallel"
 	"github.com/hylaflow/hylaflow/sparse"
 	"github.com/nlpodyssey/gopickle/types"
 )
@@ -115,9 +116,8 @@ func Load(dir, name string) (*datasets.Graph, error) {
 		testIdx     []int
 		graph       *types.Dict
 		errs        [8]error
-		wg          sync.WaitGroup
 	)
-	for k, job := range []func() error{
+	jobs := []func() error{
 		func() (err error) { x, err = sparseFile("x"); return err },
 		func() (err error) { y, err = labelFile("y"); return err },
 		func() (err error) { tx, err = sparseFile("tx"); return err },
@@ -126,14 +126,8 @@ func Load(dir, name string) (*datasets.Graph, error) {
 		func() (err error) { ally, err = labelFile("ally"); return err },
 		func() (err error) { testIdx, err = readIndex(path("test.index")); return err },
 		func() (err error) { graph, err = loadGraphDict(path("graph")); return err },
-	} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[k] = job()
-		}()
 	}
-	wg.Wait()
+	parallel.Balanced(context.Background(), len(jobs), 1, len(jobs), func(k, _ int) { errs[k] = jobs[k]() })
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package textgcn
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hylaflow/hylaflow/internal/parallel"
 	"github.com/hylaflow/hylaflow/sparse"
 )
 
@@ -252,70 +254,63 @@ func buildPPMI(t *buildTokens, vocab, window int) (*sparse.CSR, int) {
 	rows := make([]rowOut, vocab)
 	nw := float64(windows)
 	nw2 := float64(windows) * float64(windows)
+	// Rows cost unequal work (frequent words have many occurrences): the
+	// blocks go to whichever worker is free, each with scratch space from
+	// a pool (acc is all zero between rows). Every row is written whole by
+	// one block, so the result does not depend on the workers.
+	type scratch struct {
+		acc          []int64
+		touched, idx []int32
+		val          []float64
+	}
+	pool := sync.Pool{New: func() any { return &scratch{acc: make([]int64, vocab)} }}
 	workers := min(runtime.GOMAXPROCS(0), max(1, vocab/64))
-	const block = 64
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	nextRow := 0
-	for k := 0; k < workers; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			acc := make([]int64, vocab)
-			var touched, idx []int32
-			var val []float64
-			for {
-				mu.Lock()
-				lo := nextRow
-				nextRow += block
-				mu.Unlock()
-				if lo >= vocab {
-					return
-				}
-				for a := lo; a < min(lo+block, vocab); a++ {
-					touched = touched[:0]
-					for _, g32 := range occ[occStart[a]:occStart[a+1]] {
-						g := int(g32)
-						d := int(tokDoc[g])
-						s, L := t.start[d], t.start[d+1]-t.start[d]
-						p := g - s
-						qlo, qhi := max(0, p-window+1), min(L-1, p+window-1)
-						for q := qlo; q <= qhi; q++ {
-							b := t.tok[s+q]
-							if int(b) == a {
-								continue
-							}
-							var cnt int64 = 1
-							if L > window {
-								lo, hi := min(p, q), max(p, q)
-								cnt = int64(min(lo, L-window) - max(0, hi-window+1) + 1)
-							}
-							if acc[b] == 0 {
-								touched = append(touched, b)
-							}
-							acc[b] += cnt
-						}
+	parallel.Balanced(context.Background(), vocab, 64, workers, func(lo, hi int) {
+		sc := pool.Get().(*scratch)
+		defer pool.Put(sc)
+		acc, touched, idx, val := sc.acc, sc.touched, sc.idx, sc.val
+		defer func() { sc.touched, sc.idx, sc.val = touched, idx, val }()
+		for a := lo; a < hi; a++ {
+			touched = touched[:0]
+			for _, g32 := range occ[occStart[a]:occStart[a+1]] {
+				g := int(g32)
+				d := int(tokDoc[g])
+				s, L := t.start[d], t.start[d+1]-t.start[d]
+				p := g - s
+				qlo, qhi := max(0, p-window+1), min(L-1, p+window-1)
+				for q := qlo; q <= qhi; q++ {
+					b := t.tok[s+q]
+					if int(b) == a {
+						continue
 					}
-					slices.Sort(touched)
-					idx, val = idx[:0], val[:0]
-					fa := float64(wfreq[a])
-					for _, b := range touched {
-						cnt := acc[b]
-						acc[b] = 0
-						// As build_graph.py: log((count/W) / (f_i·f_j/W²)).
-						pmi := math.Log((float64(cnt) / nw) / (fa * float64(wfreq[b]) / nw2))
-						if pmi <= 0 {
-							continue
-						}
-						idx = append(idx, b)
-						val = append(val, pmi)
+					var cnt int64 = 1
+					if L > window {
+						lo, hi := min(p, q), max(p, q)
+						cnt = int64(min(lo, L-window) - max(0, hi-window+1) + 1)
 					}
-					rows[a] = rowOut{slices.Clone(idx), slices.Clone(val)}
+					if acc[b] == 0 {
+						touched = append(touched, b)
+					}
+					acc[b] += cnt
 				}
 			}
-		}()
-	}
-	wg.Wait()
+			slices.Sort(touched)
+			idx, val = idx[:0], val[:0]
+			fa := float64(wfreq[a])
+			for _, b := range touched {
+				cnt := acc[b]
+				acc[b] = 0
+				// As build_graph.py: log((count/W) / (f_i·f_j/W²)).
+				pmi := math.Log((float64(cnt) / nw) / (fa * float64(wfreq[b]) / nw2))
+				if pmi <= 0 {
+					continue
+				}
+				idx = append(idx, b)
+				val = append(val, pmi)
+			}
+			rows[a] = rowOut{slices.Clone(idx), slices.Clone(val)}
+		}
+	})
 	m := &sparse.CSR{Rows: vocab, Cols: vocab, Indptr: make([]int, vocab+1)}
 	nnz := 0
 	for a := range rows {
