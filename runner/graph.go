@@ -108,30 +108,44 @@ func (p *Pipeline) Mermaid() string {
 	return b.String()
 }
 
-// graphBlock is a stage block of the collapsed view: its instances and,
-// given a run's statuses, how many of them had each status.
-type graphBlock struct {
-	name   string
-	typ    string // "TYPE vVERSION"
-	count  int
-	status map[string]int // status → instances; empty without a run
-	absent int            // instances the run did not record
+// CollapsedBlock is a stage block of the collapsed view: its instances
+// and, given a run's statuses, how many of them had each status.
+type CollapsedBlock struct {
+	Name   string         // TYPE.NAME of the block
+	Type   string         // "TYPE vVERSION"
+	Count  int            // instances
+	Status map[string]int // status → instances; empty without a run
+	Absent int            // instances the run did not record
 }
 
-// blockEdge is an input between two blocks: the slots it feeds and how
-// many instance edges it stands for.
-type blockEdge struct {
-	from, to string
-	labels   []string
-	count    int
+// CollapsedEdge is an input between two blocks: the slots it feeds and
+// how many instance edges it stands for.
+type CollapsedEdge struct {
+	From, To string
+	Labels   []string
+	Count    int
 }
 
-// Status classes of the collapsed view, in the order a block takes the
-// first one any of its instances has.
-var graphStatusOrder = []string{"failed", "canceled", "skipped", "ran", "cached"}
+// GraphInstance is a stage instance as Collapse groups it.
+type GraphInstance struct {
+	Address string
+	Block   string // TYPE.NAME of its stage block
+	Type    string // "TYPE vVERSION"
+}
 
-// graphStyle is the fill colour of a status class (DOT and Mermaid).
-var graphStyle = map[string]string{
+// GraphEdge is one input of one instance: producer and consumer
+// addresses, and the label (the input slot, "OUTPUT → SLOT" when the
+// producer has several outputs).
+type GraphEdge struct {
+	From, To, Label string
+}
+
+// StatusOrder lists the status classes of the collapsed view, in the
+// order a block takes the first one any of its instances has.
+var StatusOrder = []string{"failed", "canceled", "skipped", "ran", "cached"}
+
+// StatusFill is the fill colour of a status class (DOT, Mermaid, HTML).
+var StatusFill = map[string]string{
 	"failed":   "#f4cccc",
 	"canceled": "#fce5cd",
 	"skipped":  "#fff2cc",
@@ -139,74 +153,95 @@ var graphStyle = map[string]string{
 	"cached":   "#e8eaed",
 }
 
-// collapsed groups the instances by stage block (in order of the first
-// instance) and the instance edges by pair of blocks. status gives each
-// instance's status in a run (nil: no run).
-func (p *Pipeline) collapsed(status map[string]string) ([]*graphBlock, []*blockEdge) {
-	var blocks []*graphBlock
-	byName := map[string]*graphBlock{}
-	for _, inst := range p.Instances {
+// Collapsed groups the pipeline's instances by stage block and their
+// edges by pair of blocks (see Collapse).
+func (p *Pipeline) Collapsed(status map[string]string) ([]*CollapsedBlock, []*CollapsedEdge) {
+	insts := make([]GraphInstance, len(p.Instances))
+	for i, inst := range p.Instances {
+		insts[i] = GraphInstance{Address: inst.Address, Block: inst.Block, Type: inst.Type.Name + " v" + inst.Type.Version}
+	}
+	var edges []GraphEdge
+	for _, e := range p.edges() {
+		edges = append(edges, GraphEdge{From: e.from, To: e.to, Label: e.label})
+	}
+	return Collapse(insts, edges, status)
+}
+
+// Collapse groups instances by stage block (in order of the first
+// instance) and the instance edges by pair of blocks (in order of the
+// first edge). status gives each instance's status in a run (nil: no
+// run). An edge naming an instance not in insts is left out.
+func Collapse(insts []GraphInstance, edges []GraphEdge, status map[string]string) ([]*CollapsedBlock, []*CollapsedEdge) {
+	var blocks []*CollapsedBlock
+	byName := map[string]*CollapsedBlock{}
+	blockOf := map[string]string{}
+	for _, inst := range insts {
+		blockOf[inst.Address] = inst.Block
 		b, ok := byName[inst.Block]
 		if !ok {
-			b = &graphBlock{name: inst.Block, typ: inst.Type.Name + " v" + inst.Type.Version, status: map[string]int{}}
+			b = &CollapsedBlock{Name: inst.Block, Type: inst.Type, Status: map[string]int{}}
 			byName[inst.Block] = b
 			blocks = append(blocks, b)
 		}
-		b.count++
+		b.Count++
 		if status != nil {
 			if st, ok := status[inst.Address]; ok {
-				b.status[st]++
+				b.Status[st]++
 			} else {
-				b.absent++
+				b.Absent++
 			}
 		}
 	}
-	var edges []*blockEdge
-	byPair := map[[2]string]*blockEdge{}
-	for _, e := range p.edges() {
-		from, to := p.ByAddress[e.from].Block, p.ByAddress[e.to].Block
+	var out []*CollapsedEdge
+	byPair := map[[2]string]*CollapsedEdge{}
+	for _, e := range edges {
+		from, okf := blockOf[e.From]
+		to, okt := blockOf[e.To]
+		if !okf || !okt {
+			continue
+		}
 		k := [2]string{from, to}
 		be, ok := byPair[k]
 		if !ok {
-			be = &blockEdge{from: from, to: to}
+			be = &CollapsedEdge{From: from, To: to}
 			byPair[k] = be
-			edges = append(edges, be)
+			out = append(out, be)
 		}
-		be.count++
-		if !slices.Contains(be.labels, e.label) {
-			be.labels = append(be.labels, e.label)
+		be.Count++
+		if !slices.Contains(be.Labels, e.Label) {
+			be.Labels = append(be.Labels, e.Label)
 		}
 	}
-	return blocks, edges
+	return blocks, out
 }
 
-// class is the status class of a block: the first of graphStatusOrder
-// that one of its instances has; "" without a run or when the run
-// recorded none of its instances.
-func (b *graphBlock) class() string {
-	for _, s := range graphStatusOrder {
-		if b.status[s] > 0 {
+// Class is the status class of a block: the first of StatusOrder that
+// one of its instances has; "" without a run or when the run recorded
+// none of its instances.
+func (b *CollapsedBlock) Class() string {
+	for _, s := range StatusOrder {
+		if b.Status[s] > 0 {
 			return s
 		}
 	}
 	return ""
 }
 
-// label is the block's text: its name, its type and instance count, and
+// Label is the block's text: its name, its type and instance count, and
 // with a run, the count of each status ("3 ran, 6 cached").
-func (b *graphBlock) label() []string {
-	lines := []string{b.name, b.typ}
-	if b.count > 1 {
-		lines[1] += fmt.Sprintf(" ×%d", b.count)
+func (b *CollapsedBlock) Label() []string {
+	lines := []string{b.Name, b.Type}
+	if b.Count > 1 {
+		lines[1] += fmt.Sprintf(" ×%d", b.Count)
 	}
 	var parts []string
-	for _, s := range graphStatusOrder {
-		if n := b.status[s]; n > 0 {
+	for _, s := range StatusOrder {
+		if n := b.Status[s]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	if b.absent > 0 && (len(parts) > 0 || len(b.status) == 0) {
-		parts = append(parts, fmt.Sprintf("%d not in the run", b.absent))
+	if b.Absent > 0 && (len(parts) > 0 || len(b.Status) == 0) {
+		parts = append(parts, fmt.Sprintf("%d not in the run", b.Absent))
 	}
 	if len(parts) > 0 {
 		lines = append(lines, strings.Join(parts, ", "))
@@ -214,10 +249,12 @@ func (b *graphBlock) label() []string {
 	return lines
 }
 
-func (e *blockEdge) label() string {
-	l := strings.Join(e.labels, ", ")
-	if e.count > 1 {
-		l += fmt.Sprintf(" ×%d", e.count)
+// Label is the edge's text: its slots, and ×N when it stands for N > 1
+// instance edges.
+func (e *CollapsedEdge) Label() string {
+	l := strings.Join(e.Labels, ", ")
+	if e.Count > 1 {
+		l += fmt.Sprintf(" ×%d", e.Count)
 	}
 	return l
 }
@@ -236,23 +273,23 @@ func (p *Pipeline) CollapsedDOT(status map[string]string) string {
 	q := func(s string) string { return `"` + esc(s) + `"` }
 	fmt.Fprintf(&b, "digraph %s {\n", q(p.Name))
 	b.WriteString("  rankdir=LR;\n  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
-	blocks, edges := p.collapsed(status)
+	blocks, edges := p.Collapsed(status)
 	for _, blk := range blocks {
-		lines := blk.label()
+		lines := blk.Label()
 		for i := range lines {
 			lines[i] = esc(lines[i])
 		}
 		attrs := `label="` + strings.Join(lines, `\n`) + `"`
-		switch c := blk.class(); {
+		switch c := blk.Class(); {
 		case c != "":
-			attrs += fmt.Sprintf(`, style="rounded,filled", fillcolor=%q`, graphStyle[c])
+			attrs += fmt.Sprintf(`, style="rounded,filled", fillcolor=%q`, StatusFill[c])
 		case status != nil:
 			attrs += `, style="rounded,dashed"`
 		}
-		fmt.Fprintf(&b, "  %s [%s];\n", q(blk.name), attrs)
+		fmt.Fprintf(&b, "  %s [%s];\n", q(blk.Name), attrs)
 	}
 	for _, e := range edges {
-		fmt.Fprintf(&b, "  %s -> %s [label=%s];\n", q(e.from), q(e.to), q(e.label()))
+		fmt.Fprintf(&b, "  %s -> %s [label=%s];\n", q(e.From), q(e.To), q(e.Label()))
 	}
 	b.WriteString("}\n")
 	return b.String()
@@ -266,19 +303,19 @@ func (p *Pipeline) CollapsedMermaid(status map[string]string) string {
 		return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;").Replace(s)
 	}
 	b.WriteString("flowchart LR\n")
-	blocks, edges := p.collapsed(status)
+	blocks, edges := p.Collapsed(status)
 	ids := map[string]string{}
 	classes := map[string][]string{}
 	for i, blk := range blocks {
 		id := fmt.Sprintf("b%d", i)
-		ids[blk.name] = id
-		lines := blk.label()
+		ids[blk.Name] = id
+		lines := blk.Label()
 		text := esc(lines[0]) + "<br/><small>" + esc(lines[1]) + "</small>"
 		if len(lines) > 2 {
 			text += "<br/><small>" + esc(lines[2]) + "</small>"
 		}
 		fmt.Fprintf(&b, "  %s[\"%s\"]\n", id, text)
-		switch c := blk.class(); {
+		switch c := blk.Class(); {
 		case c != "":
 			classes[c] = append(classes[c], id)
 		case status != nil:
@@ -286,16 +323,16 @@ func (p *Pipeline) CollapsedMermaid(status map[string]string) string {
 		}
 	}
 	for _, e := range edges {
-		fmt.Fprintf(&b, "  %s -->|%s| %s\n", ids[e.from], esc(e.label()), ids[e.to])
+		fmt.Fprintf(&b, "  %s -->|%s| %s\n", ids[e.From], esc(e.Label()), ids[e.To])
 	}
-	for _, c := range append(slices.Clone(graphStatusOrder), "absent") {
+	for _, c := range append(slices.Clone(StatusOrder), "absent") {
 		if len(classes[c]) == 0 {
 			continue
 		}
 		if c == "absent" {
 			b.WriteString("  classDef absent stroke-dasharray: 4 4\n")
 		} else {
-			fmt.Fprintf(&b, "  classDef %s fill:%s\n", c, graphStyle[c])
+			fmt.Fprintf(&b, "  classDef %s fill:%s\n", c, StatusFill[c])
 		}
 		fmt.Fprintf(&b, "  class %s %s\n", strings.Join(classes[c], ","), c)
 	}
