@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -132,10 +133,14 @@ func figuresOf(address string, b *bundle.Bundle) []PageFigure {
 // (the slot, "OUTPUT → SLOT" when the producer's type has several
 // outputs). noInputs counts the instances without a key record.
 func runGraph(run *runs.Run, reg *registry.Registry) (blocks []*runner.CollapsedBlock, edges []*runner.CollapsedEdge, noInputs int) {
+	// By address: the run records stages in completion order, which
+	// depends on -j and timing, and the drawing must not.
+	stages := slices.Clone(run.Stages)
+	sort.SliceStable(stages, func(i, j int) bool { return stages[i].Address < stages[j].Address })
 	var insts []runner.GraphInstance
 	status := map[string]string{}
 	byKey := map[string]string{} // key → address of an instance with it
-	for _, s := range run.Stages {
+	for _, s := range stages {
 		typ := ""
 		if rec := run.Records[s.Key]; rec != nil {
 			typ = rec.StageType + " v" + rec.Version
@@ -149,7 +154,7 @@ func runGraph(run *runs.Run, reg *registry.Registry) (blocks []*runner.Collapsed
 		}
 	}
 	var gedges []runner.GraphEdge
-	for _, s := range run.Stages {
+	for _, s := range stages {
 		rec := run.Records[s.Key]
 		if rec == nil {
 			noInputs++
@@ -258,8 +263,10 @@ func (pg *Page) view() *pageView {
 	} else if len(pg.Prov.VarFiles) == 0 && len(pg.Prov.Vars) == 0 {
 		v.ProvRows = append(v.ProvRows, runs.Field{Name: "vars", Value: "none given (the pipeline's defaults)"})
 	}
-	for _, t := range pg.Tables {
-		v.Tables = append(v.Tables, newTableView(t))
+	for i, t := range pg.Tables {
+		tv := newTableView(t)
+		tv.ID = fmt.Sprintf("table-%d", i+1)
+		v.Tables = append(v.Tables, tv)
 	}
 	for _, f := range pg.Figures {
 		v.Figures = append(v.Figures, figureView{Address: f.Address, Name: f.Name,
@@ -305,6 +312,7 @@ func formatDuration(d time.Duration) string {
 // (a row per model, a column per dataset, each cell with its paper value
 // and Δ under it).
 type tableView struct {
+	ID       string // the heading's element id
 	Address  string
 	Caption  string
 	Datasets []string
