@@ -427,7 +427,10 @@ func layoutTimeline(stages []cache.StageRecord) timelineView {
 		longest = max(longest, utf8.RuneCountInString(s.Address))
 	}
 	labelW := min(int(float64(longest)*tlCharW)+12, tlMaxLabel)
-	maxChars := int(float64(labelW-12) / tlCharW)
+	maxChars := longest
+	if labelW == tlMaxLabel {
+		maxChars = int(float64(labelW-12) / tlCharW)
+	}
 	span := t1.Sub(t0).Seconds()
 	if span <= 0 {
 		span = 1
@@ -518,7 +521,7 @@ type dagEdge struct {
 const (
 	dagLineH = 15
 	dagPadX  = 10
-	dagGapX  = 90
+	dagGapX  = 120
 	dagGapY  = 22
 	dagCharW = 7.8
 	dagSmall = 6.4
@@ -553,6 +556,26 @@ func layoutDAG(blocks []*runner.CollapsedBlock, edges []*runner.CollapsedEdge) d
 		if !changed {
 			break
 		}
+	}
+	// A block without inputs moves right, next to its first consumer, so
+	// that its edges do not cross the layers in between.
+	succs := make([][]int, len(blocks))
+	for t, ps := range preds {
+		for _, f := range ps {
+			succs[f] = append(succs[f], t)
+		}
+	}
+	for i := range blocks {
+		if len(preds[i]) > 0 || len(succs[i]) == 0 {
+			continue
+		}
+		first := -1
+		for _, t := range succs[i] {
+			if first < 0 || layer[t] < first {
+				first = layer[t]
+			}
+		}
+		layer[i] = max(first-1, 0)
 	}
 	nLayers := 0
 	for _, l := range layer {

@@ -182,8 +182,14 @@ func TestHTMLEscapes(t *testing.T) {
 // The DAG's layers follow the edges: every edge goes rightwards, and
 // blocks of one layer do not overlap.
 func TestLayoutDAG(t *testing.T) {
-	insts := []runner.GraphInstance{{"a", "a", "t"}, {"b", "b", "t"}, {"c", "c", "t"}, {"d", "d", "t"}, {"e", "e", "t"}}
-	edges := []runner.GraphEdge{{"a", "c", "x"}, {"b", "c", "y"}, {"c", "d", "z"}, {"a", "d", "w"}, {"e", "e", "self"}}
+	var insts []runner.GraphInstance
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		insts = append(insts, runner.GraphInstance{Address: n, Block: n, Type: "t"})
+	}
+	var edges []runner.GraphEdge
+	for _, e := range [][3]string{{"a", "c", "x"}, {"b", "c", "y"}, {"c", "d", "z"}, {"a", "d", "w"}, {"e", "e", "self"}} {
+		edges = append(edges, runner.GraphEdge{From: e[0], To: e[1], Label: e[2]})
+	}
 	blocks, bedges := runner.Collapse(insts, edges, nil)
 	dv := layoutDAG(blocks, bedges)
 	at := map[string]dagNode{}
