@@ -190,6 +190,39 @@ func TestReportCmd(t *testing.T) {
 	if strings.ReplaceAll(stdout2, out2, out) != strings.NewReplacer("(run 1)", "(run 2)", " of run 1 ", " of run 2 ").Replace(stdout) {
 		t.Errorf("report 2 output differs from report 1 beyond the run number and paths:\n%s\n---\n%s", stdout, stdout2)
 	}
+
+	// report --html writes run-2.html beside the Markdown report, saying so;
+	// the second run's stages are all cached, and the page says that too.
+	code, stdoutH, errs := reportTestDispatch("report", "--html", "--cache", cdir, "--out", out2)
+	if code != exitOK || !strings.Contains(stdoutH, "wrote the HTML report of run 2 to "+filepath.Join(out2, "run-2.html")) {
+		t.Errorf("report --html: exit %d (%s):\n%s", code, errs, stdoutH)
+	}
+	page, err := os.ReadFile(filepath.Join(out2, "run-2.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<title>hylaflow run 2: ", `data-block="train.h" data-status="cached"`, "2 cached", "Report test, HyLa only"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("run-2.html lacks %q", want)
+		}
+	}
+
+	// report --compare 1 2: the same keys, the same numbers, every cell within.
+	code, stdoutC, errs := reportTestDispatch("report", "--compare", "1", "2", "--html", "--cache", cdir, "--out", out2)
+	if code != exitOK {
+		t.Fatalf("report --compare: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"# Run 2 compared with run 1\n", "None: same build, machine, files and variables.",
+		"| synthetic_disease | hyla-sgc | ", " | +0.00 | 1.86 | within |", "12 with the same cache key in both runs; 0 changed;",
+		"wrote the comparison of run 1 with run 2 to " + filepath.Join(out2, "compare-1-2.md"),
+		"wrote the HTML comparison to " + filepath.Join(out2, "compare-1-2.html")} {
+		if !strings.Contains(stdoutC, want) {
+			t.Errorf("report --compare lacks %q:\n%s", want, stdoutC)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(out2, "compare-1-2.html")); err != nil || !strings.Contains(string(b), "Comparison: run 1 → run 2") {
+		t.Errorf("compare-1-2.html: %v", err)
+	}
 }
 
 func TestReportCmdErrors(t *testing.T) {
@@ -219,6 +252,13 @@ func TestReportCmdErrors(t *testing.T) {
 		{[]string{"1", "2"}, exitUsage, "at most one run"},
 		{[]string{"--out", ""}, exitUsage, "--out"},
 		{[]string{"--bogus"}, exitUsage, "bogus"},
+		{[]string{"-o", "x.html"}, exitUsage, "give --html too"},
+		{[]string{"--html", "-o", ""}, exitUsage, "-o must not be empty"},
+		{[]string{"--compare", "1"}, exitUsage, "--compare wants two runs A B, got 1"},
+		{[]string{"--compare", "1", "2", "3"}, exitUsage, "--compare wants two runs A B, got 3"},
+		{[]string{"--compare", "--timing", "1", "1"}, exitUsage, "--timing is for one run"},
+		{[]string{"--compare", "1", "9"}, exitUsage, "no run 9"},
+		{[]string{"--compare", "x", "1"}, exitUsage, `run "x"`},
 	}
 	for _, tt := range tests {
 		args := append([]string{"report", "--cache", cdir, "--out", filepath.Join(dir, "rep")}, tt.args...)
@@ -226,6 +266,16 @@ func TestReportCmdErrors(t *testing.T) {
 		if code != tt.code || !strings.Contains(errs, tt.msg) {
 			t.Errorf("report %v: exit %d, stderr %q; want exit %d mentioning %q", tt.args, code, errs, tt.code, tt.msg)
 		}
+	}
+	// A run without tables still has a page: its timeline, DAG and provenance.
+	page := filepath.Join(dir, "page.html")
+	code, out, errs := reportTestDispatch("report", "--cache", cdir, "--html", "-o", page)
+	if code != exitOK || !strings.Contains(out, "wrote the HTML report of run 1 to ") {
+		t.Errorf("report --html -o of a run without tables: exit %d, %q, %q", code, out, errs)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "This run made no table.") ||
+		!strings.Contains(string(b), `<g class="node" data-block="value.v" data-status="ran">`) {
+		t.Errorf("the page of a run without tables: %v\n%s", err, b)
 	}
 	if code, out, _ := reportTestDispatch("report", "--help"); code != exitOK || !strings.Contains(out, "Usage: hylaflow report") {
 		t.Errorf("report --help: exit %d, %q", code, out)
