@@ -29,7 +29,7 @@ func WriteCompareMarkdown(w io.Writer, d *runs.Diff) {
 	default:
 		fmt.Fprintf(w, "| field | run %d | run %d |\n|---|---|---|\n", d.A.ID, d.B.ID)
 		for _, f := range cv.Provenance {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", md(f.Name), md(orDash(f.A)), md(orDash(f.B)))
+			fmt.Fprintf(w, "| %s | %s | %s |\n", md(f.Name), md(f.A), md(f.B))
 		}
 	}
 	for _, t := range cv.Tables {

@@ -710,8 +710,11 @@ type compareRow struct {
 }
 
 func newCompareView(d *runs.Diff) *compareView {
-	cv := &compareView{A: d.A, B: d.B, Provenance: d.Provenance.Changed, SpreadRule: d.SpreadRule,
+	cv := &compareView{A: d.A, B: d.B, SpreadRule: d.SpreadRule,
 		Changed: d.Stages.Changed, Same: d.Stages.Same, OnlyA: d.Stages.OnlyA, OnlyB: d.Stages.OnlyB, Notes: d.Notes}
+	for _, f := range d.Provenance.Changed {
+		cv.Provenance = append(cv.Provenance, runs.FieldChange{Name: f.Name, A: orDash(f.A), B: orDash(f.B)})
+	}
 	switch {
 	case !d.Provenance.RecordedA && !d.Provenance.RecordedB:
 		cv.ProvNote = "neither run recorded its provenance"
