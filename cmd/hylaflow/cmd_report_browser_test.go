@@ -91,8 +91,23 @@ func TestReportHTMLInBrowser(t *testing.T) {
 		blocks[b] = true
 	}
 
+	// Chromium's profile lives outside t.TempDir: its child processes can
+	// still write there for a moment after the browser stops, which would
+	// make the test's own cleanup fail.
+	profile, err := os.MkdirTemp("", "hylaflow-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.UserDataDir(filepath.Join(dir, "chromium")))
+		chromedp.DisableGPU, chromedp.UserDataDir(profile))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
