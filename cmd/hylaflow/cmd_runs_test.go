@@ -44,22 +44,22 @@ func TestRunsCmdListAndShow(t *testing.T) {
 		t.Errorf("runs list -n 1:\n%s", got)
 	}
 
-	var runs []runsCmdSummaryJSON
-	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "list", "--json", "--cache", cdir)), &runs); err != nil {
+	var list []runs.RunJSON
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "list", "--json", "--cache", cdir)), &list); err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 3 || runs[0].ID != 3 || runs[0].Status != "failed" || runs[1].Status != "ok" ||
-		runs[1].Ran != 2 || runs[1].Cached != 2 || runs[2].Ran != 4 || runs[2].Args[0] != "run" {
-		t.Errorf("runs list --json = %+v", runs)
+	if len(list) != 3 || list[0].ID != 3 || list[0].Status != "failed" || list[1].Status != "ok" ||
+		list[1].Ran != 2 || list[1].Cached != 2 || list[2].Ran != 4 || list[2].Args[0] != "run" {
+		t.Errorf("runs list --json = %+v", list)
 	}
-	for _, r := range runs {
+	for _, r := range list {
 		st, err := time.Parse(time.RFC3339Nano, r.Start)
 		if err != nil || time.Since(st) > time.Hour || r.DurationS <= 0 {
 			t.Errorf("run %d: start %q (%v), duration %v s", r.ID, r.Start, err, r.DurationS)
 		}
 	}
 
-	var d runsCmdDetailJSON
+	var d runs.DetailJSON
 	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "show", "2", "--json", "--cache", cdir)), &d); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestRunsCmdListAndShow(t *testing.T) {
 		p.Pipeline.Path != file || p.Cores < 1 || p.Go == "" || p.Host == "" || !slices.Contains([]string{"avx512", "avx2", "generic"}, p.Kernel) {
 		t.Errorf("runs show 2 --json provenance = %+v", d.Provenance)
 	}
-	status := map[string]runsCmdStageJSON{}
+	status := map[string]runs.StageJSON{}
 	for _, s := range d.StageList {
 		status[s.Address] = s
 	}
@@ -141,7 +141,7 @@ func TestRunsCmdCachedMetrics(t *testing.T) {
 	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q")
 	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q")
 	metrics := func(id string) (string, map[string]float64) {
-		var d runsCmdDetailJSON
+		var d runs.DetailJSON
 		if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "show", id, "--json", "--cache", cdir)), &d); err != nil {
 			t.Fatal(err)
 		}
