@@ -55,11 +55,11 @@ func TestDatasetsCmdListJSON(t *testing.T) {
 	if want := "built_in doc fetch files name paper present root source stats"; strings.Join(keys, " ") != want {
 		t.Errorf("entry fields %q, want %q", strings.Join(keys, " "), want)
 	}
-	var list []datasetsCmdEntryJSON
+	var list []datasets.CatalogEntryJSON
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]datasetsCmdEntryJSON{}
+	by := map[string]datasets.CatalogEntryJSON{}
 	for i, e := range list {
 		by[e.Name] = e
 		if e.Name != datasets.Catalog()[i].Name {

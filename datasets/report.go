@@ -1,0 +1,192 @@
+package datasets
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// What `hylaflow datasets list` and `hylaflow datasets info` print.
+
+// WriteCatalog writes the catalogue as a table: each dataset's source,
+// statistics and whether its files are present (and where), with a note
+// on how edges are counted.
+func WriteCatalog(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSOURCE\tNODES\tEDGES\tFEATURES\tCLASSES\tFILES")
+	num := func(v int) string {
+		if v == 0 {
+			return "-"
+		}
+		return fmt.Sprint(v)
+	}
+	for _, e := range Catalog() {
+		st := e.Expected
+		if st.Nodes == 0 {
+			st = e.Paper
+		}
+		status := "built in"
+		if len(e.Files) > 0 {
+			if r := e.FindRoot(); r != "" {
+				status = "present in " + r
+				if _, missing := e.Present(r); len(missing) > 0 {
+					status += fmt.Sprintf(" (without %s)", filePaths(missing))
+				}
+			} else {
+				_, missing := e.Present(DefaultRoot())
+				status = fmt.Sprintf("missing %d of %d (hylaflow datasets fetch %s)", len(missing), len(e.Files), e.Name)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Source, num(st.Nodes), num(st.Edges), num(st.Features), num(st.Classes), status)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nEDGES counts distinct undirected pairs without self loops; the paper counts raw links")
+	fmt.Fprintln(w, "(cora 5429, citeseer 4732, pubmed 44338, airport 18631 including one self loop).")
+}
+
+// CatalogEntryJSON is one element of `datasets list --json`: the
+// schema is stable (fields are only ever added).
+type CatalogEntryJSON struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	Doc    string `json:"doc"`
+	// Stats are what the loaders produce (edges: distinct undirected pairs
+	// without self loops); Paper what the paper quotes (raw links).
+	Stats Stats `json:"stats"`
+	Paper Stats `json:"paper"`
+	// BuiltIn: generated, no files to fetch.
+	BuiltIn bool `json:"built_in"`
+	// Present: every required file is under Root (always true when built in).
+	Present bool `json:"present"`
+	// Root is the data root holding the files, else the root fetch fills.
+	Root  string            `json:"root"`
+	Files []CatalogFileJSON `json:"files"`
+	// Fetch is the command that gets the missing files ("" when present).
+	Fetch string `json:"fetch"`
+}
+
+// CatalogFileJSON is one file of a dataset, relative to its root.
+type CatalogFileJSON struct {
+	Path     string `json:"path"`
+	Optional bool   `json:"optional"`
+	Present  bool   `json:"present"`
+	Size     int64  `json:"size"`   // expected bytes, 0 when unknown
+	SHA256   string `json:"sha256"` // expected digest, "" when unknown
+}
+
+// CatalogJSON describes every catalogue entry, in catalogue order.
+func CatalogJSON() []CatalogEntryJSON {
+	out := []CatalogEntryJSON{}
+	for _, e := range Catalog() {
+		j := CatalogEntryJSON{Name: e.Name, Source: e.Source, Doc: e.Doc, Stats: e.Expected, Paper: e.Paper,
+			BuiltIn: len(e.Files) == 0, Files: []CatalogFileJSON{}}
+		if j.BuiltIn {
+			j.Present = true
+			out = append(out, j)
+			continue
+		}
+		j.Root = e.FindRoot()
+		j.Present = j.Root != ""
+		if !j.Present {
+			j.Root = DefaultRoot()
+			j.Fetch = "hylaflow datasets fetch " + e.Name
+		}
+		present, _ := e.Present(j.Root)
+		for _, f := range e.Files {
+			here := false
+			for _, p := range present {
+				here = here || p.Path == f.Path
+			}
+			j.Files = append(j.Files, CatalogFileJSON{Path: f.Path, Optional: f.Optional, Present: here, Size: f.Size, SHA256: f.SHA256})
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// WriteInfo writes what the loader sees of dataset e, read from root (""
+// : the first data root holding its files): its size, the paper's, its
+// labels, its split and an estimate of its hyperbolicity. Missing
+// required files are an error that says how to fetch them.
+func WriteInfo(ctx context.Context, w io.Writer, e Entry, root string) error {
+	if root == "" && len(e.Files) > 0 {
+		root = e.FindRoot()
+		if root == "" {
+			_, missing := e.Present(DefaultRoot())
+			return fmt.Errorf("%s: files missing under %s: %s; get them with `hylaflow datasets fetch %s`",
+				e.Name, strings.Join(Roots(), " and "), filePaths(Required(missing)), e.Name)
+		}
+	}
+	fmt.Fprintf(w, "%s (%s): %s\n", e.Name, e.Source, e.Doc)
+	if root != "" {
+		fmt.Fprintf(w, "root:       %s\n", root)
+		if _, missing := e.Present(root); len(missing) > 0 {
+			fmt.Fprintf(w, "missing:    %s (optional: the loader uses identity features instead)\n", filePaths(missing))
+		}
+	}
+	src, err := SourceFor(e)
+	if err != nil {
+		return err
+	}
+	// The source's defaults, except that a missing Disease feature file
+	// gives identity features (reported missing above).
+	g, err := src.Load(ctx, Request{Root: root, Name: e.Name, Params: Options{"identity_features": true}})
+	if err != nil {
+		return err
+	}
+	rule := src.OfficialSplit(g.Name)
+	if g.Docs > 0 { // a text corpus: its documents and vocabulary (the graph's other nodes)
+		fmt.Fprintf(w, "documents:  %d\nvocabulary: %d\nclasses:    %d\nsplit:      %d train / %d val / %d test\n",
+			g.Docs, g.Nodes()-g.Docs, g.Classes, len(g.Train), len(g.Val), len(g.Test))
+		if e.Paper.Nodes != 0 {
+			fmt.Fprintf(w, "paper:      %d documents, %d classes\n", e.Paper.Nodes, e.Paper.Classes)
+		}
+		return nil
+	}
+	fmt.Fprintf(w, "nodes:      %d\nedges:      %d (distinct undirected, no self loops)\nfeatures:   %d\nclasses:    %d\n",
+		g.Nodes(), g.Edges(), g.FeatureDim(), g.Classes)
+	if e.Paper.Nodes != 0 {
+		fmt.Fprintf(w, "paper:      %d nodes, %d edges, %d features, %d classes\n", e.Paper.Nodes, e.Paper.Edges, e.Paper.Features, e.Paper.Classes)
+	}
+	counts := make([]int, g.Classes)
+	unlabelled := 0
+	for _, l := range g.Labels {
+		if l < 0 {
+			unlabelled++
+		} else {
+			counts[l]++
+		}
+	}
+	fmt.Fprintf(w, "labels:     %v", counts)
+	if unlabelled > 0 {
+		fmt.Fprintf(w, " (+%d unlabelled)", unlabelled)
+	}
+	fmt.Fprintln(w)
+	switch {
+	case g.Train != nil:
+		fmt.Fprintf(w, "split:      %d train / %d val / %d test (given)\n", len(g.Train), len(g.Val), len(g.Test))
+	case rule.Rule == SplitHGCN:
+		tr, va, te, err := HGCNSplit(g.Labels, rule.PVal, rule.PTest, 0)
+		if err == nil {
+			fmt.Fprintf(w, "split:      %d train / %d val / %d test (HGCN rule, p_val %.2f, p_test %.2f)\n", len(tr), len(va), len(te), rule.PVal, rule.PTest)
+		}
+	}
+	h, err := EstimateHyperbolicity(ctx, g.Adj, 128, 100000, 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "hyperbolicity: δ ≈ %.1f (max over %d sampled quadruples; mean %.2f), diameter ≥ %d, 2δ/diam %.2f, largest component %d nodes\n",
+		h.Delta, h.Samples, h.Mean, h.Diameter, h.Relative, h.Component)
+	return nil
+}
+
+// filePaths lists the files' paths, comma-separated.
+func filePaths(fs []File) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Path
+	}
+	return strings.Join(names, ", ")
+}
