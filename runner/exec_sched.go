@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -252,6 +253,14 @@ func (s *scheduler) launch(ctx context.Context, es *execStep) {
 	}
 	s.mem.take(es.mem)
 	s.shrinkMemo()
+	if s.mem.limit > 0 && es.mem*4 >= s.mem.limit {
+		// A big stage: collect the garbage of those before it and return
+		// it to the system first. Left to itself, the collector runs
+		// concurrently with the new stage's first allocations (decoding
+		// gigabytes of inputs) and, on a busy machine, falls behind them:
+		// the heap holds both for a while, past the budget.
+		debug.FreeOSMemory()
+	}
 	task := s.task(es)
 	addr := es.Instance.Address
 	es.res.Start = time.Now()
