@@ -32,7 +32,6 @@ func WriteMem(w io.Writer, plan *runner.Plan, keys, mem bool) {
 		if mem {
 			switch {
 			case s.Cached:
-				line += "\t"
 			case s.MemKnown:
 				line += "\tmem " + showMiB(s.MemMB)
 			default:

@@ -21,7 +21,7 @@ type store struct{ stored map[string]bool }
 
 func (s store) Lookup(key string) ([]cache.OutputRef, bool, error) {
 	if s.stored[key] {
-		return []cache.OutputRef{{Key: key, Name: "out"}}, true, nil
+		return []cache.OutputRef{{Key: key, Name: "out", Size: 3 << 20}}, true, nil
 	}
 	return nil, false, nil
 }
@@ -58,6 +58,10 @@ func TestWriteAndJSON(t *testing.T) {
 	b.WriteString("-- with keys, value.a stored\n")
 	warm := plan(t, store{map[string]bool{first: true}})
 	Write(&b, warm, true)
+	// scale.s has no estimator: it counts its stored 3 MiB input; sum.all's
+	// input is not stored.
+	b.WriteString("-- with memory, value.a stored\n")
+	WriteMem(&b, warm, false, true)
 	got := b.String()
 	for _, s := range warm.Steps {
 		got = strings.ReplaceAll(got, s.Key()[:12], "KEY")
