@@ -1,0 +1,366 @@
+package autodiff
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/hylaflow/hylaflow/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// MatMul returns a·b.
+func (t *Tape) MatMul(a, b *Node) *Node {
+	if a.Cols() != b.Rows() {
+		panic(fmt.Sprintf("autodiff: MatMul of %d×%d and %d×%d", a.Rows(), a.Cols(), b.Rows(), b.Cols()))
+	}
+	v := mat.NewDense(a.Rows(), b.Cols(), nil)
+	v.Mul(a.Value, b.Value)
+	return t.record(v, func(out *Node) {
+		var tmp mat.Dense
+		if a.needs {
+			tmp.Mul(out.Grad, b.Value.T())
+			a.grad().Add(a.Grad, &tmp)
+		}
+		if b.needs {
+			tmp.Reset()
+			tmp.Mul(a.Value.T(), out.Grad)
+			b.grad().Add(b.Grad, &tmp)
+		}
+	}, a, b)
+}
+
+// Sparse is a fixed sparse matrix with its transpose, for SpMM.
+type Sparse struct {
+	A, AT *sparse.CSR
+}
+
+// NewSparse returns a with its transpose.
+func NewSparse(a *sparse.CSR) *Sparse { return &Sparse{A: a, AT: a.Transpose()} }
+
+// SpMM returns s.A·x (the sparse matrix is a constant).
+func (t *Tape) SpMM(s *Sparse, x *Node) *Node {
+	if s.A.Cols != x.Rows() {
+		panic(fmt.Sprintf("autodiff: SpMM of %d×%d and %d×%d", s.A.Rows, s.A.Cols, x.Rows(), x.Cols()))
+	}
+	v, err := sparse.MulDense(context.Background(), s.A, x.Value, t.Workers)
+	if err != nil {
+		panic(err) // shapes were checked
+	}
+	return t.record(v, func(out *Node) {
+		g, err := sparse.MulDense(context.Background(), s.AT, out.Grad, t.Workers)
+		if err != nil {
+			panic(err)
+		}
+		x.grad().Add(x.Grad, g)
+	}, x)
+}
+
+// SpMMDropout returns (M∘A)·x where M keeps each stored entry of A with
+// probability 1−p and scales kept entries by 1/(1−p): dropout on sparse
+// inputs (Kipf & Welling's sparse_dropout). The mask is drawn from rng, one
+// Float64 per stored entry in row order. p = 0 is SpMM.
+func (t *Tape) SpMMDropout(a *sparse.CSR, x *Node, p float64, rng *rand.Rand) *Node {
+	if p <= 0 {
+		return t.SpMM(&Sparse{A: a, AT: a.Transpose()}, x)
+	}
+	m := &sparse.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: a.Indptr, Indices: a.Indices, Data: make([]float64, len(a.Data))}
+	keep := 1 / (1 - p)
+	for k, v := range a.Data {
+		if rng.Float64() >= p {
+			m.Data[k] = v * keep
+		}
+	}
+	return t.SpMM(&Sparse{A: m, AT: m.Transpose()}, x)
+}
+
+// AddBias adds the 1×c row b to every row of x.
+func (t *Tape) AddBias(x, b *Node) *Node {
+	if b.Rows() != 1 || b.Cols() != x.Cols() {
+		panic(fmt.Sprintf("autodiff: AddBias of %d×%d to %d columns", b.Rows(), b.Cols(), x.Cols()))
+	}
+	r, c := x.Value.Dims()
+	v := mat.DenseCopyOf(x.Value)
+	bias := b.Value.RawRowView(0)
+	for i := 0; i < r; i++ {
+		row := v.RawRowView(i)
+		for j := 0; j < c; j++ {
+			row[j] += bias[j]
+		}
+	}
+	return t.record(v, func(out *Node) {
+		if x.needs {
+			x.grad().Add(x.Grad, out.Grad)
+		}
+		if b.needs {
+			gb := b.grad().RawRowView(0)
+			for i := 0; i < r; i++ {
+				for j, g := range out.Grad.RawRowView(i) {
+					gb[j] += g
+				}
+			}
+		}
+	}, x, b)
+}
+
+// elementwise records y = f(x) elementwise with dy/dx = df(x, y).
+func (t *Tape) elementwise(x *Node, f func(float64) float64, df func(x, y float64) float64) *Node {
+	r, c := x.Value.Dims()
+	v := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
+		for j, xv := range xr {
+			vr[j] = f(xv)
+		}
+	}
+	return t.record(v, func(out *Node) {
+		gx := x.grad()
+		for i := 0; i < r; i++ {
+			xr, vr, gr, gxr := x.Value.RawRowView(i), out.Value.RawRowView(i), out.Grad.RawRowView(i), gx.RawRowView(i)
+			for j := range xr {
+				gxr[j] += gr[j] * df(xr[j], vr[j])
+			}
+		}
+	}, x)
+}
+
+// ReLU returns max(x, 0) elementwise (gradient 0 at 0, as PyTorch).
+func (t *Tape) ReLU(x *Node) *Node {
+	return t.elementwise(x, func(v float64) float64 { return math.Max(v, 0) },
+		func(x, _ float64) float64 {
+			if x > 0 {
+				return 1
+			}
+			return 0
+		})
+}
+
+// ELU returns x for x > 0 and e^x − 1 otherwise (α = 1).
+func (t *Tape) ELU(x *Node) *Node {
+	return t.elementwise(x, func(v float64) float64 {
+		if v > 0 {
+			return v
+		}
+		return math.Expm1(v)
+	}, func(x, y float64) float64 {
+		if x > 0 {
+			return 1
+		}
+		return y + 1
+	})
+}
+
+// LeakyReLU returns x for x > 0 and slope·x otherwise.
+func (t *Tape) LeakyReLU(x *Node, slope float64) *Node {
+	return t.elementwise(x, func(v float64) float64 {
+		if v > 0 {
+			return v
+		}
+		return slope * v
+	}, func(x, _ float64) float64 {
+		if x > 0 {
+			return 1
+		}
+		return slope
+	})
+}
+
+// Dropout zeroes each entry with probability p and scales the others by
+// 1/(1−p) (inverted dropout, as PyTorch in training mode). The mask takes
+// one rng.Float64 per entry in row-major order. p = 0 returns x.
+func (t *Tape) Dropout(x *Node, p float64, rng *rand.Rand) *Node {
+	if p <= 0 {
+		return x
+	}
+	r, c := x.Value.Dims()
+	mask := make([]float64, r*c)
+	keep := 1 / (1 - p)
+	for k := range mask {
+		if rng.Float64() >= p {
+			mask[k] = keep
+		}
+	}
+	v := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
+		for j := range xr {
+			vr[j] = xr[j] * mask[i*c+j]
+		}
+	}
+	return t.record(v, func(out *Node) {
+		gx := x.grad()
+		for i := 0; i < r; i++ {
+			gr, gxr := out.Grad.RawRowView(i), gx.RawRowView(i)
+			for j := range gr {
+				gxr[j] += gr[j] * mask[i*c+j]
+			}
+		}
+	}, x)
+}
+
+// ColSlice returns columns [lo, hi) of x.
+func (t *Tape) ColSlice(x *Node, lo, hi int) *Node {
+	r, c := x.Value.Dims()
+	if lo < 0 || hi > c || lo >= hi {
+		panic(fmt.Sprintf("autodiff: ColSlice [%d, %d) of %d columns", lo, hi, c))
+	}
+	v := mat.DenseCopyOf(x.Value.Slice(0, r, lo, hi))
+	return t.record(v, func(out *Node) {
+		gx := x.grad()
+		for i := 0; i < r; i++ {
+			gxr := gx.RawRowView(i)[lo:hi]
+			for j, g := range out.Grad.RawRowView(i) {
+				gxr[j] += g
+			}
+		}
+	}, x)
+}
+
+// ConcatCols returns [x1 x2 …] side by side (all with the same rows).
+func (t *Tape) ConcatCols(xs ...*Node) *Node {
+	r, total := xs[0].Rows(), 0
+	for _, x := range xs {
+		if x.Rows() != r {
+			panic(fmt.Sprintf("autodiff: ConcatCols of %d and %d rows", r, x.Rows()))
+		}
+		total += x.Cols()
+	}
+	v := mat.NewDense(r, total, nil)
+	off := 0
+	for _, x := range xs {
+		v.Slice(0, r, off, off+x.Cols()).(*mat.Dense).Copy(x.Value)
+		off += x.Cols()
+	}
+	return t.record(v, func(out *Node) {
+		off := 0
+		for _, x := range xs {
+			c := x.Cols()
+			if x.needs {
+				x.grad().Add(x.Grad, out.Grad.Slice(0, r, off, off+c))
+			}
+			off += c
+		}
+	}, xs...)
+}
+
+// Mean returns the elementwise mean of same-shaped nodes (the average of
+// attention heads).
+func (t *Tape) Mean(xs ...*Node) *Node {
+	v := mat.DenseCopyOf(xs[0].Value)
+	for _, x := range xs[1:] {
+		same("Mean", xs[0], x)
+		v.Add(v, x.Value)
+	}
+	inv := 1 / float64(len(xs))
+	v.Scale(inv, v)
+	return t.record(v, func(out *Node) {
+		var tmp mat.Dense
+		tmp.Scale(inv, out.Grad)
+		for _, x := range xs {
+			if x.needs {
+				x.grad().Add(x.Grad, &tmp)
+			}
+		}
+	}, xs...)
+}
+
+// Add returns a + b (same shapes).
+func (t *Tape) Add(a, b *Node) *Node {
+	same("Add", a, b)
+	var v mat.Dense
+	v.Add(a.Value, b.Value)
+	return t.record(&v, func(out *Node) {
+		for _, x := range []*Node{a, b} {
+			if x.needs {
+				x.grad().Add(x.Grad, out.Grad)
+			}
+		}
+	}, a, b)
+}
+
+// Scale returns f·x.
+func (t *Tape) Scale(x *Node, f float64) *Node {
+	var v mat.Dense
+	v.Scale(f, x.Value)
+	return t.record(&v, func(out *Node) {
+		var tmp mat.Dense
+		tmp.Scale(f, out.Grad)
+		x.grad().Add(x.Grad, &tmp)
+	}, x)
+}
+
+// SumSquares returns the 1×1 value Σ x² (so ½·wd·SumSquares is the L2
+// penalty whose gradient wd·x PyTorch's weight_decay adds).
+func (t *Tape) SumSquares(x *Node) *Node {
+	var s float64
+	r, _ := x.Value.Dims()
+	for i := 0; i < r; i++ {
+		for _, v := range x.Value.RawRowView(i) {
+			s += v * v
+		}
+	}
+	return t.record(mat.NewDense(1, 1, []float64{s}), func(out *Node) {
+		g := 2 * out.Grad.At(0, 0)
+		gx := x.grad()
+		for i := 0; i < r; i++ {
+			xr, gr := x.Value.RawRowView(i), gx.RawRowView(i)
+			for j, v := range xr {
+				gr[j] += g * v
+			}
+		}
+	}, x)
+}
+
+// CrossEntropy returns the mean over the given rows of
+// −log softmax(logits_row)[labels[row]] (PyTorch's F.cross_entropy on
+// logits[rows]), as a 1×1 node. labels is indexed by row of logits; it
+// returns an error for an empty row set or a label outside [0, C).
+func (t *Tape) CrossEntropy(logits *Node, rows, labels []int) (*Node, error) {
+	n, c := logits.Value.Dims()
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("autodiff: cross-entropy over no rows")
+	}
+	if len(labels) != n {
+		return nil, fmt.Errorf("autodiff: cross-entropy: %d labels for %d rows", len(labels), n)
+	}
+	probs := make([]float64, len(rows)*c)
+	var total float64
+	for k, i := range rows {
+		if i < 0 || i >= n {
+			return nil, fmt.Errorf("autodiff: cross-entropy: row %d outside 0..%d", i, n-1)
+		}
+		y := labels[i]
+		if y < 0 || y >= c {
+			return nil, fmt.Errorf("autodiff: cross-entropy: row %d has label %d, want 0..%d", i, y, c-1)
+		}
+		row := logits.Value.RawRowView(i)
+		mx := row[0]
+		for _, v := range row[1:] {
+			mx = math.Max(mx, v)
+		}
+		var s float64
+		p := probs[k*c : (k+1)*c]
+		for j, v := range row {
+			p[j] = math.Exp(v - mx)
+			s += p[j]
+		}
+		for j := range p {
+			p[j] /= s
+		}
+		total += mx + math.Log(s) - row[y]
+	}
+	m := float64(len(rows))
+	return t.record(mat.NewDense(1, 1, []float64{total / m}), func(out *Node) {
+		g := out.Grad.At(0, 0) / m
+		gl := logits.grad()
+		for k, i := range rows {
+			gr := gl.RawRowView(i)
+			p := probs[k*c : (k+1)*c]
+			for j := range gr {
+				gr[j] += g * p[j]
+			}
+			gr[labels[i]] -= g
+		}
+	}, logits), nil
+}

@@ -1,0 +1,129 @@
+// Package autodiff is a small reverse-mode automatic differentiation tape
+// over dense row-major float64 matrices (gonum's mat.Dense) and the repo's
+// CSR matrices (package sparse), with exactly the operations the graph
+// neural-network baselines of the paper need: matrix products, products
+// with a fixed sparse matrix, bias, ReLU/ELU/LeakyReLU, dropout with a
+// seeded mask, the per-destination edge softmax of graph attention,
+// aggregation over edges, column concatenation and the mean of heads,
+// masked log-softmax cross-entropy and L2 penalties.
+//
+// Why a hand-written tape rather than a library: the two Go candidates
+// served here are gomlx (github.com/gomlx/gomlx v0.26), whose backends
+// compile graphs through XLA via gopjrt — a C/C++ PJRT plugin this
+// repository cannot assume on CI or a user's laptop (its pure-Go backend is
+// young and has no sparse product); and gorgonia (gorgonia.org/gorgonia
+// v0.9.18, last tagged 2021), cgo-free but large (tensor, cu, many
+// transitive modules), float64 sparse products unsupported, and with no
+// guarantee of bit-identical results across thread counts. The models here
+// need a dozen operations; writing their backward passes (each checked
+// against central finite differences in the tests) keeps every sum in a
+// fixed order, so the same seed gives bit-identical parameters whatever the
+// number of workers, like the rest of hylaflow.
+//
+// Use: create a Tape, wrap parameters with Param and data with Const, build
+// the loss with the operations, call Backward on the scalar loss, read each
+// parameter's Grad. Reset clears the tape for the next step (parameters keep
+// their values; gradients are zeroed).
+package autodiff
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Node is a value on the tape: a dense matrix and, after Backward, the
+// gradient of the loss with respect to it (same shape; nil if the loss does
+// not depend on it).
+type Node struct {
+	Value *mat.Dense
+	Grad  *mat.Dense
+
+	needs bool   // whether a gradient flows into this node
+	back  func() // propagates Grad into the inputs' gradients
+}
+
+// Rows returns the number of rows of the node's value.
+func (n *Node) Rows() int { r, _ := n.Value.Dims(); return r }
+
+// Cols returns the number of columns of the node's value.
+func (n *Node) Cols() int { _, c := n.Value.Dims(); return c }
+
+// Scalar returns the value of a 1×1 node.
+func (n *Node) Scalar() float64 { return n.Value.At(0, 0) }
+
+// grad returns the node's gradient, allocating zeros on first use.
+func (n *Node) grad() *mat.Dense {
+	if n.Grad == nil {
+		r, c := n.Value.Dims()
+		n.Grad = mat.NewDense(r, c, nil)
+	}
+	return n.Grad
+}
+
+// Tape records the operations of one forward pass.
+type Tape struct {
+	nodes []*Node
+	// Workers bounds the goroutines of the sparse products (≥ 1). Results
+	// do not depend on it.
+	Workers int
+}
+
+// New returns an empty tape using the given number of workers (< 1 means 1).
+func New(workers int) *Tape { return &Tape{Workers: max(workers, 1)} }
+
+// Reset forgets the recorded operations, keeping the parameters' values.
+func (t *Tape) Reset() { t.nodes = t.nodes[:0] }
+
+// Param wraps a parameter matrix (used in place, not copied) so that
+// Backward computes its gradient.
+func (t *Tape) Param(m *mat.Dense) *Node {
+	n := &Node{Value: m, needs: true}
+	t.nodes = append(t.nodes, n)
+	return n
+}
+
+// Const wraps data that needs no gradient.
+func (t *Tape) Const(m *mat.Dense) *Node { return &Node{Value: m} }
+
+// record appends an operation's output.
+func (t *Tape) record(v *mat.Dense, back func(out *Node), inputs ...*Node) *Node {
+	out := &Node{Value: v}
+	for _, in := range inputs {
+		if in.needs {
+			out.needs = true
+		}
+	}
+	if out.needs {
+		out.back = func() { back(out) }
+	}
+	t.nodes = append(t.nodes, out)
+	return out
+}
+
+// Backward computes the gradient of the scalar (1×1) loss with respect to
+// every node it depends on, in reverse order of the operations.
+func (t *Tape) Backward(loss *Node) error {
+	if r, c := loss.Value.Dims(); r != 1 || c != 1 {
+		return fmt.Errorf("autodiff: Backward of a %d×%d value, want a 1×1 loss", r, c)
+	}
+	for _, n := range t.nodes {
+		n.Grad = nil
+	}
+	loss.grad().Set(0, 0, 1)
+	for i := len(t.nodes) - 1; i >= 0; i-- {
+		n := t.nodes[i]
+		if n.back != nil && n.Grad != nil {
+			n.back()
+		}
+	}
+	return nil
+}
+
+func same(op string, a, b *Node) {
+	ar, ac := a.Value.Dims()
+	br, bc := b.Value.Dims()
+	if ar != br || ac != bc {
+		panic(fmt.Sprintf("autodiff: %s of %d×%d and %d×%d", op, ar, ac, br, bc))
+	}
+}
