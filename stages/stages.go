@@ -17,6 +17,7 @@ func RegisterAll(r *registry.Registry) error {
 		registerGeneric,   // generic.go: small stages for tests and runner benchmarks
 		registerData,      // data.go: dataset, normalize, precompute, split
 		registerLearning,  // learning.go: sample, embed, train, evaluate
+		registerGNN,       // learning_gnn.go: gcn, gat
 		registerKernel,    // kernel.go: kernel tables and figures
 		registerVisual,    // visual.go: t-SNE/PCA scatter plots of learned features
 		registerFunctions, // functions.go: pipeline functions (dataset_present)
