@@ -490,11 +490,29 @@ stage "gat" "hgcn" {
   seed   = each.value.seed
 }
 
+# HGCN's code, whose GCN numbers Table 1 quotes for Disease and Airport,
+# trains far longer than the paper's stated 100 epochs, with its own
+# defaults (hidden 128, no dropout, no weight decay, up to 5000 epochs,
+# patience 100). With 100 epochs GCN reaches about 55% on Airport (the
+# paper: 81.4); this row runs HGCN's protocol, labelled "gcn (long)".
+stage "gcn" "hgcn_long" {
+  matrix       = { dataset = local.hgcn, seed = var.seeds }
+  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn["airport"] : stage.normalize.hgcn_sgc[each.value.dataset]
+  split        = stage.hgcn_split.hgcn[each.key]
+  hidden       = 128
+  dropout      = 0
+  weight_decay = 0
+  epochs       = var.epochs > 0 ? var.epochs : 5000
+  patience     = 100
+  label        = "gcn (long)"
+  seed         = each.value.seed
+}
+
 stage "evaluate" "table1_gnn" {
-  runs        = [stage.gcn.hgcn, stage.gcn.planetoid, stage.gat.hgcn, stage.gat.planetoid]
+  runs        = [stage.gcn.hgcn, stage.gcn.planetoid, stage.gcn.hgcn_long, stage.gat.hgcn, stage.gat.planetoid]
   paper_table = "table1"
   datasets    = ["disease", "airport", "pubmed", "citeseer", "cora"]
-  models      = ["gcn", "gat"]
+  models      = ["gcn", "gcn (long)", "gat"]
   title       = "Table 1 (baselines): GCN and GAT, test accuracy (%) of the early-stopped model"
 }
 

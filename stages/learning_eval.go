@@ -247,6 +247,11 @@ func learnKeys(m map[string]any) []string {
 }
 
 func learnPaperLookup(table, dataset, model string) (paper.Result, bool) {
+	// A model run under another protocol, labelled "gcn (long)", is
+	// compared with the paper's value of its model.
+	if i := strings.Index(model, " ("); i > 0 && strings.HasSuffix(model, ")") {
+		model = model[:i]
+	}
 	if table != "auto" {
 		return paper.Lookup(table, dataset, model)
 	}

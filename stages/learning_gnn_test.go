@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -71,5 +72,23 @@ func TestGNNStageErrors(t *testing.T) {
 	_, err := learnRunErr("gcn", nil, map[string][]*bundle.Bundle{"graph": {raw}, "split": {sp}}, 1, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "not normalised") {
 		t.Errorf("unnormalised graph: error %v, want one saying it is not normalised", err)
+	}
+}
+
+// A run labelled "gcn (long)" is compared with the paper's GCN value.
+func TestGNNProtocolLabelTakesPaperValue(t *testing.T) {
+	g, sp := gnnGraph(t, true)
+	out := learnRun(t, "gcn", map[string]any{"epochs": 3, "label": "gcn (long)"}, map[string][]*bundle.Bundle{"graph": {g}, "split": {sp}}, 1, 1)
+	tab := learnRun(t, "evaluate", map[string]any{"paper_table": "table1"}, map[string][]*bundle.Bundle{"runs": {out["metrics"]}}, 1, 1)["table"]
+	raw, err := tab.File(learnMemberTableJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lt learnTable
+	if err := json.Unmarshal(raw, &lt); err != nil {
+		t.Fatal(err)
+	}
+	if len(lt.Cells) != 1 || lt.Cells[0].Model != "gcn (long)" || lt.Cells[0].PaperMean == nil || *lt.Cells[0].PaperMean != 69.7 {
+		t.Fatalf("cells %+v, want one gcn (long) cell with the paper's Disease GCN value 69.7", lt.Cells)
 	}
 }
