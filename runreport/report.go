@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/safename"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
 )
@@ -114,19 +114,6 @@ func outputsOf(c *cache.Cache, reg *registry.Registry, s cache.StageRecord, kind
 	return out
 }
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._=,-]+`)
-
-// DirName turns a stage address into a directory name:
-// evaluate.reddit["synthetic"] → evaluate.reddit-synthetic.
-func DirName(address string) string {
-	s := unsafeChars.ReplaceAllString(address, "-")
-	s = strings.Trim(s, "-.")
-	if s == "" {
-		s = "table"
-	}
-	return s
-}
-
 // DefaultOut is where a report goes by default: report/ beside the
 // project's cache, i.e. in the directory where cache.Locate finds or
 // would create .hylaflow when neither --cache nor $HYLAFLOW_CACHE is
@@ -197,25 +184,37 @@ type Files struct {
 
 // WriteOutputs writes each output's files (Artifact.WriteFiles: file
 // members as they are, JSON members as NAME.json) into out/DIR, DIR being
-// DirName of the stage address (and of the output name when the stage has
-// several), and prints each table's Markdown (table.md) on w under a
-// comment naming the stage and run id. An output that is missing or
-// cannot be written is a problem; the others are written all the same.
+// the safe name of the stage address (followed by the output name when
+// the stage has several), and prints each table's Markdown (table.md) on
+// w under a comment naming the stage and run id. Directory names are
+// distinct for distinct stages (safename.Names): addresses that read the
+// same once made safe ("a b", "a/b") get a hash suffix instead of
+// overwriting each other's files. An output that is missing or cannot be
+// written is a problem; the others are written all the same.
 func WriteOutputs(w io.Writer, out string, id int64, outputs []Output) Files {
 	var res Files
 	perStage := map[string]int{}
 	for _, t := range outputs {
 		perStage[t.Address]++
 	}
-	for _, t := range outputs {
+	names := make([]string, len(outputs))
+	for i, t := range outputs {
+		names[i] = t.Address
+		if perStage[t.Address] > 1 {
+			names[i] += "-" + t.Output
+		}
+	}
+	dirs, err := safename.Names(names)
+	if err != nil {
+		res.Problems = append(res.Problems, fmt.Errorf("run %d: %w", id, err))
+		return res
+	}
+	for i, t := range outputs {
 		if t.Err != nil {
 			res.Problems = append(res.Problems, fmt.Errorf("run %d: %s: %w", id, t.Address, t.Err))
 			continue
 		}
-		sub := DirName(t.Address)
-		if perStage[t.Address] > 1 {
-			sub += "-" + DirName(t.Output)
-		}
+		sub := dirs[names[i]]
 		files, err := t.Artifact.WriteFiles(filepath.Join(out, sub), artifact.FilesOptions{})
 		res.Paths = append(res.Paths, files...)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,6 +170,52 @@ func TestWriteOutputsProblems(t *testing.T) {
 	})
 	if len(files.Problems) != 1 || files.Problems[0].Error() != "run 4: evaluate.a: the stage did not finish in that run (failed)" || w.Len() != 0 {
 		t.Errorf("problems %v, printed %q", files.Problems, w.String())
+	}
+}
+
+// Stage addresses that read the same once made safe ("a b", "a/b",
+// "a?b") get distinct directories; one that collides with none keeps its
+// readable name; nothing escapes the output directory.
+func TestWriteOutputsDistinctDirs(t *testing.T) {
+	c, id := testRun(t)
+	outputs, err := Collect(c, stages.Default(), id, schema.KindTable)
+	if err != nil || len(outputs) == 0 || outputs[0].Err != nil {
+		t.Fatalf("Collect: %v %+v", err, outputs)
+	}
+	table := outputs[0]
+	var in []Output
+	for _, key := range []string{"a b", "a/b", "a?b", "../../c"} {
+		o := table
+		o.Address = `evaluate.x["` + key + `"]`
+		in = append(in, o)
+	}
+	out := t.TempDir()
+	var md bytes.Buffer
+	files := WriteOutputs(&md, out, id, in)
+	if len(files.Problems) != 0 {
+		t.Fatalf("problems: %v", files.Problems)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		dirs = append(dirs, e.Name())
+		if st, err := os.Stat(filepath.Join(out, e.Name(), "table.md")); err != nil || st.Size() == 0 {
+			t.Errorf("%s/table.md not written: %v", e.Name(), err)
+		}
+	}
+	if len(dirs) != 4 {
+		t.Fatalf("directories %q, want 4 distinct ones", dirs)
+	}
+	if !slices.Contains(dirs, "evaluate.x-..-..-c") {
+		t.Errorf("directories %q: want the non-colliding one readable, evaluate.x-..-..-c", dirs)
+	}
+	for _, d := range dirs {
+		if d != "evaluate.x-..-..-c" && !strings.HasPrefix(d, "evaluate.x-a-b~") {
+			t.Errorf("directory %q: want evaluate.x-a-b~HASH for the colliding ones", d)
+		}
 	}
 }
 

@@ -70,20 +70,3 @@ func TestTableText(t *testing.T) {
 		t.Errorf("malformed table.json: error %v, want one naming table.json", err)
 	}
 }
-
-func TestDirName(t *testing.T) {
-	for in, want := range map[string]string{
-		"evaluate.table1":                   "evaluate.table1",
-		`evaluate.reddit["synthetic"]`:      "evaluate.reddit-synthetic",
-		`evaluate.x["dataset=cora,seed=1"]`: "evaluate.x-dataset=cora,seed=1",
-		`evaluate.y["../../etc"]`:           "evaluate.y-..-..-etc",
-		`["/"]`:                             "table",
-	} {
-		if got := DirName(in); got != want {
-			t.Errorf("DirName(%q) = %q, want %q", in, got, want)
-		}
-		if got := DirName(in); strings.ContainsAny(got, `/\`) || got == ".." {
-			t.Errorf("DirName(%q) = %q escapes its directory", in, got)
-		}
-	}
-}
