@@ -36,7 +36,7 @@ const (
 func learnEvaluateType() *registry.Type {
 	return &registry.Type{
 		Name:    "evaluate",
-		Version: "2", // 2: the chart's legend beside the axes, a margin above the title
+		Version: "3", // 2: the chart's legend beside the axes, a margin above the title; 3: a y axis of at least two points
 		Doc: "Collects the metrics of many train runs into a table: mean ± std (population std, as numpy's " +
 			"np.std) over the runs of each dataset × model, in percent, with the paper's published value and the " +
 			"difference beside it, and whether the cell is within max(1.5, 2 × the paper's std) of the paper or " +
@@ -457,15 +457,25 @@ func learnChart(t *learnTable, datasets, models []string) ([]byte, error) {
 	}
 	p.Add(plotter.NewGrid())
 	// Room above and below the points and error bars, so that none sits on
-	// the frame.
-	if span := p.Y.Max - p.Y.Min; span > 0 {
-		p.Y.Min, p.Y.Max = p.Y.Min-0.06*span, p.Y.Max+0.06*span
-	} else {
-		p.Y.Min, p.Y.Max = p.Y.Min-1, p.Y.Max+1
-	}
+	// the frame; at least two percentage points, so that equal values
+	// (a 100.0 ± 0.0 cell) get a readable axis instead of one whose ticks
+	// all print the same number around a rounding error.
+	p.Y.Min, p.Y.Max = chartYRange(p.Y.Min, p.Y.Max)
 	// The legend in a column right of the axes: inside them it covered
 	// the points of the last dataset.
 	return viz.RenderLegendRight(p, legend, 6*vg.Inch, 4*vg.Inch, "png")
+}
+
+// chartYRange pads [lo, hi] by 6 % on each side and widens it to at least
+// two units (percentage points) around its middle.
+func chartYRange(lo, hi float64) (float64, float64) {
+	span := hi - lo
+	lo, hi = lo-0.06*span, hi+0.06*span
+	if hi-lo < 2 {
+		mid := lo/2 + hi/2
+		lo, hi = mid-1, mid+1
+	}
+	return lo, hi
 }
 
 // learnYErrors are symmetric error bars (low, high) for plotter.YErrorBars.
