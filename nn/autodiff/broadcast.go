@@ -39,31 +39,6 @@ func bshape(op string, a, b *Node) (int, int) {
 	return r, c
 }
 
-// at reads m at (i, j) broadcast: a dimension of size 1 is repeated.
-func at(m *mat.Dense, i, j int) float64 {
-	raw := m.RawMatrix()
-	if raw.Rows == 1 {
-		i = 0
-	}
-	if raw.Cols == 1 {
-		j = 0
-	}
-	return raw.Data[i*raw.Stride+j]
-}
-
-// addAt adds v to m at (i, j) broadcast (the reduction of a broadcast
-// dimension's gradient).
-func addAt(m *mat.Dense, i, j int, v float64) {
-	raw := m.RawMatrix()
-	if raw.Rows == 1 {
-		i = 0
-	}
-	if raw.Cols == 1 {
-		j = 0
-	}
-	raw.Data[i*raw.Stride+j] += v
-}
-
 // Map2 returns f(a, b) elementwise with broadcasting (a dimension of size 1
 // on one side is repeated to the other's size: n×c with n×1, 1×c or 1×1).
 // da and db are the partial derivatives ∂f/∂a and ∂f/∂b at (a, b, f(a, b));
@@ -72,36 +47,70 @@ func addAt(m *mat.Dense, i, j int, v float64) {
 func (t *Tape) Map2(a, b *Node, f func(x, y float64) float64, da, db func(x, y, z float64) float64) *Node {
 	r, c := bshape("Map2", a, b)
 	v := mat.NewDense(r, c, nil)
+	av, bv := bview(a.Value), bview(b.Value)
 	for i := 0; i < r; i++ {
 		row := v.RawRowView(i)
+		ar, br := av.row(i), bv.row(i)
 		for j := range row {
-			row[j] = f(at(a.Value, i, j), at(b.Value, i, j))
+			row[j] = f(ar[j*av.step], br[j*bv.step])
 		}
 	}
 	return t.record(v, func(out *Node) {
-		var ga, gb *mat.Dense
+		var ga, gb bcast
 		if a.needs {
-			ga = a.grad()
+			ga = bview(a.grad())
 		}
 		if b.needs {
-			gb = b.grad()
+			gb = bview(b.grad())
 		}
 		for i := 0; i < r; i++ {
 			g, z := out.Grad.RawRowView(i), out.Value.RawRowView(i)
+			ar, br := av.row(i), bv.row(i)
+			var gar, gbr []float64
+			if ga.m != nil {
+				gar = ga.row(i)
+			}
+			if gb.m != nil {
+				gbr = gb.row(i)
+			}
 			for j, gij := range g {
 				if gij == 0 {
 					continue
 				}
-				x, y := at(a.Value, i, j), at(b.Value, i, j)
-				if ga != nil {
-					addAt(ga, i, j, gij*da(x, y, z[j]))
+				x, y := ar[j*av.step], br[j*bv.step]
+				if gar != nil {
+					gar[j*ga.step] += gij * da(x, y, z[j])
 				}
-				if gb != nil {
-					addAt(gb, i, j, gij*db(x, y, z[j]))
+				if gbr != nil {
+					gbr[j*gb.step] += gij * db(x, y, z[j])
 				}
 			}
 		}
 	}, a, b)
+}
+
+// bcast reads a matrix broadcast over rows (a single row repeated) and
+// columns (step 0: a single column repeated).
+type bcast struct {
+	m    *mat.Dense
+	one  bool // a single row
+	step int
+}
+
+func bview(m *mat.Dense) bcast {
+	r, c := m.Dims()
+	b := bcast{m: m, one: r == 1, step: 1}
+	if c == 1 {
+		b.step = 0
+	}
+	return b
+}
+
+func (b bcast) row(i int) []float64 {
+	if b.one {
+		i = 0
+	}
+	return b.m.RawRowView(i)
 }
 
 // AddB returns a + b with broadcasting (see Map2).

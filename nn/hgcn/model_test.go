@@ -1,0 +1,208 @@
+package hgcn
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/hylaflow/hylaflow/nn/autodiff"
+	"github.com/hylaflow/hylaflow/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// communities returns a graph of k communities of size m (dense inside,
+// sparse across), noisy sparse features that hint at the community, the
+// labels and a split (train 5 per class, val 10, test the rest).
+func communities(seed uint64, k, m int) (*sparse.CSR, *sparse.CSR, *Split) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	n := k * m
+	var ri, ci []int
+	var v []float64
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			p := 0.01
+			if i/m == j/m {
+				p = 0.25
+			}
+			if rng.Float64() < p {
+				ri, ci, v = append(ri, i, j), append(ci, j, i), append(v, 1, 1)
+			}
+		}
+	}
+	adj, err := sparse.FromCOO(n, n, ri, ci, v)
+	if err != nil {
+		panic(err)
+	}
+	f := 3 * k
+	x := mat.NewDense(n, f, nil)
+	labels := make([]int, n)
+	for i := 0; i < n; i++ {
+		labels[i] = i / m
+		for j := 0; j < f; j++ {
+			if rng.Float64() < 0.15 || (j%k == labels[i] && rng.Float64() < 0.3) {
+				x.Set(i, j, 1)
+			}
+		}
+	}
+	s := &Split{Labels: labels, Classes: k}
+	perm := rng.Perm(n)
+	count := make([]int, k)
+	for _, i := range perm {
+		switch {
+		case count[labels[i]] < 5:
+			count[labels[i]]++
+			s.Train = append(s.Train, i)
+		case len(s.Val) < 10*k:
+			s.Val = append(s.Val, i)
+		default:
+			s.Test = append(s.Test, i)
+		}
+	}
+	return adj, sparse.RowNormalize(sparse.FromDense(x)), s
+}
+
+func newNet(t *testing.T, kind string, learnC bool, adj, x *sparse.CSR, classes int, seed uint64) *Net {
+	t.Helper()
+	a, err := RowNormalizeSelfLoops(adj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := New(Config{Kind: kind, Dim: 8, Layers: 2, Act: "relu", Bias: true, C: 1, LearnC: learnC,
+		Classes: classes, Input: x, Adj: a}, rand.New(rand.NewPCG(seed, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net
+}
+
+// TestNetGradients checks the whole network's loss gradient (every
+// parameter, the learnt curvature included) against finite differences.
+func TestNetGradients(t *testing.T) {
+	adj, x, s := communities(3, 2, 6)
+	for _, tc := range []struct {
+		kind   string
+		learnC bool
+		lp     bool
+	}{{"hgcn", true, false}, {"hgcn", false, false}, {"hnn", true, false}, {"hgcn", true, true}} {
+		a, _ := RowNormalizeSelfLoops(adj)
+		classes := 2
+		if tc.lp {
+			classes = 0
+		}
+		net, err := New(Config{Kind: tc.kind, Dim: 3, Layers: 2, Act: "relu", Bias: true, C: 0.8, LearnC: tc.learnC,
+			Classes: classes, LinkPred: tc.lp, Input: x, Adj: a}, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Move the biases off zero so their gradients are generic.
+		for _, p := range net.Params() {
+			if strings.HasSuffix(p.Name, ".b") {
+				for i := range p.Value.RawMatrix().Data {
+					p.Value.RawMatrix().Data[i] = 0.1 * float64(i+1)
+				}
+			}
+		}
+		loss := func(tp *autodiff.Tape, nodes []*autodiff.Node) *autodiff.Node {
+			h := net.Encode(tp, nodes, false, nil)
+			if tc.lp {
+				return tp.MeanAll(tp.Softplus(net.SqDist(tp, nodes, h, []int{0, 1, 2}, []int{3, 7, 11})))
+			}
+			l, err := tp.CrossEntropy(net.Logits(tp, nodes, h, false, nil), s.Train, s.Labels)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}
+		ps := net.Params()
+		tp := autodiff.New(1)
+		nodes := make([]*autodiff.Node, len(ps))
+		for i, p := range ps {
+			nodes[i] = tp.Param(p.Value)
+		}
+		if err := tp.Backward(loss(tp, nodes)); err != nil {
+			t.Fatal(err)
+		}
+		eval := func() float64 {
+			tp := autodiff.New(1)
+			ns := make([]*autodiff.Node, len(ps))
+			for i, p := range ps {
+				ns[i] = tp.Param(p.Value)
+			}
+			return loss(tp, ns).Scalar()
+		}
+		for pi, p := range ps {
+			raw := p.Value.RawMatrix().Data
+			for k := range raw {
+				old := raw[k]
+				const h = 1e-6
+				raw[k] = old + h
+				up := eval()
+				raw[k] = old - h
+				down := eval()
+				raw[k] = old
+				want := (up - down) / (2 * h)
+				got := 0.0
+				if g := nodes[pi].Grad; g != nil {
+					got = g.RawMatrix().Data[k]
+				}
+				if math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
+					t.Errorf("%s (learn c %v, lp %v): %s[%d]: gradient %.9g, finite difference %.9g", tc.kind, tc.learnC, tc.lp, p.Name, k, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestTrainLearnsAndIsDeterministic(t *testing.T) {
+	adj, x, s := communities(5, 3, 30)
+	for _, kind := range []string{"hgcn", "hnn"} {
+		run := func(workers int) *Result {
+			net := newNet(t, kind, kind == "hgcn", adj, x, 3, 4)
+			res, err := Train(context.Background(), net, s, adj.Rows, TrainConfig{Epochs: 120, LR: 0.01, Select: "accuracy", Workers: workers},
+				rand.New(rand.NewPCG(6, 6)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		a, b := run(1), run(3)
+		if a.Test != b.Test || !mat.Equal(a.Embeddings, b.Embeddings) || a.Curvature != b.Curvature {
+			t.Fatalf("%s: different results with 1 and 3 workers", kind)
+		}
+		// The graph makes the communities easy for HGCN; HNN sees only
+		// the noisy features.
+		want := map[string]float64{"hgcn": 0.9, "hnn": 0.6}[kind]
+		if a.Test < want {
+			t.Errorf("%s: test accuracy %.3f, want ≥ %.2f", kind, a.Test, want)
+		}
+		if kind == "hgcn" && a.Curvature == 1 {
+			t.Errorf("hgcn: the learnt curvature did not move from 1")
+		}
+		for i := 0; i < a.Embeddings.RawMatrix().Rows; i++ {
+			if nrm := mat.Norm(a.Embeddings.RowView(i), 2); !(nrm < 1/math.Sqrt(a.Curvature)) {
+				t.Fatalf("%s: embedding %d has norm %v, outside the ball of curvature %v", kind, i, nrm, a.Curvature)
+			}
+		}
+	}
+}
+
+// TestDivergenceIsReported forces divergence with an absurd learning rate:
+// training must fail with an error naming the epoch and a parameter, not
+// return NaN metrics.
+func TestDivergenceIsReported(t *testing.T) {
+	adj, x, s := communities(5, 2, 20)
+	net := newNet(t, "hgcn", true, adj, x, 2, 4)
+	_, err := Train(context.Background(), net, s, adj.Rows, TrainConfig{Epochs: 50, LR: 1e6, Select: "accuracy", Workers: 1},
+		rand.New(rand.NewPCG(6, 6)))
+	var d *DivergedError
+	if !errors.As(err, &d) {
+		t.Fatalf("lr 1e6: error %v, want a DivergedError", err)
+	}
+	if !strings.Contains(err.Error(), "epoch") || !(strings.Contains(d.What, "layer") || strings.Contains(d.What, "c") || strings.Contains(d.What, "decoder")) {
+		t.Fatalf("message %q does not name the epoch and a parameter", err)
+	}
+	t.Logf("diverged: %v", err)
+}
