@@ -45,13 +45,6 @@ var Results = []Result{
 	{Table: "table1-reddit", Dataset: "reddit", Model: "sgc", Mean: 94.9, Metric: "micro-f1"},
 	{Table: "table1-reddit", Dataset: "reddit", Model: "rff-sgc", Mean: 93.9, Metric: "micro-f1"},
 	{Table: "table1-reddit", Dataset: "reddit", Model: "hyla-sgc", Mean: 94.5, Metric: "micro-f1"},
-	// Not the paper's: HGCN's link-prediction test ROC-AUC (%) as its README
-	// quotes them for its commands (seed 1234, one run, no std), the
-	// reference for hylaflow's linkpred stage (HGCN's pretraining step).
-	{Table: "hgcn-lp", Dataset: "cora", Model: "linkpred-hgcn", Mean: 93.79, Metric: "roc-auc"},
-	{Table: "hgcn-lp", Dataset: "pubmed", Model: "linkpred-hgcn", Mean: 95.17, Metric: "roc-auc"},
-	{Table: "hgcn-lp", Dataset: "disease_lp", Model: "linkpred-hgcn", Mean: 87.14, Metric: "roc-auc"},
-	{Table: "hgcn-lp", Dataset: "airport", Model: "linkpred-hgcn", Mean: 97.43, Metric: "roc-auc"},
 	// Table 2: text classification, test accuracy (%), 10 runs.
 	r("table2-transductive", "r8", "textgcn", 97.1, 0.1), r("table2-transductive", "r52", "textgcn", 93.5, 0.2), r("table2-transductive", "ohsumed", "textgcn", 68.4, 0.6), r("table2-transductive", "mr", "textgcn", 76.7, 0.2),
 	r("table2-transductive", "r8", "sgc", 97.2, 0.1), r("table2-transductive", "r52", "sgc", 94.0, 0.2), r("table2-transductive", "ohsumed", "sgc", 68.5, 0.3), r("table2-transductive", "mr", "sgc", 75.9, 0.3),

@@ -35,8 +35,8 @@ func TestCompletionCandidates(t *testing.T) {
 		{[]string{"datasets", ""}, "list info fetch"},
 		{[]string{"datasets", "info", "air"}, "airport"},
 		{[]string{"bench", "--dataset", "synthetic_"}, "synthetic_disease synthetic_sbm"},
-		{[]string{"stages", "hgcn"}, "hgcn_split"},
-		{[]string{"stages", "slee"}, ""}, // hidden test types are not offered
+		{[]string{"stages", "hgcn"}, "hgcn hgcn_split"}, // the hgcn stage type and the split rule
+		{[]string{"stages", "slee"}, ""},                // hidden test types are not offered
 		{[]string{"completion", "z"}, "zsh"},
 		{[]string{"run", filepath.Join(dir, "")}, filepath.Join(dir, "a.hcl") + " " + filepath.Join(dir, "sub") + "/"},
 		{[]string{"run", "--cache", ""}, ""}, // a value: the shell's file names
