@@ -90,3 +90,26 @@ func memPrecompute(p registry.Values, in map[string][]registry.InputSize) int64 
 func memTrain(_ registry.Values, in map[string][]registry.InputSize) int64 {
 	return memInputBytes(in)*9/5 + 2*memBase
 }
+
+// memTextGCN: the normalised corpus graph decoded (S and the raw A), S's
+// transpose for the backward pass, and the n×hidden arrays of one training
+// step and one evaluation (W1 with its gradient and Adam's two moments,
+// the lookup, S·W1, ReLU, dropout, their gradients; the snapshots of W1
+// kept as the early-stopped and final model).
+func memTextGCN(p registry.Values, in map[string][]registry.InputSize) int64 {
+	base := 2*memInputBytes(in) + memBase
+	graphs := in["graph"]
+	if len(graphs) != 1 {
+		return base
+	}
+	adj := graphs[0].Shapes[schema.MemberAdj]
+	if len(adj) != 2 {
+		return base
+	}
+	n, h := int64(adj[0]), int64(max(p.Int("hidden"), 1))
+	return base + textGCNDenseArrays*n*h*8
+}
+
+// textGCNDenseArrays is how many n×hidden float64 arrays TextGCN holds at
+// its peak (see memTextGCN; measured, docs/text.md).
+const textGCNDenseArrays = 16

@@ -19,6 +19,7 @@ func RegisterAll(r *registry.Registry) error {
 		registerLearning,  // learning.go: sample, embed, train, evaluate
 		registerGNN,       // learning_gnn.go: gcn, gat
 		registerHyp,       // learning_hyp.go: hnn, hgcn, linkpred
+		registerTextGCN,   // learning_textgcn.go: textgcn
 		registerKernel,    // kernel.go: kernel tables and figures
 		registerVisual,    // visual.go: t-SNE/PCA scatter plots of learned features
 		registerFunctions, // functions.go: pipeline functions (dataset_present)

@@ -90,6 +90,7 @@ func Build(name string, meta []Meta, docs []string, opts Options) (*Corpus, erro
 	}
 	c.DocWord = buildTFIDF(t, len(order))
 	c.WordWord, c.Windows = buildPPMI(t, len(order), opts.Window)
+	c.Window = opts.Window
 	return c, nil
 }
 

@@ -14,10 +14,12 @@ import (
 func init() { datasets.Register(source{}) }
 
 // source is the TextGCN corpora as a datasets.Source. A corpus is loaded
-// as a graph in one of two views (the dataset stage's view parameter):
+// as a graph in one of three views (the dataset stage's view parameter):
 // transductive, the doc+word corpus graph without features, whose first
 // Docs nodes are the documents (Graph.Docs); inductive, the documents alone
-// without edges and with their TF-IDF rows as features.
+// without edges and with their TF-IDF rows as features; inductive_corpus,
+// the corpus graph built from the training documents alone with the test
+// documents attached one way (Corpus.InductiveCorpusGraph).
 type source struct{}
 
 func (source) Name() string { return "textgcn" }
@@ -68,8 +70,9 @@ func (source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, er
 	return c.Graph(p.String("view"))
 }
 
-// Graph returns the corpus as a graph in view "inductive" or (any other
-// value) "transductive"; see the package's source type.
+// Graph returns the corpus as a graph in view "inductive",
+// "inductive_corpus" or (any other value) "transductive"; see the
+// package's source type.
 func (c *Corpus) Graph(view string) (*datasets.Graph, error) {
 	if c.DocWord == nil || len(c.Labels) != c.Docs {
 		return nil, fmt.Errorf("textgcn %s: corpus without doc-word matrix or labels", c.Name)
@@ -77,6 +80,8 @@ func (c *Corpus) Graph(view string) (*datasets.Graph, error) {
 	g := &datasets.Graph{Name: c.Name, Source: "textgcn", Classes: len(c.Classes), Binary: len(c.Classes) == 2,
 		Train: slices.Clone(c.Train), Val: slices.Clone(c.Val), Test: slices.Clone(c.Test)}
 	switch view {
+	case ViewInductiveCorpus:
+		return c.InductiveCorpusGraph()
 	case "inductive":
 		g.Adj = &sparse.CSR{Rows: c.Docs, Cols: c.Docs, Indptr: make([]int, c.Docs+1)}
 		g.SparseFeatures = c.DocWord

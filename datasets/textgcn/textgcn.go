@@ -83,6 +83,7 @@ type Corpus struct {
 	DocNames []string // per document, the meta file's first field
 	Texts    []string // per document, the cleaned words joined by single spaces
 	Windows  int      // number of sliding windows behind WordWord
+	Window   int      // the sliding-window size behind WordWord
 	Cleaned  bool     // whether Load cleaned the raw corpus (rather than reading NAME.clean.txt)
 }
 
