@@ -56,6 +56,12 @@ grep -Eq '^\| synthetic_sbm \| hyla-sgc \| 2 \| [0-9.]+ ± [0-9.]+ \|.*no paper 
 # Table 2: R8 only (the corpus build dominates), one seed, two epochs, both settings.
 run table2 pipelines/table2.hcl -var 'seeds=[0]' -var epochs=2 -var 'datasets=["r8"]'
 report table2
+# TextGCN (baselines = "on"): a measured R8 cell in the transductive and the
+# inductive table (two epochs: a smoke check, not the paper's number).
+test "$(grep -Ec '^\| textgcn \| [0-9.]+ ± [0-9.]+ \(paper [0-9.]+,' "$work/report-table2.txt")" = 2 ||
+  fail "table2: the TextGCN rows do not both have a measured R8 cell"
+grep -q '^# Table 2 (inductive, baseline): TextGCN' "$work/report-table2.txt" ||
+  fail "table2: no inductive TextGCN table"
 
 # Figure 1 / appendix E: the kernel figures on a coarse grid.
 run kernel pipelines/kernel.hcl -var grid=21

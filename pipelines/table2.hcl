@@ -15,6 +15,15 @@
 #   HyLa-LR, RFF-LR    one embedding point per word, logits = X φ(Z) W + b
 #   LR                 logits = X W + b
 #
+# Baselines (baselines = "on", the default): TextGCN (Yao et al. 2019), the
+# textgcn stage type with their code's settings (hidden 200, dropout 0.5,
+# Adam lr 0.02, at most 200 epochs, stopping when the validation loss
+# exceeds the mean of the previous 10 epochs'), test accuracy at the stop.
+#   transductive  on the same normalised corpus graph as HyLa-SGC and TextSGC
+#   inductive     on the corpus graph of the training documents alone; each
+#                 test document joins it one way through its TF-IDF edges to
+#                 the training vocabulary (docs/text.md)
+#
 # Hyper-parameters (d0, D, s, lr1, lr2) are the paper's appendix table
 # "Hyper-parameters for text classification", K = 2, 200 epochs, no early
 # stopping; the validation set is 10 % of the training documents (seeded by
@@ -94,6 +103,17 @@ variable "split_seed" {
   validation {
     condition     = var.split_seed >= 0 && floor(var.split_seed) == var.split_seed
     error_message = "split_seed must be a whole number ≥ 0."
+  }
+}
+
+variable "baselines" {
+  type        = string
+  default     = "on"
+  description = "TextGCN rows: on or off"
+
+  validation {
+    condition     = contains(["on", "off"], var.baselines)
+    error_message = "baselines must be on or off."
   }
 }
 
@@ -186,6 +206,8 @@ locals {
   ind_cell       = { for k, v in local.cell : k => v if contains(var.settings, "inductive") }
   trans_datasets = contains(var.settings, "transductive") ? var.datasets : []
   ind_datasets   = contains(var.settings, "inductive") ? var.datasets : []
+  textgcn_trans  = { for k, v in local.trans_cell : k => v if var.baselines == "on" }
+  textgcn_ind    = { for k, v in local.ind_cell : k => v if var.baselines == "on" }
 }
 
 # ---- data --------------------------------------------------------------
@@ -336,6 +358,36 @@ stage "train" "lr" {
   seed          = each.value.seed
 }
 
+# ---- baselines: TextGCN ---------------------------------------------------
+
+stage "textgcn" "trans" { # the corpus graph HyLa-SGC and TextSGC use
+  for_each = local.textgcn_trans
+  graph    = stage.normalize.corpus[each.value.dataset]
+  epochs   = var.epochs
+  seed     = each.value.seed
+}
+
+stage "dataset" "corpus_ind" { # the training documents' corpus graph, test documents joined one way
+  for_each = toset(var.baselines == "on" ? local.ind_datasets : [])
+  source   = "textgcn"
+  name     = each.value
+  root     = var.data_root
+  seed     = var.split_seed
+  view     = "inductive_corpus"
+}
+
+stage "normalize" "corpus_ind" {
+  for_each = toset(var.baselines == "on" ? local.ind_datasets : [])
+  graph    = stage.dataset.corpus_ind[each.key]
+}
+
+stage "textgcn" "ind" {
+  for_each = local.textgcn_ind
+  graph    = stage.normalize.corpus_ind[each.value.dataset]
+  epochs   = var.epochs
+  seed     = each.value.seed
+}
+
 # ---- tables ---------------------------------------------------------------
 
 stage "evaluate" "transductive" {
@@ -356,7 +408,25 @@ stage "evaluate" "inductive" {
   title       = "Table 2 (inductive): test accuracy (%)"
 }
 
+stage "evaluate" "transductive_textgcn" {
+  for_each    = toset(var.baselines == "on" && length(local.trans_datasets) > 0 ? ["table"] : [])
+  runs        = stage.textgcn.trans
+  paper_table = "table2-transductive"
+  datasets    = var.datasets
+  models      = ["textgcn"]
+  title       = "Table 2 (transductive, baseline): TextGCN, test accuracy (%) at the early stop"
+}
+
+stage "evaluate" "inductive_textgcn" {
+  for_each    = toset(var.baselines == "on" && length(local.ind_datasets) > 0 ? ["table"] : [])
+  runs        = stage.textgcn.ind
+  paper_table = "table2-inductive"
+  datasets    = var.datasets
+  models      = ["textgcn"]
+  title       = "Table 2 (inductive, baseline): TextGCN, test accuracy (%) at the early stop"
+}
+
 # The transductive and inductive tables in results/table2/.
 publish "../results/table2" {
-  from = [stage.evaluate.transductive, stage.evaluate.inductive]
+  from = [stage.evaluate.transductive, stage.evaluate.inductive, stage.evaluate.transductive_textgcn, stage.evaluate.inductive_textgcn]
 }
