@@ -88,6 +88,8 @@ func TestTable2Smoke(t *testing.T) {
 	}{
 		{`evaluate.transductive["table"]`, []string{"hyla-sgc", "rff-sgc", "sgc"}},
 		{`evaluate.inductive["table"]`, []string{"hyla-lr", "rff-lr", "lr"}},
+		{`evaluate.transductive_textgcn["table"]`, []string{"textgcn"}},
+		{`evaluate.inductive_textgcn["table"]`, []string{"textgcn"}},
 	} {
 		got := map[string]int{}
 		for _, cell := range evaluateTable(t, c, res, tc.address) {
@@ -201,6 +203,43 @@ func TestTable2RFFInductive(t *testing.T) {
 			tr.Params.Float("lr_classifier") != tc.lrc || smp.Params.Float("scale") != tc.s || smp.Params.String("kind") != "rff" {
 			t.Errorf("%s: optimizer %s lr_e %v lr_c %v s %v, want %s %v %v %v", tc.ds, tr.Params.String("optimizer_embedding"),
 				tr.Params.Float("lr_embedding"), tr.Params.Float("lr_classifier"), smp.Params.Float("scale"), tc.opt, tc.lre, tc.lrc, tc.s)
+		}
+	}
+}
+
+// TextGCN runs with text_gcn's settings on the graphs table2 builds:
+// transductive on the shared normalised corpus graph, inductive on the
+// inductive_corpus view's; baselines = "off" leaves them out.
+func TestTable2TextGCN(t *testing.T) {
+	p := load(t, "table2.hcl", nil)
+	n := map[string]int{}
+	for _, inst := range p.Instances {
+		if inst.Type.Name != "textgcn" {
+			continue
+		}
+		n[inst.Block]++
+		if inst.Params.Int("hidden") != 200 || inst.Params.Float("lr") != 0.02 || inst.Params.Float("dropout") != 0.5 ||
+			inst.Params.Float("weight_decay") != 0 || inst.Params.Int("epochs") != 200 || inst.Params.String("stopping") != "loss" ||
+			inst.Params.Int("patience") != 10 {
+			t.Errorf("%s: %v, want text_gcn's hidden 200, lr 0.02, dropout 0.5, no weight decay, 200 epochs, loss window 10", inst.Address, inst.Params)
+		}
+		norm := p.ByAddress[inst.Inputs["graph"][0].Producer]
+		ds := p.ByAddress[norm.Inputs["graph"][0].Producer]
+		want := map[string]string{"textgcn.trans": "transductive", "textgcn.ind": "inductive_corpus"}[inst.Block]
+		if ds.Params.String("view") != want || ds.Params.String("source") != "textgcn" {
+			t.Errorf("%s reads %s (view %q), want a textgcn dataset with view %q", inst.Address, ds.Address, ds.Params.String("view"), want)
+		}
+		if inst.Block == "textgcn.trans" && norm.Block != "normalize.corpus" {
+			t.Errorf("%s reads %s, want the corpus graph HyLa-SGC uses (normalize.corpus)", inst.Address, norm.Address)
+		}
+	}
+	if n["textgcn.trans"] != 40 || n["textgcn.ind"] != 40 {
+		t.Errorf("TextGCN instances %v, want 40 of each (4 corpora × 10 seeds)", n)
+	}
+	off := load(t, "table2.hcl", map[string]string{"baselines": "off"})
+	for _, inst := range off.Instances {
+		if inst.Type.Name == "textgcn" || inst.Block == "dataset.corpus_ind" || inst.Block == "normalize.corpus_ind" {
+			t.Errorf("baselines = off still has %s", inst.Address)
 		}
 	}
 }
