@@ -5,7 +5,10 @@
 // (points with c‖x‖² < 1) with Möbius addition, the Möbius matrix-vector
 // product, exponential and logarithmic maps at the origin and at a point,
 // parallel transport, the projection back into the ball and the distance,
-// plus Riemannian Adam for parameters that live on the ball.
+// plus Riemannian Adam for parameters that live on the ball; and the
+// hyperboloid model (Hyperboloid: Minkowski product, projection, exp/log
+// maps at the origin, distance, HGCN's hyperboloid matrix product), the
+// geometry of HGCN's Hyperboloid manifold and of LGCN.
 //
 // Conventions follow HGCN's code (HazyResearch/hgcn, manifolds/poincare.py)
 // so that its hyper-parameters carry over: norms are clamped below at
