@@ -1,8 +1,8 @@
 # Table 1 of the paper: node classification with HyLa-SGC, RFF-SGC and SGC on
 # Disease, Airport, Pubmed, Citeseer and Cora (test accuracy after the last
 # epoch, mean ± std over the seeds), the GCN and GAT baselines (test
-# accuracy of the early-stopped model), the hyperbolic baselines HNN and
-# HGCN (test accuracy of the best-validation epoch), plus a Reddit section (inductive
+# accuracy of the early-stopped model), the hyperbolic baselines HGCN, LGCN
+# and HNN (test accuracy of the best-validation epoch), plus a Reddit section (inductive
 # HyLa-SGC, micro-F1: Reddit's files when present, else the Reddit-scale
 # synthetic graph).
 #
@@ -14,7 +14,7 @@
 #   hylaflow run pipelines/table1.hcl -var seeds='[0,1]' -var epochs=5   # the CI smoke version
 #   hylaflow run pipelines/table1.hcl -var reddit=off                # without the Reddit section (about 6 of its minutes)
 #   hylaflow run pipelines/table1.hcl -var baselines=long            # also GCN and HGCN with HGCN's long protocol (HGCN: with its link-prediction pretraining)
-#   hylaflow run pipelines/table1.hcl -var baselines=off             # without the GCN, GAT, HNN and HGCN rows
+#   hylaflow run pipelines/table1.hcl -var baselines=off             # without the GCN, GAT, HGCN, LGCN and HNN rows
 #   hylaflow report latest                                           # the table again, from the cache
 #
 # HyLa-SGC uses the tuned values of the official code's
@@ -101,7 +101,7 @@ variable "reddit" {
 variable "baselines" {
   type        = string
   default     = "on"
-  description = "GCN, GAT, HNN and HGCN rows: on (100 epochs with early stopping, the paper's stated protocol), long (also \"gcn (long)\" on Disease and Airport and \"hgcn (long)\": HGCN's own protocol, up to 5000 epochs, with HGCN's link-prediction pretraining on the citation graphs; much longer) or off"
+  description = "GCN, GAT, HGCN, LGCN and HNN rows: on (100 epochs with early stopping, the paper's stated protocol), long (also \"gcn (long)\" on Disease and Airport and \"hgcn (long)\": HGCN's own protocol, up to 5000 epochs, with HGCN's link-prediction pretraining on the citation graphs; much longer) or off"
 
   validation {
     condition     = contains(["on", "long", "off"], var.baselines)
@@ -533,7 +533,7 @@ stage "evaluate" "table1_gnn" {
   title       = "Table 1 (baselines): GCN and GAT, test accuracy (%) of the early-stopped model"
 }
 
-# ------------------------------------------------------------ HNN and HGCN (the paper's hyperbolic baselines)
+# ------------------------------------------------------------ HGCN, LGCN and HNN (the paper's hyperbolic baselines)
 # HGCN's public code (HazyResearch/hgcn) as stage types: hnn, hgcn and
 # linkpred (HGCN's pretraining task). HGCN's preprocessing: D^-1 (A+I) from
 # the raw adjacency, features as the GCN rows (Planetoid row normalised,
@@ -607,6 +607,31 @@ stage "hgcn" "hgcn" {
   seed         = each.value.seed
 }
 
+# LGCN (Zhang et al. 2021) from its public code's layers (package nn/hgcn,
+# LGCN's Lorentzian manifold in nn/manifold). Its README gives only a
+# link-prediction command, so the rows use the hgcn rows' per-dataset
+# values; 100 epochs, the paper's protocol.
+stage "lgcn" "planetoid" {
+  for_each     = { for p in setproduct((var.baselines == "off" ? [] : local.planetoid), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
+  graph        = stage.normalize.planetoid_sgc[each.value.dataset]
+  dropout      = local.hyp[each.value.dataset].dropout
+  weight_decay = local.hyp[each.value.dataset].weight_decay
+  learn_c      = local.hyp[each.value.dataset].learn_c
+  epochs       = var.epochs > 0 ? var.epochs : 100
+  seed         = each.value.seed
+}
+
+stage "lgcn" "hgcn" {
+  for_each     = { for p in setproduct((var.baselines == "off" ? [] : local.hgcn), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
+  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn["airport"] : stage.normalize.hgcn_sgc[each.value.dataset]
+  split        = stage.hgcn_split.hgcn[each.key]
+  dropout      = local.hyp[each.value.dataset].dropout
+  weight_decay = local.hyp[each.value.dataset].weight_decay
+  learn_c      = local.hyp[each.value.dataset].learn_c
+  epochs       = var.epochs > 0 ? var.epochs : 100
+  seed         = each.value.seed
+}
+
 # HGCN's protocol (-var baselines=long). Link prediction once per citation
 # graph (seed 0 for every seed's classifier, as HGCN pretrains once).
 stage "linkpred" "planetoid" {
@@ -645,11 +670,11 @@ stage "hgcn" "hgcn_long" {
 
 stage "evaluate" "table1_hyp" {
   for_each    = toset(var.baselines == "off" ? [] : [var.baselines])
-  runs        = [stage.hnn.hgcn, stage.hnn.planetoid, stage.hgcn.hgcn, stage.hgcn.planetoid, stage.hgcn.hgcn_long, stage.hgcn.planetoid_long]
+  runs        = [stage.hnn.hgcn, stage.hnn.planetoid, stage.hgcn.hgcn, stage.hgcn.planetoid, stage.hgcn.hgcn_long, stage.hgcn.planetoid_long, stage.lgcn.hgcn, stage.lgcn.planetoid]
   paper_table = "table1"
   datasets    = ["disease", "airport", "pubmed", "citeseer", "cora"]
-  models      = each.value == "long" ? ["hnn", "hgcn", "hgcn (long)"] : ["hnn", "hgcn"]
-  title       = "Table 1 (hyperbolic baselines): HNN and HGCN, test accuracy (%) of the selected epoch"
+  models      = each.value == "long" ? ["hgcn", "hgcn (long)", "lgcn", "hnn"] : ["hgcn", "lgcn", "hnn"]
+  title       = "Table 1 (hyperbolic baselines): HGCN, LGCN and HNN, test accuracy (%) of the selected epoch"
 }
 
 # HGCN's link prediction on Disease (its disease_lp graph, features not

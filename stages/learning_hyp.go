@@ -27,7 +27,7 @@ import (
 // a normalize stage with features = "row" for HGCN's normalize-feats).
 
 func registerHyp(r *registry.Registry) error {
-	for _, t := range []*registry.Type{hypNCType("hnn"), hypNCType("hgcn"), hypLPType()} {
+	for _, t := range []*registry.Type{hypNCType("hnn"), hypNCType("hgcn"), hypNCType("lgcn"), hypLPType()} {
 		if err := r.Register(t); err != nil {
 			return err
 		}
@@ -62,7 +62,7 @@ func hypTrainParams(lr, wd float64, epochs int) []registry.Param {
 }
 
 func hypNCType(kind string) *registry.Type {
-	params := append(hypModelParams(map[string]string{"hnn": "none", "hgcn": "relu"}[kind], map[string]float64{"hnn": 0.5, "hgcn": 0}[kind]),
+	params := append(hypModelParams(map[string]string{"hnn": "none", "hgcn": "relu", "lgcn": "relu"}[kind], map[string]float64{"hnn": 0.5}[kind]),
 		hypTrainParams(0.01, 0, 100)...)
 	params = append(params, registry.Param{Name: "select", Type: registry.String, Default: "accuracy", Enum: []string{"accuracy", "f1"},
 		Doc: "validation metric that picks the reported epoch: accuracy (the paper's protocol), or f1 (HGCN's code: binary F1 with two classes, else accuracy)"})
@@ -74,6 +74,14 @@ func hypNCType(kind string) *registry.Type {
 		"hyperbolic layers (Möbius matrix product with dropout on the weight, Möbius bias, activation in the tangent " +
 		"space), then log map at the origin and a linear decoder. Defaults from HGCN's README command for Pubmed: " +
 		"dim 16, act none, dropout 0.5, lr 0.01, no weight decay, c = 1."
+	if kind == "lgcn" {
+		doc = "Trains LGCN (Zhang et al. 2021, Lorentzian GCN) as its public code: the features mapped onto the " +
+			"hyperboloid −x₀² + ‖x_{1:}‖² = −β (β = c), layers−1 Lorentzian graph convolutions (LorentzLinear: log map " +
+			"at the origin, weight with dropout on its entries and bias on the space part, exp map back; the Lorentzian " +
+			"centroid of the neighbourhood under D^-1(A+I); the activation in the tangent space onto the next " +
+			"curvature), then log map and a linear decoder; dim counts the time coordinate. LGCN's README gives no " +
+			"node-classification command: defaults as hgcn's (relu, lr 0.01, no dropout or weight decay, c = 1)."
+	}
 	if kind == "hgcn" {
 		inputs = append(inputs, registry.Input{Name: "embeddings", Kind: schema.KindEmbedding, Optional: true,
 			Doc: "pretrained embeddings from a linkpred stage: then the model is HGCN's Shallow classifier on them (HGCN's protocol on Cora and Pubmed)"})

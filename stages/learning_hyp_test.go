@@ -30,6 +30,7 @@ func TestHypNodeClassificationStages(t *testing.T) {
 	}{
 		{"hgcn", map[string]any{"epochs": 40, "seed": 3, "learn_c": true}, 0.6},
 		{"hnn", map[string]any{"epochs": 40, "seed": 3}, 0.5},
+		{"lgcn", map[string]any{"epochs": 40, "seed": 3, "learn_c": true}, 0.6},
 	} {
 		t.Run(tc.typ, func(t *testing.T) {
 			var tests []float64
@@ -131,7 +132,7 @@ func TestHypLabelsTakePaperValues(t *testing.T) {
 	for _, tc := range []struct {
 		typ, label string
 		want       float64
-	}{{"hgcn", "hgcn (long)", 74.5}, {"hnn", "", 41.0}} {
+	}{{"hgcn", "hgcn (long)", 74.5}, {"hnn", "", 41.0}, {"lgcn", "", 81.3}} {
 		out := learnRun(t, tc.typ, map[string]any{"epochs": 2, "label": tc.label}, in, 1, 1)
 		tab := learnRun(t, "evaluate", map[string]any{"paper_table": "table1"}, map[string][]*bundle.Bundle{"runs": {out["metrics"]}}, 1, 1)["table"]
 		raw, err := tab.File(learnMemberTableJSON)

@@ -18,7 +18,7 @@ func RegisterAll(r *registry.Registry) error {
 		registerData,      // data.go: dataset, normalize, precompute, split
 		registerLearning,  // learning.go: sample, embed, train, evaluate
 		registerGNN,       // learning_gnn.go: gcn, gat
-		registerHyp,       // learning_hyp.go: hnn, hgcn, linkpred
+		registerHyp,       // learning_hyp.go: hnn, hgcn, lgcn, linkpred
 		registerTextGCN,   // learning_textgcn.go: textgcn
 		registerKernel,    // kernel.go: kernel tables and figures
 		registerVisual,    // visual.go: t-SNE/PCA scatter plots of learned features

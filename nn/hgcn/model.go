@@ -179,21 +179,27 @@ func New(cfg Config, rng *rand.Rand) (*Net, error) {
 	}
 	in := f
 	for l := 0; l < n; l++ {
-		ly := layer{aggregates: cfg.Kind == "hgcn"}
-		ly.w = add(fmt.Sprintf("layer%d.W", l), glorot(rng, in, cfg.Dim, math.Sqrt2))
+		ly := layer{aggregates: cfg.Kind != "hnn"}
+		out := cfg.Dim
+		if cfg.Kind == "lgcn" {
+			// LorentzLinear maps the space part: dim−1 outputs, the time
+			// coordinate follows from the hyperboloid.
+			out = cfg.Dim - 1
+		}
+		ly.w = add(fmt.Sprintf("layer%d.W", l), glorot(rng, in, out, math.Sqrt2))
 		if cfg.Bias {
-			ly.b = add(fmt.Sprintf("layer%d.b", l), mat.NewDense(1, cfg.Dim, nil))
+			ly.b = add(fmt.Sprintf("layer%d.b", l), mat.NewDense(1, out, nil))
 		} else {
 			ly.b = -1
 		}
-		if cfg.Kind == "hgcn" {
+		if cfg.Kind != "hnn" {
 			ly.cIn, ly.cOut = l, l+1
 		} else {
 			// HNN: every layer on the model's curvature.
 			ly.cIn, ly.cOut = n, n
 		}
 		m.layers = append(m.layers, ly)
-		in = cfg.Dim
+		in = out
 	}
 	if cfg.Kind == "hnn" {
 		// The input map uses the model's curvature too.
@@ -212,7 +218,7 @@ func New(cfg Config, rng *rand.Rand) (*Net, error) {
 		}
 	}
 	m.in = manifold.NewInput(autodiff.NewSparse(cfg.Input))
-	if cfg.Kind == "hgcn" {
+	if cfg.Kind == "hgcn" || cfg.Kind == "lgcn" {
 		m.a = autodiff.NewSparse(cfg.Adj)
 	}
 	return m, nil
@@ -220,9 +226,9 @@ func New(cfg Config, rng *rand.Rand) (*Net, error) {
 
 func (c *Config) check() error {
 	switch c.Kind {
-	case "hgcn", "hnn", "shallow":
+	case "hgcn", "hnn", "lgcn", "shallow":
 	default:
-		return fmt.Errorf("hgcn: model %q, want hgcn, hnn or shallow", c.Kind)
+		return fmt.Errorf("hgcn: model %q, want hgcn, hnn, lgcn or shallow", c.Kind)
 	}
 	if c.Input == nil {
 		return fmt.Errorf("hgcn: no input features")
@@ -250,7 +256,13 @@ func (c *Config) check() error {
 	if !c.LinkPred && c.Classes < 2 {
 		return fmt.Errorf("hgcn: %d classes, want ≥ 2", c.Classes)
 	}
-	if c.Kind == "hgcn" {
+	if c.Kind == "lgcn" && c.Dim < 2 {
+		return fmt.Errorf("hgcn: LGCN dimension %d, want ≥ 2 (it counts the time coordinate)", c.Dim)
+	}
+	if c.Kind == "lgcn" && c.LinkPred {
+		return fmt.Errorf("hgcn: link prediction with LGCN is not implemented")
+	}
+	if c.Kind == "hgcn" || c.Kind == "lgcn" {
 		if c.Adj == nil || c.Adj.Rows != c.Input.Rows || c.Adj.Cols != c.Input.Rows {
 			return fmt.Errorf("hgcn: the adjacency does not match the %d feature rows", c.Input.Rows)
 		}
@@ -297,6 +309,9 @@ func (m *Net) Encode(tp *autodiff.Tape, p []*autodiff.Node, train bool, rng *ran
 	drop := 0.0
 	if train {
 		drop = m.cfg.Dropout
+	}
+	if m.cfg.Kind == "lgcn" {
+		return m.encodeLorentz(tp, p, drop, rng)
 	}
 	ball := m.manifold
 	var h *autodiff.Node
@@ -346,8 +361,46 @@ func (m *Net) Logits(tp *autodiff.Tape, p []*autodiff.Node, h *autodiff.Node, tr
 		}
 		return linear(h, m.decW, m.decB)
 	}
-	t := m.manifold.LogMap0(tp, h, m.curvature(tp, p, len(m.curv)-1))
+	c := m.curvature(tp, p, len(m.curv)-1)
+	var t *autodiff.Node
+	if m.cfg.Kind == "lgcn" {
+		t = manifold.Lorentz{}.LogMap0(tp, h, c) // its first coordinate is 0 (proj_tan0)
+	} else {
+		t = m.manifold.LogMap0(tp, h, c)
+	}
 	return linear(t, m.decW, m.decB)
+}
+
+// encodeLorentz is LGCN's encoder (Zhang et al. 2021, its public code):
+// the features mapped onto the hyperboloid (exp map at the origin), then
+// per layer LorentzLinear (log map at the origin, the weight — with
+// dropout on its entries — and bias on the space part, exp map back), the
+// Lorentzian centroid of the neighbourhood under D^-1 (A+I), and the
+// activation in the tangent space at the origin onto the next curvature.
+// The first layer's log map of the mapped features is a row scaling of
+// the sparse features (manifold.Lorentz.SparseTangent).
+func (m *Net) encodeLorentz(tp *autodiff.Tape, p []*autodiff.Node, drop float64, rng *rand.Rand) *autodiff.Node {
+	var lor manifold.Lorentz
+	var h *autodiff.Node
+	for l, ly := range m.layers {
+		cIn, cOut := m.curvature(tp, p, ly.cIn), m.curvature(tp, p, ly.cOut)
+		w := tp.Dropout(p[ly.w], drop, rng)
+		var mx *autodiff.Node
+		if l == 0 {
+			s := lor.SparseTangent(tp, tp.Const(m.in.Norms()), cIn)
+			mx = tp.MulB(tp.SpMM(m.in.X, w), s)
+		} else {
+			t := lor.LogMap0(tp, h, cIn)
+			mx = tp.MatMul(tp.ColSlice(t, 1, t.Cols()), w)
+		}
+		if ly.b >= 0 {
+			mx = tp.AddBias(mx, p[ly.b])
+		}
+		h = lor.ExpMap0(tp, tp.ConcatCols(tp.Const(mat.NewDense(mx.Rows(), 1, nil)), mx), cIn)
+		h = lor.Centroid(tp, m.a, h, cIn)
+		h = lor.ExpMap0(tp, m.act(tp, lor.LogMap0(tp, h, cIn)), cOut)
+	}
+	return h
 }
 
 // SqDist returns the squared hyperbolic distances between the rows a[k]

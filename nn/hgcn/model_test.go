@@ -86,7 +86,7 @@ func TestNetGradients(t *testing.T) {
 		kind   string
 		learnC bool
 		lp     bool
-	}{{"hgcn", true, false}, {"hgcn", false, false}, {"hnn", true, false}, {"hgcn", true, true}} {
+	}{{"hgcn", true, false}, {"hgcn", false, false}, {"hnn", true, false}, {"hgcn", true, true}, {"lgcn", true, false}} {
 		a, _ := RowNormalizeSelfLoops(adj)
 		classes := 2
 		if tc.lp {
@@ -158,9 +158,9 @@ func TestNetGradients(t *testing.T) {
 
 func TestTrainLearnsAndIsDeterministic(t *testing.T) {
 	adj, x, s := communities(5, 3, 30)
-	for _, kind := range []string{"hgcn", "hnn"} {
+	for _, kind := range []string{"hgcn", "hnn", "lgcn"} {
 		run := func(workers int) *Result {
-			net := newNet(t, kind, kind == "hgcn", adj, x, 3, 4)
+			net := newNet(t, kind, kind != "hnn", adj, x, 3, 4)
 			res, err := Train(context.Background(), net, s, adj.Rows, TrainConfig{Epochs: 120, LR: 0.01, Select: "accuracy", Workers: workers},
 				rand.New(rand.NewPCG(6, 6)))
 			if err != nil {
@@ -174,12 +174,15 @@ func TestTrainLearnsAndIsDeterministic(t *testing.T) {
 		}
 		// The graph makes the communities easy for HGCN; HNN sees only
 		// the noisy features.
-		want := map[string]float64{"hgcn": 0.9, "hnn": 0.6}[kind]
+		want := map[string]float64{"hgcn": 0.9, "hnn": 0.6, "lgcn": 0.9}[kind]
 		if a.Test < want {
 			t.Errorf("%s: test accuracy %.3f, want ≥ %.2f", kind, a.Test, want)
 		}
-		if kind == "hgcn" && a.Curvature == 1 {
-			t.Errorf("hgcn: the learnt curvature did not move from 1")
+		if kind != "hnn" && a.Curvature == 1 {
+			t.Errorf("%s: the learnt curvature did not move from 1", kind)
+		}
+		if kind == "lgcn" {
+			continue // points of the hyperboloid, not the ball
 		}
 		for i := 0; i < a.Embeddings.RawMatrix().Rows; i++ {
 			if nrm := mat.Norm(a.Embeddings.RowView(i), 2); !(nrm < 1/math.Sqrt(a.Curvature)) {

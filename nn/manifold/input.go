@@ -32,6 +32,9 @@ func NewInput(x *autodiff.Sparse) *Input {
 	return &Input{X: x, norms: n}
 }
 
+// Norms returns the rows' norms ‖X_i‖ (n×1).
+func (in *Input) Norms() *mat.Dense { return in.norms }
+
 // Scale returns s (n×1) with proj(exp0(X)) = diag(s)·X on the ball of
 // curvature c (Poincare.ExpMap0 then Poincare.Proj, row by row).
 func (in *Input) Scale(tp *autodiff.Tape, c *autodiff.Node) *autodiff.Node {
