@@ -15,6 +15,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/runner/supervise"
 	"github.com/hylaflow/hylaflow/runreport"
 	"github.com/hylaflow/hylaflow/runs"
 )
@@ -117,8 +118,8 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		// instead of letting garbage grow to twice the live data.
 		debug.SetMemoryLimit(memMB << 20)
 	}
-	if dir := superviseChild(); dir != "" {
-		obs = newStateObserver(obs, dir, memMB)
+	if dir := supervise.Child(); dir != "" {
+		obs = supervise.NewObserver(obs, dir, memMB)
 	}
 	opts := runner.RunOptions{
 		PlanOptions: runner.PlanOptions{Force: force, NoCache: *noCache},

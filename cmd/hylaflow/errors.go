@@ -19,10 +19,6 @@ const (
 	exitUsage       = 2 // bad flags or arguments, or a name that names nothing
 	exitInvalid     = 3 // the pipeline file is invalid
 	exitCanceled    = 130
-	// exitOutOfMemory: run's process ran out of memory (the Go runtime
-	// could not allocate, or it was killed by SIGKILL, as the kernel's
-	// out-of-memory killer does); 137 = 128 + SIGKILL, as shells report it.
-	exitOutOfMemory = 137
 )
 
 // Commands return errors; dispatch prints them ("hylaflow CMD: message")

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/runner/supervise"
 )
 
 // command is one subcommand.
@@ -36,9 +37,11 @@ func registerCommand(c *command) {
 }
 
 func main() {
-	if superviseCommand(os.Args[1:]) {
+	if supervise.Wanted("run", os.Args[1:]) {
 		// run: in a child process, so running out of memory is reported.
-		os.Exit(supervise(os.Args[1:], os.Stderr))
+		os.Exit(supervise.Run("hylaflow run", os.Args[1:], os.Stderr, func() int {
+			return dispatch(os.Args[1:], os.Stdout, os.Stderr)
+		}))
 	}
 	os.Exit(profiled(func() int { return dispatch(os.Args[1:], os.Stdout, os.Stderr) }))
 }

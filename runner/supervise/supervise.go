@@ -1,4 +1,19 @@
-package main
+// Package supervise reports a run that ran out of memory as such.
+//
+// A Go program that cannot get memory dies in the runtime ("fatal error:
+// runtime: out of memory", a goroutine dump, exit 2), and one the kernel's
+// OOM killer or a cgroup limit kills gets SIGKILL and says nothing;
+// neither can be caught by the process itself. So `hylaflow run` runs the
+// pipeline in a child process (the same binary and arguments, marked by
+// Env) and watches it: the child (Child, NewObserver) keeps a small file
+// of the stages it is running and the budget, and copies its runtime's
+// crash output to a file; when it dies of either cause, the parent (Run)
+// says so — which stages were running, the budget, the peak memory — and
+// what to do, and exits with ExitOutOfMemory. The child inherits stdin,
+// stdout and stderr (the live progress block and the tables stream as
+// before) and runs in its own process group; the parent forwards SIGINT,
+// SIGTERM, SIGHUP and SIGQUIT to it, so one Ctrl-C is one cancellation.
+package supervise
 
 import (
 	"encoding/json"
@@ -19,36 +34,30 @@ import (
 	"github.com/hylaflow/hylaflow/runner"
 )
 
-// Out of memory, reported as such. A Go program that cannot get memory
-// dies in the runtime ("fatal error: runtime: out of memory", a goroutine
-// dump, exit 2), and one the kernel's OOM killer or a cgroup limit kills
-// gets SIGKILL and says nothing; neither can be caught by the process
-// itself. So `hylaflow run` runs the pipeline in a child process (the same
-// binary and arguments, marked by superviseEnv) and watches it: the child
-// keeps a small file of the stages it is running and the budget, and
-// copies its runtime's crash output to a file; when it dies of either
-// cause, the parent says so — which stages were running, the budget, the
-// peak memory — and what to do, and exits with exitOutOfMemory. The child
-// inherits stdin, stdout and stderr (the live progress block and the
-// tables stream as before) and runs in its own process group; the parent
-// forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to it, so one Ctrl-C is one
-// cancellation.
-
 const (
-	// superviseEnv marks the supervised child; its value is the directory
-	// of its state and crash files.
-	superviseEnv = "HYLAFLOW_SUPERVISED"
-	// noSuperviseEnv, set to anything, runs `run` in one process (no
-	// out-of-memory report).
-	noSuperviseEnv     = "HYLAFLOW_NO_SUPERVISOR"
-	superviseStateFile = "running.json"
-	superviseCrashFile = "crash.txt"
+	// Env marks the supervised child; its value is the directory of its
+	// state and crash files.
+	Env = "HYLAFLOW_SUPERVISED"
+	// NoEnv, set to anything, runs `run` in one process (no out-of-memory
+	// report).
+	NoEnv = "HYLAFLOW_NO_SUPERVISOR"
+	// ExitOutOfMemory is the exit status of a run that ran out of memory
+	// (the Go runtime could not allocate, or it was killed by SIGKILL, as
+	// the kernel's out-of-memory killer does); 137 = 128 + SIGKILL, as
+	// shells report it.
+	ExitOutOfMemory = 137
+	// exitFailed is the status when the child cannot be started.
+	exitFailed = 1
+
+	stateFile = "running.json"
+	crashFile = "crash.txt"
 )
 
-// superviseCommand reports whether the command line args is one the
-// supervisor runs in a child: a run, not its --help, not already a child.
-func superviseCommand(args []string) bool {
-	if len(args) == 0 || args[0] != "run" || os.Getenv(superviseEnv) != "" || os.Getenv(noSuperviseEnv) != "" {
+// Wanted reports whether the command line args (after the program name)
+// is one to run in a supervised child: command cmd, not its --help, not
+// already a child, and not switched off by NoEnv.
+func Wanted(cmd string, args []string) bool {
+	if len(args) == 0 || args[0] != cmd || os.Getenv(Env) != "" || os.Getenv(NoEnv) != "" {
 		return false
 	}
 	for _, a := range args[1:] {
@@ -62,19 +71,19 @@ func superviseCommand(args []string) bool {
 	return true
 }
 
-// supervise runs args in a child process of this binary, forwarding
-// signals, and returns its exit code, or exitOutOfMemory after reporting on
-// stderr when it ran out of memory.
-func supervise(args []string, stderr io.Writer) int {
+// Run runs args in a child process of this binary, forwarding signals,
+// and returns its exit code, or ExitOutOfMemory after reporting on stderr
+// (as command name, e.g. "hylaflow run") when it ran out of memory. When
+// no child can be prepared it returns inProcess(), the command run here.
+func Run(name string, args []string, stderr io.Writer, inProcess func() int) int {
 	exe, err := os.Executable()
 	dir, derr := os.MkdirTemp("", "hylaflow-run-")
 	if err != nil || derr != nil {
-		// Cannot supervise: run here, as before.
-		return dispatch(args, os.Stdout, os.Stderr)
+		return inProcess()
 	}
 	defer os.RemoveAll(dir)
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), superviseEnv+"="+dir)
+	cmd.Env = append(os.Environ(), Env+"="+dir)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	// Its own process group: a Ctrl-C at the terminal reaches the parent
 	// only, which forwards it once. Pdeathsig: a parent killed outright
@@ -87,8 +96,8 @@ func supervise(args []string, stderr io.Writer) int {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(stderr, "hylaflow run: start the run process: %v\n", err)
-		return exitStageFailed
+		fmt.Fprintf(stderr, "%s: start the run process: %v\n", name, err)
+		return exitFailed
 	}
 	var wg sync.WaitGroup
 	done := make(chan struct{})
@@ -109,34 +118,34 @@ func supervise(args []string, stderr io.Writer) int {
 	wg.Wait()
 	st := cmd.ProcessState
 	if st == nil {
-		fmt.Fprintf(stderr, "hylaflow run: %v\n", werr)
-		return exitStageFailed
+		fmt.Fprintf(stderr, "%s: %v\n", name, werr)
+		return exitFailed
 	}
 	var peakKB int64
 	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
 		peakKB = ru.Maxrss
 	}
 	ws, _ := st.Sys().(syscall.WaitStatus)
-	crash, _ := os.ReadFile(filepath.Join(dir, superviseCrashFile))
-	oom := outOfMemory(crash)
+	crash, _ := os.ReadFile(filepath.Join(dir, crashFile))
+	oom := OutOfMemory(crash)
 	killed := ws.Signaled() && ws.Signal() == syscall.SIGKILL
 	switch {
 	case oom || killed:
-		state := readSuperviseState(filepath.Join(dir, superviseStateFile))
-		writeOutOfMemory(stderr, killed && !oom, state, peakKB)
-		return exitOutOfMemory
+		state := readState(filepath.Join(dir, stateFile))
+		WriteReport(stderr, name, killed && !oom, state, peakKB)
+		return ExitOutOfMemory
 	case ws.Signaled():
-		fmt.Fprintf(stderr, "hylaflow run: the run process was ended by %v\n", ws.Signal())
+		fmt.Fprintf(stderr, "%s: the run process was ended by %v\n", name, ws.Signal())
 		return 128 + int(ws.Signal())
 	}
 	return st.ExitCode()
 }
 
-// outOfMemory reports whether crash, the Go runtime's crash output, is an
+// OutOfMemory reports whether crash, the Go runtime's crash output, is an
 // allocation failure. The runtime prints "fatal error: out of memory" on
 // stderr but not to the crash output, which holds the goroutines: there,
 // the fatal goroutine's runtime.throw is called from the allocator.
-func outOfMemory(crash []byte) bool {
+func OutOfMemory(crash []byte) bool {
 	s := string(crash)
 	if strings.Contains(s, "out of memory") {
 		return true
@@ -160,27 +169,29 @@ func outOfMemory(crash []byte) bool {
 	return false
 }
 
-// superviseState is what the child keeps in its state file.
-type superviseState struct {
+// State is what the child keeps in its state file.
+type State struct {
 	BudgetMB int64            `json:"budget_mb"` // < 0: none
 	Running  map[string]int64 `json:"running"`   // address → MiB counted
 }
 
-func readSuperviseState(path string) superviseState {
-	var st superviseState
+func readState(path string) State {
+	var st State
 	if b, err := os.ReadFile(path); err == nil {
 		json.Unmarshal(b, &st) // a torn file leaves what was read
 	}
 	return st
 }
 
-// writeOutOfMemory explains the child's death: signaled (SIGKILL, cause
-// inferred) or the runtime's allocation failure.
-func writeOutOfMemory(w io.Writer, signaled bool, st superviseState, peakKB int64) {
+// WriteReport explains the child's death to the user of command name:
+// signaled (SIGKILL, cause inferred) or the runtime's allocation failure,
+// the stages running then, the budget, the peak RSS (KiB, 0: unknown) and
+// what to do.
+func WriteReport(w io.Writer, name string, signaled bool, st State, peakKB int64) {
 	if signaled {
-		fmt.Fprintln(w, "hylaflow run: out of memory: the run process was killed by SIGKILL, most likely by the kernel's out-of-memory killer or a memory limit of its cgroup or container.")
+		fmt.Fprintf(w, "%s: out of memory: the run process was killed by SIGKILL, most likely by the kernel's out-of-memory killer or a memory limit of its cgroup or container.\n", name)
 	} else {
-		fmt.Fprintln(w, "hylaflow run: out of memory: the run process could not get more memory from the system and stopped (Go: fatal error: runtime: out of memory).")
+		fmt.Fprintf(w, "%s: out of memory: the run process could not get more memory from the system and stopped (Go: fatal error: runtime: out of memory).\n", name)
 	}
 	if len(st.Running) == 0 {
 		fmt.Fprintln(w, "No stage was running (it died loading, planning or storing).")
@@ -220,38 +231,41 @@ func showMiB(mb int64) string {
 	return fmt.Sprintf("%.1f GiB", float64(mb)/1024)
 }
 
-// superviseChild sets up the supervised side: the runtime's crash output
-// goes to the crash file too. It returns the state directory, or "" when
-// this process is not supervised.
-func superviseChild() string {
-	dir := os.Getenv(superviseEnv)
+// Child sets up the supervised side: the runtime's crash output goes to
+// the crash file too. It returns the state directory, or "" when this
+// process is not supervised.
+func Child() string {
+	dir := os.Getenv(Env)
 	if dir == "" {
 		return ""
 	}
-	if f, err := os.Create(filepath.Join(dir, superviseCrashFile)); err == nil {
+	if f, err := os.Create(filepath.Join(dir, crashFile)); err == nil {
 		debug.SetCrashOutput(f, debug.CrashOptions{})
 		f.Close() // SetCrashOutput keeps its own descriptor
 	}
 	return dir
 }
 
-// stateObserver keeps the supervised child's state file: the running
-// stages with their memory, rewritten at every start and end.
-type stateObserver struct {
+// observer keeps the supervised child's state file: the running stages
+// with their memory, rewritten at every start and end.
+type observer struct {
 	next runner.Observer
 	path string
 	mu   sync.Mutex
-	st   superviseState
+	st   State
 }
 
-func newStateObserver(next runner.Observer, dir string, budgetMB int64) runner.Observer {
-	o := &stateObserver{next: next, path: filepath.Join(dir, superviseStateFile),
-		st: superviseState{BudgetMB: budgetMB, Running: map[string]int64{}}}
+// NewObserver returns an observer that passes every event to next and
+// keeps the state file in dir (Child's directory) for the parent's report.
+func NewObserver(next runner.Observer, dir string, budgetMB int64) runner.Observer {
+	o := &observer{next: next, path: filepath.Join(dir, stateFile),
+		st: State{BudgetMB: budgetMB, Running: map[string]int64{}}}
 	o.write()
 	return o
 }
 
-func (o *stateObserver) Event(e runner.Event) {
+// Event implements runner.Observer.
+func (o *observer) Event(e runner.Event) {
 	o.next.Event(e)
 	switch e.Kind {
 	case runner.EventStart, runner.EventDone:
@@ -269,7 +283,7 @@ func (o *stateObserver) Event(e runner.Event) {
 }
 
 // write replaces the state file (rename: the parent never reads half).
-func (o *stateObserver) write() {
+func (o *observer) write() {
 	b, err := json.Marshal(o.st)
 	if err != nil {
 		return
