@@ -10,12 +10,19 @@ import (
 	"runtime/pprof"
 
 	"github.com/hylaflow/hylaflow/bench"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	// selects OpenBLAS for blas64 in builds with -tags openblas
 )
 
 func init() {
-	registerCommand(&command{
-		Name:    "bench",
+	app.Register(&cli.Command{
+		Name: "bench",
+		Complete: func(_, flag, _ string) []string {
+			if flag == "dataset" {
+				return bench.Datasets
+			}
+			return nil
+		},
 		Summary: "time load → normalize → precompute → sample → train → evaluate in process, with peak memory",
 		Run:     benchCmdRun,
 	})
@@ -24,7 +31,7 @@ func init() {
 var benchCmdUsage = helpText("bench")
 
 func benchCmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := cliFlagSet("bench")
+	fs := cli.FlagSet("bench")
 	dataset := fs.String("dataset", "cora", "dataset row (see above)")
 	seeds := fs.Int("seeds", 10, "number of seeds (0..N-1)")
 	model := fs.String("model", "hyla", "hyla, rff or sgc")
@@ -36,18 +43,18 @@ func benchCmdRun(args []string, stdout, stderr io.Writer) error {
 	root := fs.String("data", "", "data root (default: $HYLAFLOW_DATA, else ../shared/datasets, else the user cache)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (pprof) to this file")
 	verbose := fs.Bool("v", false, "print the stages' log lines on stderr")
-	pos, err := cliFlags(fs, args, stdout, benchCmdUsage+cliDefaults(fs))
+	pos, err := cli.Parse(fs, args, stdout, benchCmdUsage+cli.Defaults(fs))
 	switch {
 	case err != nil:
 		return err
 	case len(pos) > 0:
-		return usageHint("unexpected argument %q", pos[0])
+		return cli.UsageHint("unexpected argument %q", pos[0])
 	case *seeds < 1 || *workers < 1 || *epochs < 0:
-		return usagef("--seeds and -j must be ≥ 1, --epochs ≥ 0")
+		return cli.Usagef("--seeds and -j must be ≥ 1, --epochs ≥ 0")
 	case *split != "code" && *split != "disjoint":
-		return usagef("--split %q, want code or disjoint", *split)
+		return cli.Usagef("--split %q, want code or disjoint", *split)
 	case *model != "hyla" && *model != "rff" && *model != "sgc":
-		return usagef("--model %q, want hyla, rff or sgc", *model)
+		return cli.Usagef("--model %q, want hyla, rff or sgc", *model)
 	}
 	names, models := []string{*dataset}, []string{*model}
 	if *table1 {
@@ -60,7 +67,7 @@ func benchCmdRun(args []string, stdout, stderr io.Writer) error {
 	for _, name := range names {
 		r, err := bench.LookupRow(name, *split)
 		if err != nil {
-			return usagef("%v", err)
+			return cli.Usagef("%v", err)
 		}
 		if *epochs > 0 {
 			r.Epochs = *epochs
@@ -70,11 +77,11 @@ func benchCmdRun(args []string, stdout, stderr io.Writer) error {
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
-			return failed(err)
+			return cli.Failed(err)
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return failed(err)
+			return cli.Failed(err)
 		}
 		defer pprof.StopCPUProfile()
 	}
@@ -87,12 +94,12 @@ func benchCmdRun(args []string, stdout, stderr io.Writer) error {
 	results, wall, err := bench.Run(ctx, cells, opts)
 	if err != nil {
 		if ctx.Err() != nil {
-			return canceled(err)
+			return cli.Canceled(err)
 		}
-		return failed(err)
+		return cli.Failed(err)
 	}
 	if *asJSON {
-		return failed(bench.WriteJSON(stdout, results, wall, *workers))
+		return cli.Failed(bench.WriteJSON(stdout, results, wall, *workers))
 	}
 	bench.Print(stdout, results, wall)
 	return nil

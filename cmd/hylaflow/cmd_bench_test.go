@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/bench"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/internal/vec"
 	"github.com/hylaflow/hylaflow/openblas"
 )
@@ -23,8 +24,8 @@ type benchTestOutput struct {
 // dataset names still work, with a note on stderr.
 func TestBenchJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := dispatch([]string{"bench", "--json", "--dataset", "disease-synth", "--seeds", "1", "--epochs", "2", "-j", "2"}, &stdout, &stderr)
-	if code != exitOK || stderr.String() != "hylaflow bench: note: dataset \"disease-synth\" is now called \"synthetic_disease\" (as in hylaflow datasets list)\n" {
+	code := app.Dispatch([]string{"bench", "--json", "--dataset", "disease-synth", "--seeds", "1", "--epochs", "2", "-j", "2"}, &stdout, &stderr)
+	if code != cli.ExitOK || stderr.String() != "hylaflow bench: note: dataset \"disease-synth\" is now called \"synthetic_disease\" (as in hylaflow datasets list)\n" {
 		t.Fatalf("bench: exit %d, stderr:\n%s", code, stderr.String())
 	}
 	var out benchTestOutput
@@ -48,15 +49,15 @@ func TestBenchUsage(t *testing.T) {
 		{"extra"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := dispatch(append([]string{"bench"}, args...), &stdout, &stderr); code != exitUsage {
-			t.Errorf("bench %v: exit %d, want %d", args, code, exitUsage)
+		if code := app.Dispatch(append([]string{"bench"}, args...), &stdout, &stderr); code != cli.ExitUsage {
+			t.Errorf("bench %v: exit %d, want %d", args, code, cli.ExitUsage)
 		}
 		if stderr.Len() == 0 {
 			t.Errorf("bench %v: no message", args)
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	dispatch([]string{"bench", "--dataset", "nope"}, &stdout, &stderr)
+	app.Dispatch([]string{"bench", "--dataset", "nope"}, &stdout, &stderr)
 	if !strings.Contains(stderr.String(), `unknown dataset "nope" (want cora, citeseer, pubmed, airport, disease_nc, synthetic_disease, synthetic_sbm)`) {
 		t.Errorf("message %q", stderr.String())
 	}

@@ -11,33 +11,30 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/cacheops"
+	"github.com/hylaflow/hylaflow/internal/cli"
 )
 
 func init() {
-	registerCommand(&command{
-		Name:    "cache",
-		Summary: "inspect, verify, export from and clean the artifact cache",
-		Run:     cacheCmdRun,
+	app.Register(&cli.Command{
+		Name:        "cache",
+		Subcommands: cacheCmdSubs,
+		Summary:     "inspect, verify, export from and clean the artifact cache",
+		Run:         cacheCmdRun,
 	})
 }
 
 var cacheCmdUsage = helpText("cache")
 
-var cacheCmdSubUsage = map[string]string{
-	"ls":     helpText("cache-ls"),
-	"stats":  helpText("cache-stats"),
-	"verify": helpText("cache-verify"),
-	"gc":     helpText("cache-gc"),
-	"clear":  helpText("cache-clear"),
-	"export": helpText("cache-export"),
-}
+// cacheCmdSubs are cache's subcommands, each with its usage text in
+// help/cache-SUB.txt.
+var cacheCmdSubs = []string{"ls", "stats", "verify", "gc", "clear", "export"}
 
 // cacheCmdNow is the clock used for relative ages (tests may replace it).
 var cacheCmdNow = time.Now
 
 func cacheCmdRun(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageText(cacheCmdUsage, "")
+		return cli.UsageText(cacheCmdUsage, "")
 	}
 	sub := args[0]
 	switch sub {
@@ -45,17 +42,16 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, cacheCmdUsage)
 		return nil
 	}
-	usage, ok := cacheCmdSubUsage[sub]
-	if !ok {
-		return usageText(cacheCmdUsage, "unknown subcommand %q", sub)
+	if !slices.Contains(cacheCmdSubs, sub) {
+		return cli.UsageText(cacheCmdUsage, "unknown subcommand %q", sub)
 	}
 	name := "cache " + sub
-	return inCommand(name, cacheCmdSub(sub, usage, args[1:], stdout, stderr))
+	return cli.InCommand(name, cacheCmdSub(sub, helpText("cache-"+sub), args[1:], stdout, stderr))
 }
 
 // cacheCmdSub runs subcommand sub of cache with its arguments.
 func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) error {
-	fs := cliFlagSet("cache " + sub)
+	fs := cli.FlagSet("cache " + sub)
 	dir := fs.String("cache", "", "cache directory")
 	var asJSON, dryRun, yes, repair *bool
 	var member *string
@@ -78,7 +74,7 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 	case "export":
 		member = fs.String("member", "", "write only this member")
 	}
-	pos, err := cliFlags(fs, args, stdout, usage)
+	pos, err := cli.Parse(fs, args, stdout, usage)
 	if err != nil {
 		return err
 	}
@@ -87,31 +83,31 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 		wantArgs = 2
 	}
 	if len(pos) != wantArgs && sub != "ls" {
-		return usageText(usage, "want %d arguments, got %d", wantArgs, len(pos))
+		return cli.UsageText(usage, "want %d arguments, got %d", wantArgs, len(pos))
 	}
 	if sub == "ls" && !slices.Contains(cacheops.SortOrders, *sortBy) {
-		return usagef("--sort %q: want stage, size, stored or used", *sortBy)
+		return cli.Usagef("--sort %q: want stage, size, stored or used", *sortBy)
 	}
 	var age time.Duration
 	if sub == "gc" {
 		if *olderThan != "" {
 			if age, err = cacheops.ParseAge(*olderThan); err != nil {
-				return usagef("--older-than: %v", err)
+				return cli.Usagef("--older-than: %v", err)
 			}
 		}
 		if *keepRuns < 0 {
-			return usagef("--keep-runs %d: want 0 or more", *keepRuns)
+			return cli.Usagef("--keep-runs %d: want 0 or more", *keepRuns)
 		}
 	}
 	cdir, err := cliCacheDir(*dir)
 	if err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
 	var c *cache.Cache
 	switch {
 	case sub == "gc" || sub == "clear" || sub == "verify" && *repair:
 		if _, err := os.Stat(cdir); err != nil {
-			return failed(fmt.Errorf("no cache at %s: %w", cdir, err))
+			return cli.Failed(fmt.Errorf("no cache at %s: %w", cdir, err))
 		}
 		c, err = cache.Open(cdir)
 		if sub == "clear" && *yes && errors.Is(err, cache.ErrIndexDamaged) {
@@ -122,7 +118,7 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 		c, err = cache.OpenReadOnly(cdir)
 	}
 	if err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
 	defer c.Close()
 
@@ -134,18 +130,18 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 	case "verify":
 		clean, err := cacheops.Verify(stdout, c, *repair)
 		if err == nil && !clean {
-			return exitStatus(exitStageFailed)
+			return cli.ExitStatus(cli.ExitFailed)
 		}
-		return failed(err)
+		return cli.Failed(err)
 	case "gc":
 		err = cacheops.GC(stdout, c, cache.GCOptions{KeepRuns: *keepRuns, OlderThan: age, DryRun: *dryRun})
 	case "clear":
 		if !*yes {
 			what, err := cacheops.Contents(c)
 			if err != nil {
-				return failed(err)
+				return cli.Failed(err)
 			}
-			return usagef("would remove %s from %s; pass --yes to do it", what, c.Dir())
+			return cli.Usagef("would remove %s from %s; pass --yes to do it", what, c.Dir())
 		}
 		err = cacheops.Clear(stdout, c)
 		if errors.Is(err, cache.ErrIndexDamaged) {
@@ -160,11 +156,11 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 		}
 		return err // an unknown key or output is exit 2
 	}
-	return failed(err)
+	return cli.Failed(err)
 }
 
 // cacheCmdReset empties a cache whose index SQLite cannot read (clear --yes).
 func cacheCmdReset(dir string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "hylaflow cache clear: %s is damaged (SQLite cannot read it); removing it with every payload\n", filepath.Join(dir, "index.db"))
-	return failed(cacheops.Reset(stdout, dir))
+	return cli.Failed(cacheops.Reset(stdout, dir))
 }

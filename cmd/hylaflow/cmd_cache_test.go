@@ -21,6 +21,7 @@ import (
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/cacheops"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/stages/schema"
 )
@@ -45,7 +46,7 @@ stage "sum" "all" { in = [stage.scale.s, stage.random.r] }
 // cacheCmdExec runs hylaflow in-process.
 func cacheCmdExec(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := dispatch(args, &out, &errb)
+	code := app.Dispatch(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -110,15 +111,15 @@ func cacheCmdSetup(t *testing.T) (string, string) {
 	}
 	cdir := filepath.Join(dir, "cache")
 	// -j 1: the run history lists stages in the order they finished.
-	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q", "-j", "1")
-	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q", "-j", "1", "-var", "factor=3")
+	cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", cdir, "-q", "-j", "1")
+	cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", cdir, "-q", "-j", "1", "-var", "factor=3")
 	return file, cdir
 }
 
 func cacheCmdLsJSON(t *testing.T, cdir string) []cacheops.ArtifactJSON {
 	t.Helper()
 	var list []cacheops.ArtifactJSON
-	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "ls", "--json", "--cache", cdir)), &list); err != nil {
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, cli.ExitOK, "cache", "ls", "--json", "--cache", cdir)), &list); err != nil {
 		t.Fatal(err)
 	}
 	return list
@@ -136,8 +137,8 @@ func cacheCmdFind(list []cacheops.ArtifactJSON, address, output string) []cacheo
 
 func TestCacheCmdListStatsVerify(t *testing.T) {
 	_, cdir := cacheCmdSetup(t)
-	cacheCmdGolden(t, "cache_ls", cacheCmdMask(cacheCmdMust(t, exitOK, "cache", "ls", "--cache", cdir), cdir))
-	cacheCmdGolden(t, "cache_stats", cacheCmdMask(cacheCmdMust(t, exitOK, "cache", "stats", "--cache", cdir), cdir))
+	cacheCmdGolden(t, "cache_ls", cacheCmdMask(cacheCmdMust(t, cli.ExitOK, "cache", "ls", "--cache", cdir), cdir))
+	cacheCmdGolden(t, "cache_stats", cacheCmdMask(cacheCmdMust(t, cli.ExitOK, "cache", "stats", "--cache", cdir), cdir))
 
 	// ls --json agrees with the cache's own listing.
 	list := cacheCmdLsJSON(t, cdir)
@@ -164,21 +165,21 @@ func TestCacheCmdListStatsVerify(t *testing.T) {
 	}
 	// Prefix filters: by stage address and by key.
 	sums := cacheCmdFind(list, "sum.all", "out")
-	out := cacheCmdMust(t, exitOK, "cache", "ls", "sum.", sums[0].Key[:6], "--cache", cdir)
+	out := cacheCmdMust(t, cli.ExitOK, "cache", "ls", "sum.", sums[0].Key[:6], "--cache", cdir)
 	if strings.Count(out, "sum.all") != 4 || strings.Contains(out, "scale.s") || !strings.HasSuffix(out, "\n4 artifacts, 1.7 KiB\n") {
 		t.Errorf("ls sum. KEY:\n%s", out)
 	}
-	out = cacheCmdMust(t, exitOK, "cache", "ls", "random.r", "--cache", cdir)
+	out = cacheCmdMust(t, cli.ExitOK, "cache", "ls", "random.r", "--cache", cdir)
 	if strings.Count(out, "random.r") != 1 || strings.Count(out, "\n") != 3 || !strings.HasSuffix(out, "\n1 artifact, 470 B\n") {
 		t.Errorf("ls random.r:\n%s", out)
 	}
-	if out := cacheCmdMust(t, exitOK, "cache", "ls", "nothing", "--cache", cdir); out != "none of the 8 artifacts in "+cdir+" matches nothing\n" {
+	if out := cacheCmdMust(t, cli.ExitOK, "cache", "ls", "nothing", "--cache", cdir); out != "none of the 8 artifacts in "+cdir+" matches nothing\n" {
 		t.Errorf("ls nothing: %q", out)
 	}
 	// --sort: by size, largest first; by storage time, oldest first.
 	var bySize, byStored []cacheops.ArtifactJSON
-	json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "ls", "--json", "--sort", "size", "--cache", cdir)), &bySize)
-	json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "ls", "--json", "--sort", "stored", "--cache", cdir)), &byStored)
+	json.Unmarshal([]byte(cacheCmdMust(t, cli.ExitOK, "cache", "ls", "--json", "--sort", "size", "--cache", cdir)), &bySize)
+	json.Unmarshal([]byte(cacheCmdMust(t, cli.ExitOK, "cache", "ls", "--json", "--sort", "stored", "--cache", cdir)), &byStored)
 	if len(bySize) != 8 || len(byStored) != 8 {
 		t.Fatalf("ls --sort: %d and %d artifacts", len(bySize), len(byStored))
 	}
@@ -192,12 +193,12 @@ func TestCacheCmdListStatsVerify(t *testing.T) {
 	if byStored[0].Address == "sum.all" || byStored[7].Address == "random.r" {
 		t.Errorf("ls --sort stored: first %s, last %s", byStored[0].Address, byStored[7].Address)
 	}
-	if code, _, errs := cacheCmdExec("cache", "ls", "--sort", "colour", "--cache", cdir); code != exitUsage || !strings.Contains(errs, `--sort "colour": want stage, size, stored or used`) {
+	if code, _, errs := cacheCmdExec("cache", "ls", "--sort", "colour", "--cache", cdir); code != cli.ExitUsage || !strings.Contains(errs, `--sort "colour": want stage, size, stored or used`) {
 		t.Errorf("ls --sort colour: exit %d %q", code, errs)
 	}
 
 	var st cacheops.StatsJSON
-	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "stats", "--json", "--cache", cdir)), &st); err != nil {
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, cli.ExitOK, "cache", "stats", "--json", "--cache", cdir)), &st); err != nil {
 		t.Fatal(err)
 	}
 	var total int64
@@ -219,7 +220,7 @@ func TestCacheCmdListStatsVerify(t *testing.T) {
 	if st.Objects == 8 && st.Bytes != total {
 		t.Errorf("stats bytes %d, sum of the listed sizes %d", st.Bytes, total)
 	}
-	if out := cacheCmdMust(t, exitOK, "cache", "verify", "--cache", cdir); out != "checked "+strconv.Itoa(st.Objects)+" payloads: no problems\n" {
+	if out := cacheCmdMust(t, cli.ExitOK, "cache", "verify", "--cache", cdir); out != "checked "+strconv.Itoa(st.Objects)+" payloads: no problems\n" {
 		t.Errorf("verify: %q", out)
 	}
 
@@ -229,7 +230,7 @@ func TestCacheCmdListStatsVerify(t *testing.T) {
 	if err := os.WriteFile(path, []byte("not the artifact"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out = cacheCmdMust(t, exitStageFailed, "cache", "verify", "--cache", cdir)
+	out = cacheCmdMust(t, cli.ExitFailed, "cache", "verify", "--cache", cdir)
 	if !strings.Contains(out, victim.Digest) || !strings.Contains(out, "1 problems") {
 		t.Errorf("verify after damaging %s:\n%s", victim.Digest, out)
 	}
@@ -245,7 +246,7 @@ func TestCacheCmdExport(t *testing.T) {
 	dir := t.TempDir()
 	for _, s := range sums {
 		file := filepath.Join(dir, s.Key[:8]+".npz")
-		out := cacheCmdMust(t, exitOK, "cache", "export", s.Key[:8]+"/out", file, "--cache", cdir)
+		out := cacheCmdMust(t, cli.ExitOK, "cache", "export", s.Key[:8]+"/out", file, "--cache", cdir)
 		if want := "wrote " + file + ": " + s.Key[:12] + "/out (value, "; !strings.HasPrefix(out, want) {
 			t.Errorf("export output %q, want prefix %q", out, want)
 		}
@@ -262,7 +263,7 @@ func TestCacheCmdExport(t *testing.T) {
 			t.Errorf("exported file (%d bytes) differs from the stored payload %s (%d bytes)", len(b), s.Digest, s.Size)
 		}
 		code, piped, errs := cacheCmdExec("cache", "export", s.Key[:10]+"/out", "-", "--cache", cdir)
-		if code != exitOK || piped != string(stored) || !strings.HasPrefix(errs, "wrote stdout: "+s.Key[:12]+"/out") {
+		if code != cli.ExitOK || piped != string(stored) || !strings.HasPrefix(errs, "wrote stdout: "+s.Key[:12]+"/out") {
 			t.Errorf("export to stdout: exit %d, %d bytes (want %d), stderr %q", code, len(piped), len(stored), errs)
 		}
 		a, err := bundle.Decode(bytes.NewReader(b), int64(len(b)), file)
@@ -275,7 +276,7 @@ func TestCacheCmdExport(t *testing.T) {
 		}
 		// The sum's metrics artifact reports the total of the exported vector.
 		mfile := filepath.Join(dir, s.Key[:8]+"-metrics.npz")
-		cacheCmdMust(t, exitOK, "cache", "export", s.Key+"/metrics", mfile, "--cache", cdir)
+		cacheCmdMust(t, cli.ExitOK, "cache", "export", s.Key+"/metrics", mfile, "--cache", cdir)
 		mb, _ := os.ReadFile(mfile)
 		ma, err := bundle.Decode(bytes.NewReader(mb), int64(len(mb)), mfile)
 		if err != nil {
@@ -300,12 +301,12 @@ func TestCacheCmdExport(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{sums[0].Key[:8], "x"}, exitUsage, "outputs (metrics, out): name one as " + sums[0].Key[:8] + "/OUTPUT"},
-		{[]string{sums[0].Key[:8] + "/nope", "x"}, exitUsage, `has no output "nope" (have metrics, out)`},
-		{[]string{"ffffffffffff", "x"}, exitUsage, "no key starts with ffffffffffff"},
-		{[]string{cacheCmdAmbiguous(t, list), "x"}, exitUsage, " is ambiguous: "},
-		{[]string{"zz", "x"}, exitUsage, `key "zz": want hex digits`},
-		{[]string{"only-one-arg"}, exitUsage, "want 2 arguments, got 1"},
+		{[]string{sums[0].Key[:8], "x"}, cli.ExitUsage, "outputs (metrics, out): name one as " + sums[0].Key[:8] + "/OUTPUT"},
+		{[]string{sums[0].Key[:8] + "/nope", "x"}, cli.ExitUsage, `has no output "nope" (have metrics, out)`},
+		{[]string{"ffffffffffff", "x"}, cli.ExitUsage, "no key starts with ffffffffffff"},
+		{[]string{cacheCmdAmbiguous(t, list), "x"}, cli.ExitUsage, " is ambiguous: "},
+		{[]string{"zz", "x"}, cli.ExitUsage, `key "zz": want hex digits`},
+		{[]string{"only-one-arg"}, cli.ExitUsage, "want 2 arguments, got 1"},
 	}
 	for _, tc := range tests {
 		args := append([]string{"cache", "export"}, tc.args...)
@@ -358,7 +359,7 @@ func cacheCmdNumpyValues(t *testing.T, file string, want []float64) {
 func TestCacheCmdGCAndClear(t *testing.T) {
 	_, cdir := cacheCmdSetup(t)
 	before := cacheCmdLsJSON(t, cdir)
-	out := cacheCmdMust(t, exitOK, "cache", "gc", "--keep-runs", "1", "--dry-run", "--cache", cdir)
+	out := cacheCmdMust(t, cli.ExitOK, "cache", "gc", "--keep-runs", "1", "--dry-run", "--cache", cdir)
 	if !strings.HasPrefix(out, "would remove 2 keys and 3 payload files (") {
 		t.Errorf("gc --dry-run: %q", out)
 	}
@@ -367,11 +368,11 @@ func TestCacheCmdGCAndClear(t *testing.T) {
 		t.Fatalf("gc --dry-run removed artifacts: %d → %d", len(before), len(after))
 	}
 	// Everything used within the last hour is kept whatever the runs say.
-	out = cacheCmdMust(t, exitOK, "cache", "gc", "--keep-runs", "0", "--older-than", "1h", "--cache", cdir)
+	out = cacheCmdMust(t, cli.ExitOK, "cache", "gc", "--keep-runs", "0", "--older-than", "1h", "--cache", cdir)
 	if !strings.HasPrefix(out, "removed 0 keys and 0 payload files (0 B)") {
 		t.Errorf("gc --older-than 1h: %q", out)
 	}
-	out = cacheCmdMust(t, exitOK, "cache", "gc", "--keep-runs", "1", "--cache", cdir)
+	out = cacheCmdMust(t, cli.ExitOK, "cache", "gc", "--keep-runs", "1", "--cache", cdir)
 	if !strings.HasPrefix(out, "removed 2 keys and 3 payload files (") {
 		t.Errorf("gc: %q", out)
 	}
@@ -385,7 +386,7 @@ func TestCacheCmdGCAndClear(t *testing.T) {
 		t.Fatalf("scale.s outputs after gc: %+v", scale)
 	}
 	file := filepath.Join(t.TempDir(), "scale.npz")
-	cacheCmdMust(t, exitOK, "cache", "export", scale[0].Key, file, "--cache", cdir)
+	cacheCmdMust(t, cli.ExitOK, "cache", "export", scale[0].Key, file, "--cache", cdir)
 	b, _ := os.ReadFile(file)
 	a, err := bundle.Decode(bytes.NewReader(b), int64(len(b)), file)
 	if err != nil {
@@ -394,21 +395,21 @@ func TestCacheCmdGCAndClear(t *testing.T) {
 	if v, err := a.Floats("values"); err != nil || len(v) != 3 || v[0] != 3 || v[1] != 6 || v[2] != 9 {
 		t.Errorf("kept scale.s values %v (%v), want [3 6 9]", v, err)
 	}
-	cacheCmdMust(t, exitOK, "cache", "verify", "--cache", cdir)
+	cacheCmdMust(t, cli.ExitOK, "cache", "verify", "--cache", cdir)
 
-	out = cacheCmdMust(t, exitUsage, "cache", "clear", "--cache", cdir)
+	out = cacheCmdMust(t, cli.ExitUsage, "cache", "clear", "--cache", cdir)
 	if !strings.Contains(out, "would remove 4 keys, 5 payload files (") || !strings.Contains(out, "and 2 runs from "+cdir+"; pass --yes") {
 		t.Errorf("clear without --yes: %q", out)
 	}
 	if n := len(cacheCmdLsJSON(t, cdir)); n != 5 {
 		t.Fatalf("clear without --yes removed artifacts (%d left)", n)
 	}
-	cacheCmdMust(t, exitOK, "cache", "clear", "--yes", "--cache", cdir)
-	if got := cacheCmdMust(t, exitOK, "cache", "ls", "--cache", cdir); got != "the cache "+cdir+" holds no artifacts\n" {
+	cacheCmdMust(t, cli.ExitOK, "cache", "clear", "--yes", "--cache", cdir)
+	if got := cacheCmdMust(t, cli.ExitOK, "cache", "ls", "--cache", cdir); got != "the cache "+cdir+" holds no artifacts\n" {
 		t.Errorf("ls after clear: %q", got)
 	}
 	var st cacheops.StatsJSON
-	json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "cache", "stats", "--json", "--cache", cdir)), &st)
+	json.Unmarshal([]byte(cacheCmdMust(t, cli.ExitOK, "cache", "stats", "--json", "--cache", cdir)), &st)
 	if st.Keys != 0 || st.Artifacts != 0 || st.Objects != 0 || st.Bytes != 0 || st.Runs != 0 {
 		t.Errorf("stats after clear: %+v", st)
 	}
@@ -421,21 +422,21 @@ func TestCacheCmdUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"cache"}, exitUsage, "Usage: hylaflow cache SUBCOMMAND"},
-		{[]string{"cache", "--help"}, exitOK, "Usage: hylaflow cache SUBCOMMAND"},
-		{[]string{"cache", "bogus"}, exitUsage, `unknown subcommand "bogus"`},
-		{[]string{"cache", "ls", "--help"}, exitOK, "Usage: hylaflow cache ls [--json]"},
-		{[]string{"cache", "gc", "-h"}, exitOK, "--keep-runs N    runs whose artifacts are kept (default 5)"},
-		{[]string{"cache", "export", "--help"}, exitOK, "numpy.load(FILE)"},
-		{[]string{"cache", "stats", "extra"}, exitUsage, "want 0 arguments, got 1"},
-		{[]string{"cache", "ls", "--bogus"}, exitUsage, "hylaflow cache ls: unknown flag --bogus"},
-		{[]string{"cache", "gc", "--older-than", "3x", "--cache", missing}, exitUsage, `"3x": want a duration such as 36h, 7d or 2w`},
-		{[]string{"cache", "gc", "--cache", missing}, exitStageFailed, "no cache at " + missing},
-		{[]string{"cache", "gc", "--keep-runs", "-1"}, exitUsage, "--keep-runs -1: want 0 or more"},
-		{[]string{"cache", "clear", "--cache", missing}, exitStageFailed, "no cache at " + missing},
+		{[]string{"cache"}, cli.ExitUsage, "Usage: hylaflow cache SUBCOMMAND"},
+		{[]string{"cache", "--help"}, cli.ExitOK, "Usage: hylaflow cache SUBCOMMAND"},
+		{[]string{"cache", "bogus"}, cli.ExitUsage, `unknown subcommand "bogus"`},
+		{[]string{"cache", "ls", "--help"}, cli.ExitOK, "Usage: hylaflow cache ls [--json]"},
+		{[]string{"cache", "gc", "-h"}, cli.ExitOK, "--keep-runs N    runs whose artifacts are kept (default 5)"},
+		{[]string{"cache", "export", "--help"}, cli.ExitOK, "numpy.load(FILE)"},
+		{[]string{"cache", "stats", "extra"}, cli.ExitUsage, "want 0 arguments, got 1"},
+		{[]string{"cache", "ls", "--bogus"}, cli.ExitUsage, "hylaflow cache ls: unknown flag --bogus"},
+		{[]string{"cache", "gc", "--older-than", "3x", "--cache", missing}, cli.ExitUsage, `"3x": want a duration such as 36h, 7d or 2w`},
+		{[]string{"cache", "gc", "--cache", missing}, cli.ExitFailed, "no cache at " + missing},
+		{[]string{"cache", "gc", "--keep-runs", "-1"}, cli.ExitUsage, "--keep-runs -1: want 0 or more"},
+		{[]string{"cache", "clear", "--cache", missing}, cli.ExitFailed, "no cache at " + missing},
 		// Reading commands on a missing cache report an empty one and create nothing.
-		{[]string{"cache", "ls", "--cache", missing}, exitOK, "holds no artifacts"},
-		{[]string{"cache", "verify", "--cache", missing}, exitOK, "checked 0 payloads: no problems"},
+		{[]string{"cache", "ls", "--cache", missing}, cli.ExitOK, "holds no artifacts"},
+		{[]string{"cache", "verify", "--cache", missing}, cli.ExitOK, "checked 0 payloads: no problems"},
 	}
 	for _, tc := range tests {
 		code, out, errs := cacheCmdExec(tc.args...)
@@ -446,7 +447,7 @@ func TestCacheCmdUsage(t *testing.T) {
 	if _, err := os.Stat(missing); err == nil {
 		t.Errorf("reading commands created %s", missing)
 	}
-	cacheCmdGolden(t, "cache_help", cacheCmdMust(t, exitOK, "cache", "help"))
+	cacheCmdGolden(t, "cache_help", cacheCmdMust(t, cli.ExitOK, "cache", "help"))
 }
 
 // cache export --member writes one member as a file other tools open: a
@@ -462,7 +463,7 @@ func TestCacheCmdExportMember(t *testing.T) {
 		t.Fatal(err)
 	}
 	cdir := filepath.Join(dir, "cache")
-	cacheCmdMust(t, exitOK, "run", "-q", file, "--cache", cdir)
+	cacheCmdMust(t, cli.ExitOK, "run", "-q", file, "--cache", cdir)
 	list := cacheCmdLsJSON(t, cdir)
 	if len(list) != 1 || list[0].Kind != "graph" {
 		t.Fatalf("cache ls: %+v, want one graph", list)
@@ -491,17 +492,17 @@ func TestCacheCmdExportMember(t *testing.T) {
 	}
 
 	whole := filepath.Join(dir, "graph.npz")
-	out := cacheCmdMust(t, exitOK, "cache", "export", key, whole, "--cache", cdir)
+	out := cacheCmdMust(t, cli.ExitOK, "cache", "export", key, whole, "--cache", cdir)
 	if !strings.Contains(out, "sparse members adj: for scipy.sparse.load_npz, export one with --member adj") {
 		t.Errorf("export of a graph does not point at --member:\n%s", out)
 	}
 	adjFile := filepath.Join(dir, "adj.npz")
-	out = cacheCmdMust(t, exitOK, "cache", "export", key, adjFile, "--member", "adj", "--cache", cdir)
+	out = cacheCmdMust(t, cli.ExitOK, "cache", "export", key, adjFile, "--member", "adj", "--cache", cdir)
 	if !strings.HasPrefix(out, "wrote "+adjFile+": member adj of "+key+"/graph (graph, ") {
 		t.Errorf("export --member adj said:\n%s", out)
 	}
 	labelsFile := filepath.Join(dir, "labels")
-	out = cacheCmdMust(t, exitOK, "cache", "export", key+"/graph", labelsFile, "--member", "labels", "--cache", cdir)
+	out = cacheCmdMust(t, cli.ExitOK, "cache", "export", key+"/graph", labelsFile, "--member", "labels", "--cache", cdir)
 	if !strings.Contains(out, "wrote "+labelsFile+" (a .npy file): member labels") {
 		t.Errorf("export --member labels said:\n%s", out)
 	}
@@ -529,7 +530,7 @@ func TestCacheCmdExportMember(t *testing.T) {
 		t.Errorf("labels is not an int64 .npy: %q… (%v)", lb[:min(len(lb), 40)], err)
 	}
 	code, _, errs := cacheCmdExec("cache", "export", key, filepath.Join(dir, "x"), "--member", "nope", "--cache", cdir)
-	if code != exitStageFailed || !strings.Contains(errs, `no member "nope"`) {
+	if code != cli.ExitFailed || !strings.Contains(errs, `no member "nope"`) {
 		t.Errorf("export --member nope: exit %d, %q", code, errs)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {

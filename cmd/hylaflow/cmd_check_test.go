@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/internal/cli"
 )
 
 // TestStaticChecks runs validate and plan on small pipelines of the real
@@ -56,17 +58,17 @@ stage "precompute" "p" {
 		code   int
 		stderr []string
 	}{
-		{[]string{"validate", typo}, exitInvalid, []string{"typo.hcl:3:", `unknown dataset "corra" for source "planetoid"; did you mean "cora"?`}},
-		{[]string{"plan", "--cache", filepath.Join(dir, "cache"), typo}, exitInvalid, []string{`did you mean "cora"?`}},
-		{[]string{"validate", ranges}, exitInvalid, []string{"ranges.hcl:2:", `"dim" of stage type "sample" must be between 1 and 4096, got 0`,
+		{[]string{"validate", typo}, cli.ExitInvalid, []string{"typo.hcl:3:", `unknown dataset "corra" for source "planetoid"; did you mean "cora"?`}},
+		{[]string{"plan", "--cache", filepath.Join(dir, "cache"), typo}, cli.ExitInvalid, []string{`did you mean "cora"?`}},
+		{[]string{"validate", ranges}, cli.ExitInvalid, []string{"ranges.hcl:2:", `"dim" of stage type "sample" must be between 1 and 4096, got 0`,
 			"ranges.hcl:8:", `"epochs" of stage type "train" must be between 1 and 1000000, got 0`}},
-		{[]string{"validate", cora}, exitOK, nil},
-		{[]string{"plan", "--cache", filepath.Join(dir, "cache"), cora}, exitOK, []string{"warning: Missing data files", "cora.hcl:1:",
+		{[]string{"validate", cora}, cli.ExitOK, nil},
+		{[]string{"plan", "--cache", filepath.Join(dir, "cache"), cora}, cli.ExitOK, []string{"warning: Missing data files", "cora.hcl:1:",
 			"Dataset cora needs 8 file(s) missing under " + empty, "planetoid/ind.cora.x", "`hylaflow datasets fetch cora`"}},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
-		code := dispatch(c.args, &stdout, &stderr)
+		code := app.Dispatch(c.args, &stdout, &stderr)
 		if code != c.code {
 			t.Errorf("hylaflow %s: exit %d, want %d\n%s%s", strings.Join(c.args, " "), code, c.code, stdout.String(), stderr.String())
 		}
@@ -81,7 +83,7 @@ stage "precompute" "p" {
 	}
 	// datasets fetch knows every name the warning suggests.
 	var stdout, stderr bytes.Buffer
-	if code := dispatch([]string{"datasets", "fetch", "--from", empty, "--dest", t.TempDir(), "cora"}, &stdout, &stderr); strings.Contains(stderr.String(), "unknown dataset") {
+	if code := app.Dispatch([]string{"datasets", "fetch", "--from", empty, "--dest", t.TempDir(), "cora"}, &stdout, &stderr); strings.Contains(stderr.String(), "unknown dataset") {
 		t.Errorf("datasets fetch cora: exit %d: %s", code, stderr.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/datasets"
+	"github.com/hylaflow/hylaflow/internal/cli"
 )
 
 // TestDatasetsCmdListJSON: datasets list --json against a data root that
@@ -37,7 +38,7 @@ func TestDatasetsCmdListJSON(t *testing.T) {
 		}
 	}
 	code, out, errs := runCmdDispatch("datasets", "list", "--json")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("datasets list --json: exit %d: %s", code, errs)
 	}
 	var raw []map[string]json.RawMessage
@@ -83,7 +84,7 @@ func TestDatasetsCmdListJSON(t *testing.T) {
 	if !g.BuiltIn || !g.Present || g.Root != "" || g.Files == nil || len(g.Files) != 0 || g.Fetch != "" {
 		t.Errorf("synthetic_disease: %+v", g)
 	}
-	if code, _, errs := runCmdDispatch("datasets", "list", "extra"); code != exitUsage || !strings.Contains(errs, "takes no arguments") {
+	if code, _, errs := runCmdDispatch("datasets", "list", "extra"); code != cli.ExitUsage || !strings.Contains(errs, "takes no arguments") {
 		t.Errorf("datasets list extra: exit %d, %q", code, errs)
 	}
 }

@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
 func init() {
-	registerCommand(&command{
+	app.Register(&cli.Command{
 		Name:    "exec-stage",
 		Summary: "run one stage instance of the cache by its key (internal)",
 		Hidden:  true,
@@ -28,28 +29,28 @@ func init() {
 var execStageCmdUsage = helpText("exec-stage")
 
 func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := cliFlagSet("exec-stage")
+	fs := cli.FlagSet("exec-stage")
 	cacheDir := fs.String("cache", "", "cache directory")
 	taskFile := fs.String("task", "", "task spec file")
 	force := fs.Bool("force", false, "recompute even if stored")
 	workers := fs.Int("workers", runtime.NumCPU(), "threads for the stage")
 	verbose := fs.Bool("v", false, "verbose")
-	pos, err := cliFlags(fs, args, stdout, execStageCmdUsage)
+	pos, err := cli.Parse(fs, args, stdout, execStageCmdUsage)
 	switch {
 	case err != nil:
 		return err
 	case (*taskFile == "") == (len(pos) != 1) || (*taskFile != "" && len(pos) != 0):
-		return usageText(execStageCmdUsage, "give exactly one KEY or --task FILE")
+		return cli.UsageText(execStageCmdUsage, "give exactly one KEY or --task FILE")
 	case *workers < 1:
-		return usagef("--workers %d: want at least 1", *workers)
+		return cli.Usagef("--workers %d: want at least 1", *workers)
 	}
 	cdir, err := cliCacheDir(*cacheDir)
 	if err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
 	c, err := cache.Open(cdir)
 	if err != nil {
-		return failed(fmt.Errorf("open the cache: %w", err))
+		return cli.Failed(fmt.Errorf("open the cache: %w", err))
 	}
 	defer c.Close()
 
@@ -69,11 +70,11 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 	if *taskFile != "" {
 		b, err := os.ReadFile(*taskFile)
 		if err != nil {
-			return failed(err)
+			return cli.Failed(err)
 		}
 		var spec runner.TaskSpec
 		if err := json.Unmarshal(b, &spec); err != nil {
-			return failed(fmt.Errorf("%s: not a task spec: %w", *taskFile, err))
+			return cli.Failed(fmt.Errorf("%s: not a task spec: %w", *taskFile, err))
 		}
 		spec.Workers, spec.Force = *workers, spec.Force || *force
 		res, err = runner.ExecSpec(ctx, c, reg, &spec, hooks)
@@ -105,7 +106,7 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 // 130) when the context was, else a failure (1).
 func execStageCmdFail(ctx context.Context, err error) error {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-		return canceled(err)
+		return cli.Canceled(err)
 	}
-	return failed(err)
+	return cli.Failed(err)
 }

@@ -10,32 +10,34 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
 func init() {
-	registerCommand(&command{
-		Name:    "fmt",
-		Summary: "rewrite pipeline files in the canonical HCL layout",
-		Run:     fmtCmdRun,
+	app.Register(&cli.Command{
+		Name:     "fmt",
+		Complete: completePipelines,
+		Summary:  "rewrite pipeline files in the canonical HCL layout",
+		Run:      fmtCmdRun,
 	})
 }
 
 var fmtCmdUsage = helpText("fmt")
 
 func fmtCmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := cliFlagSet("fmt")
+	fs := cli.FlagSet("fmt")
 	check := fs.Bool("check", false, "only report unformatted files")
-	files, err := cliFlags(fs, args, stdout, fmtCmdUsage)
+	files, err := cli.Parse(fs, args, stdout, fmtCmdUsage)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return usageText(fmtCmdUsage, "no files given")
+		return cli.UsageText(fmtCmdUsage, "no files given")
 	}
-	status := exitOK
+	status := cli.ExitOK
 	worse := func(s int) {
-		if s == exitInvalid || status == exitOK {
+		if s == cli.ExitInvalid || status == cli.ExitOK {
 			status = s
 		}
 	}
@@ -43,17 +45,17 @@ func fmtCmdRun(args []string, stdout, stderr io.Writer) error {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			fmt.Fprintf(stderr, "hylaflow fmt: %v\n", err)
-			worse(exitStageFailed)
+			worse(cli.ExitFailed)
 			continue
 		}
 		if diags := runner.CheckNesting(src, file); diags.HasErrors() {
 			cliWriteDiags(stderr, diags)
-			worse(exitInvalid)
+			worse(cli.ExitInvalid)
 			continue
 		}
 		if _, diags := hclsyntax.ParseConfig(src, file, hcl.InitialPos); diags.HasErrors() {
 			cliWriteDiags(stderr, diags)
-			worse(exitInvalid)
+			worse(cli.ExitInvalid)
 			continue
 		}
 		out := hclwrite.Format(src)
@@ -62,18 +64,18 @@ func fmtCmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		if *check {
 			fmt.Fprintln(stdout, file)
-			worse(exitStageFailed)
+			worse(cli.ExitFailed)
 			continue
 		}
 		if err := fmtCmdWriteFile(file, out); err != nil {
 			fmt.Fprintf(stderr, "hylaflow fmt: %v\n", err)
-			worse(exitStageFailed)
+			worse(cli.ExitFailed)
 			continue
 		}
 		fmt.Fprintln(stdout, file)
 	}
-	if status != exitOK {
-		return exitStatus(status)
+	if status != cli.ExitOK {
+		return cli.ExitStatus(status)
 	}
 	return nil
 }

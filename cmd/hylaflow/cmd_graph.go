@@ -6,45 +6,47 @@ import (
 	"path/filepath"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/cli"
 
 	"github.com/hylaflow/hylaflow/runner"
 )
 
 func init() {
-	registerCommand(&command{
-		Name:    "graph",
-		Summary: "print a pipeline's DAG as Graphviz DOT or Mermaid",
-		Run:     graphCmdRun,
+	app.Register(&cli.Command{
+		Name:     "graph",
+		Complete: completePipelines,
+		Summary:  "print a pipeline's DAG as Graphviz DOT or Mermaid",
+		Run:      graphCmdRun,
 	})
 }
 
 var graphCmdUsage = helpText("graph")
 
 func graphCmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := cliFlagSet("graph")
+	fs := cli.FlagSet("graph")
 	format := fs.String("format", "dot", "dot or mermaid")
 	collapse := fs.Bool("collapse", false, "one node per stage block")
 	runArg := fs.String("run", "", "style the blocks by this run's statuses")
 	cacheDir := fs.String("cache", "", "cache directory")
 	var opts runner.LoadOptions
 	opts.RegisterFlags(fs)
-	files, err := cliFlags(fs, args, stdout, graphCmdUsage)
+	files, err := cli.Parse(fs, args, stdout, graphCmdUsage)
 	switch {
 	case err != nil:
 		return err
 	case len(files) != 1:
-		return usageText(graphCmdUsage, "want exactly one pipeline FILE")
+		return cli.UsageText(graphCmdUsage, "want exactly one pipeline FILE")
 	case *format != "dot" && *format != "mermaid":
-		return usagef("unknown --format %q: want dot or mermaid", *format)
+		return cli.Usagef("unknown --format %q: want dot or mermaid", *format)
 	case *runArg != "" && !*collapse:
-		return usagef("--run styles the collapsed view: give --collapse too")
+		return cli.Usagef("--run styles the collapsed view: give --collapse too")
 	}
 	p, diags := runner.Load(cliRegistry(), files[0], opts)
 	if len(diags) > 0 {
 		cliWriteDiags(stderr, diags)
 	}
 	if p == nil {
-		return errInvalid
+		return cli.ErrInvalid
 	}
 	switch {
 	case *collapse:
@@ -73,11 +75,11 @@ func graphCmdRun(args []string, stdout, stderr io.Writer) error {
 func graphCmdStatus(p *runner.Pipeline, runArg, cacheFlag, file string, stderr io.Writer) (map[string]string, error) {
 	loc, err := cliCache(cacheFlag, filepath.Dir(file))
 	if err != nil {
-		return nil, failed(err)
+		return nil, cli.Failed(err)
 	}
 	c, err := cache.OpenReadOnly(loc.Dir)
 	if err != nil {
-		return nil, failed(err)
+		return nil, cli.Failed(err)
 	}
 	defer c.Close()
 	id, err := runsCmdID(c, runArg)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/internal/cli"
 )
 
 // graph --collapse draws one node per stage block; with --run, styled by
@@ -16,9 +18,9 @@ func TestGraphCmdCollapse(t *testing.T) {
 		t.Fatal(err)
 	}
 	cdir := filepath.Join(dir, "cache")
-	cacheCmdMust(t, exitStageFailed, "run", file, "--cache", cdir, "-q", "-j", "1", "--keep-going")
+	cacheCmdMust(t, cli.ExitFailed, "run", file, "--cache", cdir, "-q", "-j", "1", "--keep-going")
 
-	plain := cacheCmdMust(t, exitOK, "graph", "--collapse", file)
+	plain := cacheCmdMust(t, cli.ExitOK, "graph", "--collapse", file)
 	for _, want := range []string{`"value.a" [label="value.a\nvalue v1"];`, `"value.a" -> "sum.all" [label="in ×2"];`} {
 		if !strings.Contains(plain, want) {
 			t.Errorf("graph --collapse lacks %s:\n%s", want, plain)
@@ -27,7 +29,7 @@ func TestGraphCmdCollapse(t *testing.T) {
 	if strings.Contains(plain, "fillcolor") {
 		t.Errorf("graph --collapse without --run is styled:\n%s", plain)
 	}
-	styled := cacheCmdMust(t, exitOK, "graph", "--collapse", "--run", "last", "--cache", cdir, file)
+	styled := cacheCmdMust(t, cli.ExitOK, "graph", "--collapse", "--run", "last", "--cache", cdir, file)
 	for _, want := range []string{
 		`"fail.f" [label="fail.f\nfail v1\n1 failed", style="rounded,filled", fillcolor="#f4cccc"];`,
 		`"value.a" [label="value.a\nvalue v1\n1 ran", style="rounded,filled", fillcolor="#d9ead3"];`,
@@ -37,7 +39,7 @@ func TestGraphCmdCollapse(t *testing.T) {
 			t.Errorf("graph --collapse --run last lacks %s:\n%s", want, styled)
 		}
 	}
-	mmd := cacheCmdMust(t, exitOK, "graph", "--collapse", "--run", "1", "--cache", cdir, "--format", "mermaid", file)
+	mmd := cacheCmdMust(t, cli.ExitOK, "graph", "--collapse", "--run", "1", "--cache", cdir, "--format", "mermaid", file)
 	if !strings.Contains(mmd, "classDef failed fill:#f4cccc\n") || !strings.Contains(mmd, "<small>1 failed</small>") {
 		t.Errorf("graph --collapse --format mermaid --run 1:\n%s", mmd)
 	}
@@ -46,8 +48,8 @@ func TestGraphCmdCollapse(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"graph", "--run", "1", "--cache", cdir, file}, exitUsage, "--run styles the collapsed view: give --collapse too"},
-		{[]string{"graph", "--collapse", "--run", "7", "--cache", cdir, file}, exitUsage, "no run 7"},
+		{[]string{"graph", "--run", "1", "--cache", cdir, file}, cli.ExitUsage, "--run styles the collapsed view: give --collapse too"},
+		{[]string{"graph", "--collapse", "--run", "7", "--cache", cdir, file}, cli.ExitUsage, "no run 7"},
 	} {
 		code, out, errs := cacheCmdExec(tc.args...)
 		if code != tc.code || !strings.Contains(out+errs, tc.want) {

@@ -10,11 +10,12 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/kernelcheck"
 )
 
 func init() {
-	registerCommand(&command{
+	app.Register(&cli.Command{
 		Name:    "kernel",
 		Summary: "print HyLa kernel values k(d) (Theorem 4.1) or write the kernel figures",
 		Run:     kernelCmdRun,
@@ -24,7 +25,7 @@ func init() {
 var kernelCmdUsage = helpText("kernel")
 
 func kernelCmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := cliFlagSet("kernel")
+	fs := cli.FlagSet("kernel")
 	dim := fs.Int("dim", 2, "dimension n ≥ 2 of the hyperbolic space")
 	lambdaS := fs.String("lambda", "", "a single λ (real)")
 	scaleS := fs.String("scale", "", "standard deviation s of λ ~ N(0, s²) (default 0.5 when --lambda is not given)")
@@ -35,34 +36,34 @@ func kernelCmdRun(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "with --figure: seed of the random features and points")
 	features := fs.Int("features", 1000, "with --figure: HyLa features D of the disk estimate")
 	heat := fs.Float64("heat-time", 6, "with --figure: time t of the heat kernel")
-	pos, err := cliFlags(fs, args, stdout, kernelCmdUsage+cliDefaults(fs))
+	pos, err := cli.Parse(fs, args, stdout, kernelCmdUsage+cli.Defaults(fs))
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageHint("unexpected argument %q", pos[0])
+		return cli.UsageHint("unexpected argument %q", pos[0])
 	}
 	if *lambdaS != "" && *scaleS != "" {
-		return usagef("give --lambda or --scale, not both")
+		return cli.Usagef("give --lambda or --scale, not both")
 	}
 	if *dim < 2 {
-		return usagef("--dim %d: want n ≥ 2", *dim)
+		return cli.Usagef("--dim %d: want n ≥ 2", *dim)
 	}
 	scale := 0.5
 	if *scaleS != "" {
 		v, err := strconv.ParseFloat(*scaleS, 64)
 		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-			return usagef("--scale %q: want a finite number ≥ 0", *scaleS)
+			return cli.Usagef("--scale %q: want a finite number ≥ 0", *scaleS)
 		}
 		scale = v
 	}
 
 	if *figure != "" {
 		if *lambdaS != "" {
-			return usagef("--figure uses --scale, not --lambda")
+			return cli.Usagef("--figure uses --scale, not --lambda")
 		}
 		if scale == 0 {
-			return usagef("--figure needs --scale > 0")
+			return cli.Usagef("--figure needs --scale > 0")
 		}
 		return kernelCmdFigure(*figure, kernelcheck.FigureConfig{
 			Dim: *dim, Scale: scale, HeatTime: *heat, Features: *features, Workers: runtime.GOMAXPROCS(0),
@@ -71,20 +72,20 @@ func kernelCmdRun(args []string, stdout, stderr io.Writer) error {
 
 	ds, err := kernelcheck.ParseDistances(*dists)
 	if err != nil {
-		return usagef("--distances: %v", err)
+		return cli.Usagef("--distances: %v", err)
 	}
 	q := kernelcheck.Query{Dim: *dim, Scale: scale, Nodes: *nodes, Method: *method, Distances: ds}
 	if *lambdaS != "" {
 		l, err := strconv.ParseFloat(*lambdaS, 64)
 		if err != nil || math.IsNaN(l) || math.IsInf(l, 0) {
-			return usagef("--lambda %q: want a finite number", *lambdaS)
+			return cli.Usagef("--lambda %q: want a finite number", *lambdaS)
 		}
 		q.Lambda = &l
 		if _, err := q.Func(); err != nil {
-			return usagef("--method %v", err)
+			return cli.Usagef("--method %v", err)
 		}
 	}
-	return failed(kernelcheck.WriteCSV(stdout, q))
+	return cli.Failed(kernelcheck.WriteCSV(stdout, q))
 }
 
 func kernelCmdFigure(dir string, cfg kernelcheck.FigureConfig, seed uint64, stdout, stderr io.Writer) error {
@@ -96,9 +97,9 @@ func kernelCmdFigure(dir string, cfg kernelcheck.FigureConfig, seed uint64, stdo
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return exitStatus(exitCanceled)
+			return cli.ExitStatus(cli.ExitCanceled)
 		}
-		return failed(err)
+		return cli.Failed(err)
 	}
 	fmt.Fprintf(stderr, "disk mean |estimate − kernel| with D = %d: %.4g\n", fig.Config.Features, fig.DiskMAE)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/planview"
 )
 
@@ -22,7 +23,7 @@ func TestPlanCmdJSON(t *testing.T) {
 	plan := func() (planview.Plan, map[string]json.RawMessage, []map[string]json.RawMessage) {
 		t.Helper()
 		code, out, errs := runCmdDispatch("plan", "--json", "--cache", cdir, file)
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("plan --json: exit %d: %s", code, errs)
 		}
 		var p planview.Plan
@@ -82,7 +83,7 @@ func TestPlanCmdJSON(t *testing.T) {
 		t.Errorf(`train.h["0"]: params %s, inputs %v`, tr.Params, tr.Inputs)
 	}
 
-	if code, _, errs := runCmdDispatch("run", "-q", "--cache", cdir, file); code != exitOK {
+	if code, _, errs := runCmdDispatch("run", "-q", "--cache", cdir, file); code != cli.ExitOK {
 		t.Fatalf("run: exit %d: %s", code, errs)
 	}
 	warm, _, _ := plan()

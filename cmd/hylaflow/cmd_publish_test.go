@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/internal/cli"
 )
 
 // TestPublishEndToEnd runs a small real pipeline with publish blocks: plan
@@ -87,7 +89,7 @@ publish "../figures" {
 	do := func(args ...string) (string, string) {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		if code := dispatch(args, &stdout, &stderr); code != exitOK {
+		if code := app.Dispatch(args, &stdout, &stderr); code != cli.ExitOK {
 			t.Fatalf("hylaflow %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
 		}
 		return stdout.String(), stderr.String()

@@ -10,13 +10,14 @@ import (
 	"strings"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/runreport"
 	"github.com/hylaflow/hylaflow/runs"
 )
 
 func init() {
-	registerCommand(&command{
+	app.Register(&cli.Command{
 		Name:    "report",
 		Summary: "write a run's tables and figures (md/csv/json/png/svg) from the cache into report/",
 		Run:     reportCmdRun,
@@ -26,29 +27,29 @@ func init() {
 var reportCmdUsage = helpText("report")
 
 func reportCmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := cliFlagSet("report")
+	fs := cli.FlagSet("report")
 	dir := fs.String("cache", "", "cache directory")
 	out := fs.String("out", "", "output directory")
 	timing := fs.Bool("timing", false, "also the timing view")
 	html := fs.Bool("html", false, "also the HTML page")
 	htmlOut := fs.String("o", "", "HTML file")
 	compare := fs.Bool("compare", false, "compare two runs")
-	pos, err := cliFlags(fs, args, stdout, reportCmdUsage)
+	pos, err := cli.Parse(fs, args, stdout, reportCmdUsage)
 	switch {
 	case err != nil:
 		return err
-	case cliFlagSetOn(fs, "o") && !*html:
-		return usagef("-o names the HTML page: give --html too")
-	case cliFlagSetOn(fs, "o") && *htmlOut == "":
-		return usagef("-o must not be empty")
+	case cli.IsSet(fs, "o") && !*html:
+		return cli.Usagef("-o names the HTML page: give --html too")
+	case cli.IsSet(fs, "o") && *htmlOut == "":
+		return cli.Usagef("-o must not be empty")
 	case *compare && *timing:
-		return usagef("--timing is for one run, not with --compare")
+		return cli.Usagef("--timing is for one run, not with --compare")
 	case *compare && len(pos) != 2:
-		return usageText(reportCmdUsage, "--compare wants two runs A B, got %d", len(pos))
+		return cli.UsageText(reportCmdUsage, "--compare wants two runs A B, got %d", len(pos))
 	case !*compare && len(pos) > 1:
-		return usageText(reportCmdUsage, "want at most one run, got %s", strings.Join(pos, " "))
-	case *out == "" && cliFlagSetOn(fs, "out"):
-		return usagef("--out must not be empty")
+		return cli.UsageText(reportCmdUsage, "want at most one run, got %s", strings.Join(pos, " "))
+	case *out == "" && cli.IsSet(fs, "out"):
+		return cli.Usagef("--out must not be empty")
 	case *out == "":
 		*out = runreport.DefaultOut(".")
 	}
@@ -61,11 +62,11 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	cdir, err := cliCacheDir(*dir)
 	if err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
 	c, err := cache.OpenReadOnly(cdir)
 	if err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
 	defer c.Close()
 	id, note, err := runreport.ResolveRun(c, which)
@@ -74,7 +75,7 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	var badRun *runreport.BadRunError
 	if errors.As(err, &badRun) {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	} else if err != nil {
 		return err // an unknown run is exit 2
 	}
@@ -93,11 +94,11 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 	if *timing {
 		files, err := reportCmdTiming(stdout, c, *out, id)
 		if err != nil {
-			return failed(err)
+			return cli.Failed(err)
 		}
 		written.Paths = append(written.Paths, files...)
 	}
-	runreport.WriteListing(stdout, *out, cliShowPath(*out), id, written.Paths)
+	runreport.WriteListing(stdout, *out, cli.ShowPath(*out), id, written.Paths)
 	if *html {
 		file := *htmlOut
 		if file == "" {
@@ -105,15 +106,15 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		pg, err := runreport.BuildPage(c, cliRegistry(), id)
 		if err != nil {
-			return failed(fmt.Errorf("run %d: %w", id, err))
+			return cli.Failed(fmt.Errorf("run %d: %w", id, err))
 		}
 		if err := reportCmdWriteHTML(file, pg); err != nil {
-			return failed(err)
+			return cli.Failed(err)
 		}
-		fmt.Fprintf(stdout, "wrote the HTML report of run %d to %s\n", id, cliShowPath(file))
+		fmt.Fprintf(stdout, "wrote the HTML report of run %d to %s\n", id, cli.ShowPath(file))
 	}
 	if len(written.Problems) > 0 {
-		return exitStatus(exitStageFailed)
+		return cli.ExitStatus(cli.ExitFailed)
 	}
 	return nil
 }
@@ -144,11 +145,11 @@ func reportCmdTiming(stdout io.Writer, c *cache.Cache, out string, id int64) ([]
 func reportCmdCompare(stdout, stderr io.Writer, cacheFlag, out, a, b string, html bool, htmlOut string) error {
 	cdir, err := cliCacheDir(cacheFlag)
 	if err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
 	c, err := cache.OpenReadOnly(cdir)
 	if err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
 	defer c.Close()
 	var ids [2]int64
@@ -159,7 +160,7 @@ func reportCmdCompare(stdout, stderr io.Writer, cacheFlag, out, a, b string, htm
 		}
 		var badRun *runreport.BadRunError
 		if errors.As(err, &badRun) {
-			return usagef("%v", err)
+			return cli.Usagef("%v", err)
 		} else if err != nil {
 			return err
 		}
@@ -176,19 +177,19 @@ func reportCmdCompare(stdout, stderr io.Writer, cacheFlag, out, a, b string, htm
 	runreport.WriteCompareMarkdown(&md, d)
 	stdout.Write(md.Bytes())
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
 	mdFile := filepath.Join(out, fmt.Sprintf("compare-%d-%d.md", ids[0], ids[1]))
 	if err := os.WriteFile(mdFile, md.Bytes(), 0o644); err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
-	fmt.Fprintf(stdout, "\nwrote the comparison of run %d with run %d to %s\n", ids[0], ids[1], cliShowPath(mdFile))
+	fmt.Fprintf(stdout, "\nwrote the comparison of run %d with run %d to %s\n", ids[0], ids[1], cli.ShowPath(mdFile))
 	if !html {
 		return nil
 	}
 	pg, err := runreport.BuildPage(c, cliRegistry(), ids[1])
 	if err != nil {
-		return failed(fmt.Errorf("run %d: %w", ids[1], err))
+		return cli.Failed(fmt.Errorf("run %d: %w", ids[1], err))
 	}
 	pg.Compare = d
 	file := htmlOut
@@ -196,9 +197,9 @@ func reportCmdCompare(stdout, stderr io.Writer, cacheFlag, out, a, b string, htm
 		file = filepath.Join(out, runreport.DefaultCompareHTML(ids[0], ids[1]))
 	}
 	if err := reportCmdWriteHTML(file, pg); err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
-	fmt.Fprintf(stdout, "wrote the HTML comparison to %s\n", cliShowPath(file))
+	fmt.Fprintf(stdout, "wrote the HTML comparison to %s\n", cli.ShowPath(file))
 	return nil
 }
 

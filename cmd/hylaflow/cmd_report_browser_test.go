@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runreport"
 )
 
@@ -57,9 +58,9 @@ func TestReportHTMLInBrowser(t *testing.T) {
 	dir := t.TempDir()
 	file := runCmdWrite(t, dir, "quickstart.hcl", string(src))
 	cdir := filepath.Join(dir, "cache")
-	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q", "-j", "2")
+	cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", cdir, "-q", "-j", "2")
 	out := filepath.Join(dir, "report")
-	stdout := cacheCmdMust(t, exitOK, "report", "--html", "--cache", cdir, "--out", out)
+	stdout := cacheCmdMust(t, cli.ExitOK, "report", "--html", "--cache", cdir, "--out", out)
 	page := filepath.Join(out, runreport.DefaultHTML(1))
 	if !strings.Contains(stdout, "wrote the HTML report of run 1 to ") {
 		t.Errorf("report --html does not say where it wrote:\n%s", stdout)
@@ -82,7 +83,7 @@ func TestReportHTMLInBrowser(t *testing.T) {
 	var show struct {
 		Stages []struct{ Address string } `json:"stage_list"`
 	}
-	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "show", "1", "--json", "--cache", cdir)), &show); err != nil {
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, cli.ExitOK, "runs", "show", "1", "--json", "--cache", cdir)), &show); err != nil {
 		t.Fatal(err)
 	}
 	blocks := map[string]bool{}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runreport"
 )
 
@@ -69,7 +70,7 @@ stage "evaluate" "each" {
 
 func reportTestDispatch(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := dispatch(args, &out, &errb)
+	code := app.Dispatch(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -80,13 +81,13 @@ func TestReportCmd(t *testing.T) {
 		t.Fatal(err)
 	}
 	cdir := filepath.Join(dir, "cache")
-	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != exitOK {
+	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != cli.ExitOK {
 		t.Fatalf("run: exit %d: %s", code, errs)
 	}
 
 	out := filepath.Join(dir, "rep")
 	code, stdout, errs := reportTestDispatch("report", "--cache", cdir, "--out", out)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("report: exit %d: %s", code, errs)
 	}
 	for _, sub := range []string{"evaluate.all", `evaluate.each-hyla`} {
@@ -134,7 +135,7 @@ func TestReportCmd(t *testing.T) {
 	// The timing view of run 1 (everything computed): one row per train
 	// stage, total = own time + the time of its dependencies, none flagged.
 	code, stdoutT, errs := reportTestDispatch("report", "1", "--timing", "--cache", cdir, "--out", out)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("report --timing: exit %d: %s", code, errs)
 	}
 	var timing struct {
@@ -166,12 +167,12 @@ func TestReportCmd(t *testing.T) {
 	}
 
 	// A fully cached second run is run 2; its report is byte-identical.
-	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != exitOK {
+	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != cli.ExitOK {
 		t.Fatalf("second run: exit %d: %s", code, errs)
 	}
 	out2 := filepath.Join(dir, "rep2")
 	code, stdout2, errs := reportTestDispatch("report", "2", "--cache", cdir, "--out", out2)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("report 2: exit %d: %s", code, errs)
 	}
 	md2, err := os.ReadFile(filepath.Join(out2, "evaluate.all", "table.md"))
@@ -183,7 +184,7 @@ func TestReportCmd(t *testing.T) {
 	}
 	// Run 2 computed nothing: its timing rows are all flagged.
 	code, stdout3, errs := reportTestDispatch("report", "2", "--timing", "--cache", cdir, "--out", out2)
-	if code != exitOK || !strings.Contains(stdout3, "4 runs had dependencies that came from the cache") {
+	if code != cli.ExitOK || !strings.Contains(stdout3, "4 runs had dependencies that came from the cache") {
 		t.Errorf("report 2 --timing: exit %d (%s):\n%s", code, errs, stdout3)
 	}
 	stdout2 = stdout2[:strings.Index(stdout2+"<!-- timing", "<!-- timing")]
@@ -194,7 +195,7 @@ func TestReportCmd(t *testing.T) {
 	// report --html writes run-2.html beside the Markdown report, saying so;
 	// the second run's stages are all cached, and the page says that too.
 	code, stdoutH, errs := reportTestDispatch("report", "--html", "--cache", cdir, "--out", out2)
-	if code != exitOK || !strings.Contains(stdoutH, "wrote the HTML report of run 2 to "+filepath.Join(out2, "run-2.html")) {
+	if code != cli.ExitOK || !strings.Contains(stdoutH, "wrote the HTML report of run 2 to "+filepath.Join(out2, "run-2.html")) {
 		t.Errorf("report --html: exit %d (%s):\n%s", code, errs, stdoutH)
 	}
 	page, err := os.ReadFile(filepath.Join(out2, "run-2.html"))
@@ -209,7 +210,7 @@ func TestReportCmd(t *testing.T) {
 
 	// report --compare 1 2: the same keys, the same numbers, every cell within.
 	code, stdoutC, errs := reportTestDispatch("report", "--compare", "1", "2", "--html", "--cache", cdir, "--out", out2)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("report --compare: exit %d: %s", code, errs)
 	}
 	for _, want := range []string{"# Run 2 compared with run 1\n", "None: same build, machine, files and variables.",
@@ -234,10 +235,10 @@ func TestReportCmdErrors(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := reportTestDispatch("report", "--cache", cdir); code != exitStageFailed {
-		t.Errorf("report on a missing cache: exit %d (%s), want %d", code, errs, exitStageFailed)
+	if code, _, errs := reportTestDispatch("report", "--cache", cdir); code != cli.ExitFailed {
+		t.Errorf("report on a missing cache: exit %d (%s), want %d", code, errs, cli.ExitFailed)
 	}
-	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != exitOK {
+	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != cli.ExitOK {
 		t.Fatalf("run: exit %d: %s", code, errs)
 	}
 	tests := []struct {
@@ -245,20 +246,20 @@ func TestReportCmdErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"latest"}, exitStageFailed, "has no table or figure outputs"},
-		{[]string{"7"}, exitUsage, "no run 7"},
-		{[]string{"abc"}, exitUsage, `run "abc"`},
-		{[]string{"0"}, exitUsage, `run "0"`},
-		{[]string{"1", "2"}, exitUsage, "at most one run"},
-		{[]string{"--out", ""}, exitUsage, "--out"},
-		{[]string{"--bogus"}, exitUsage, "bogus"},
-		{[]string{"-o", "x.html"}, exitUsage, "give --html too"},
-		{[]string{"--html", "-o", ""}, exitUsage, "-o must not be empty"},
-		{[]string{"--compare", "1"}, exitUsage, "--compare wants two runs A B, got 1"},
-		{[]string{"--compare", "1", "2", "3"}, exitUsage, "--compare wants two runs A B, got 3"},
-		{[]string{"--compare", "--timing", "1", "1"}, exitUsage, "--timing is for one run"},
-		{[]string{"--compare", "1", "9"}, exitUsage, "no run 9"},
-		{[]string{"--compare", "x", "1"}, exitUsage, `run "x"`},
+		{[]string{"latest"}, cli.ExitFailed, "has no table or figure outputs"},
+		{[]string{"7"}, cli.ExitUsage, "no run 7"},
+		{[]string{"abc"}, cli.ExitUsage, `run "abc"`},
+		{[]string{"0"}, cli.ExitUsage, `run "0"`},
+		{[]string{"1", "2"}, cli.ExitUsage, "at most one run"},
+		{[]string{"--out", ""}, cli.ExitUsage, "--out"},
+		{[]string{"--bogus"}, cli.ExitUsage, "bogus"},
+		{[]string{"-o", "x.html"}, cli.ExitUsage, "give --html too"},
+		{[]string{"--html", "-o", ""}, cli.ExitUsage, "-o must not be empty"},
+		{[]string{"--compare", "1"}, cli.ExitUsage, "--compare wants two runs A B, got 1"},
+		{[]string{"--compare", "1", "2", "3"}, cli.ExitUsage, "--compare wants two runs A B, got 3"},
+		{[]string{"--compare", "--timing", "1", "1"}, cli.ExitUsage, "--timing is for one run"},
+		{[]string{"--compare", "1", "9"}, cli.ExitUsage, "no run 9"},
+		{[]string{"--compare", "x", "1"}, cli.ExitUsage, `run "x"`},
 	}
 	for _, tt := range tests {
 		args := append([]string{"report", "--cache", cdir, "--out", filepath.Join(dir, "rep")}, tt.args...)
@@ -270,14 +271,14 @@ func TestReportCmdErrors(t *testing.T) {
 	// A run without tables still has a page: its timeline, DAG and provenance.
 	page := filepath.Join(dir, "page.html")
 	code, out, errs := reportTestDispatch("report", "--cache", cdir, "--html", "-o", page)
-	if code != exitOK || !strings.Contains(out, "wrote the HTML report of run 1 to ") {
+	if code != cli.ExitOK || !strings.Contains(out, "wrote the HTML report of run 1 to ") {
 		t.Errorf("report --html -o of a run without tables: exit %d, %q, %q", code, out, errs)
 	}
 	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "This run made no table.") ||
 		!strings.Contains(string(b), `<g class="node" data-block="value.v" data-status="ran">`) {
 		t.Errorf("the page of a run without tables: %v\n%s", err, b)
 	}
-	if code, out, _ := reportTestDispatch("report", "--help"); code != exitOK || !strings.Contains(out, "Usage: hylaflow report") {
+	if code, out, _ := reportTestDispatch("report", "--help"); code != cli.ExitOK || !strings.Contains(out, "Usage: hylaflow report") {
 		t.Errorf("report --help: exit %d, %q", code, out)
 	}
 }
@@ -301,13 +302,13 @@ func TestReportCmdLatestSkipsRunningRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := reportTestDispatch("report", "--cache", empty, "--out", filepath.Join(dir, "r0"))
-	if code != exitStageFailed || !strings.Contains(errs, "run 1 is still running") || !strings.Contains(errs, "run 1 has no table or figure outputs") {
+	if code != cli.ExitFailed || !strings.Contains(errs, "run 1 is still running") || !strings.Contains(errs, "run 1 has no table or figure outputs") {
 		t.Errorf("report latest with only a running run: exit %d, stderr %q", code, errs)
 	}
 	c.Close()
 
 	cdir := filepath.Join(dir, "cache")
-	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != exitOK {
+	if code, _, errs := reportTestDispatch("run", "-q", "--cache", cdir, file); code != cli.ExitOK {
 		t.Fatalf("run: exit %d: %s", code, errs)
 	}
 	c, err = cache.Open(cdir) // this process stays alive: its run is in progress
@@ -320,7 +321,7 @@ func TestReportCmdLatestSkipsRunningRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, errs := reportTestDispatch("report", "--cache", cdir, "--out", filepath.Join(dir, "r1"))
-	if code != exitOK || !strings.Contains(stdout, "# Report test") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "# Report test") {
 		t.Fatalf("report latest beside a running run: exit %d, stderr %q", code, errs)
 	}
 	if want := fmt.Sprintf("latest: run 1, the last to finish (run %d is still running)", running); !strings.Contains(errs, want) {
@@ -331,7 +332,7 @@ func TestReportCmdLatestSkipsRunningRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs = reportTestDispatch("report", "--cache", cdir, "--out", filepath.Join(dir, "r2"))
-	if code != exitStageFailed || !strings.Contains(errs, fmt.Sprintf("run %d has no table or figure outputs", running)) {
+	if code != cli.ExitFailed || !strings.Contains(errs, fmt.Sprintf("run %d has no table or figure outputs", running)) {
 		t.Errorf("report latest after the sweep finished: exit %d, stderr %q", code, errs)
 	}
 }
@@ -354,7 +355,7 @@ func TestReportCmdFigures(t *testing.T) {
 	}
 	cdir := filepath.Join(dir, "cache")
 	code, stdout, errs := reportTestDispatch("run", "--cache", cdir, file)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("run: exit %d: %s", code, errs)
 	}
 	if strings.Contains(stdout, "±") || !strings.Contains(stdout, "'hylaflow report' writes its tables and figures to ") {
@@ -362,7 +363,7 @@ func TestReportCmdFigures(t *testing.T) {
 	}
 	out := filepath.Join(dir, "rep")
 	code, stdout, errs = reportTestDispatch("report", "--cache", cdir, "--out", out)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("report: exit %d: %s", code, errs)
 	}
 	want := []string{"curve.csv", "disk.csv", "disk_estimate.png", "disk_estimate.svg", "disk_kernel.png", "disk_kernel.svg",

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/supervise"
 	"github.com/hylaflow/hylaflow/runreport"
@@ -21,17 +22,18 @@ import (
 )
 
 func init() {
-	registerCommand(&command{
-		Name:    "run",
-		Summary: "run a pipeline, reusing every cached stage",
-		Run:     runCmdRun,
+	app.Register(&cli.Command{
+		Name:     "run",
+		Complete: completePipelines,
+		Summary:  "run a pipeline, reusing every cached stage",
+		Run:      runCmdRun,
 	})
 }
 
 var runCmdUsage = helpText("run")
 
 func runCmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := cliFlagSet("run")
+	fs := cli.FlagSet("run")
 	jobs := fs.Int("j", runtime.NumCPU(), "stages run at once")
 	cacheDir := fs.String("cache", "", "cache directory")
 	noCache := fs.Bool("no-cache", false, "run every stage")
@@ -39,21 +41,21 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	memFlag := fs.String("mem", "", "memory budget of the stages run at once")
 	quiet := fs.Bool("q", false, "quiet")
 	verbose := fs.Bool("v", false, "verbose")
-	var force cliStrings
+	var force cli.Strings
 	fs.Var(&force, "force", "run stage NAME even if cached; repeatable")
 	exFlags := slurmCmdRegisterRunFlags(fs)
 	var lopts runner.LoadOptions
 	lopts.RegisterFlags(fs)
-	files, err := cliFlags(fs, args, stdout, runCmdUsage)
+	files, err := cli.Parse(fs, args, stdout, runCmdUsage)
 	switch {
 	case err != nil:
 		return err
 	case len(files) != 1:
-		return usageText(runCmdUsage, "want one pipeline file, got %d", len(files))
+		return cli.UsageText(runCmdUsage, "want one pipeline file, got %d", len(files))
 	case *jobs < 1:
-		return usagef("-j %d: want at least 1", *jobs)
+		return cli.Usagef("-j %d: want at least 1", *jobs)
 	case *quiet && *verbose:
-		return usagef("-q and -v exclude each other")
+		return cli.Usagef("-q and -v exclude each other")
 	}
 	var memMB int64 // 0: the runner's default budget
 	switch strings.TrimSpace(*memFlag) {
@@ -62,7 +64,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		memMB = -1
 	default:
 		if memMB, err = runner.ParseMem(*memFlag); err != nil {
-			return usagef("--mem: %v", err)
+			return cli.Usagef("--mem: %v", err)
 		}
 	}
 	p, err := cliLoad(files[0], lopts, stderr)
@@ -70,20 +72,20 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := exFlags.preflight(); err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	loc, err := cliCache(*cacheDir, filepath.Dir(files[0]))
 	if err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
 	c, err := cache.Open(loc.Dir)
 	if err != nil {
-		return failed(fmt.Errorf("open the cache: %w", err))
+		return cli.Failed(fmt.Errorf("open the cache: %w", err))
 	}
 	defer c.Close()
 	executor, nJobs, err := exFlags.build(fs, c, *jobs, *verbose, *quiet, stderr)
 	if err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 
 	level := runner.Normal
@@ -96,7 +98,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	// block on a terminal that understands cursor movement, else lines.
 	var obs runner.Observer
 	var tp *runner.TermProgress
-	if width, isTerm := cliTerminal(stderr); isTerm && os.Getenv("TERM") != "dumb" {
+	if width, isTerm := cli.Terminal(stderr); isTerm && os.Getenv("TERM") != "dumb" {
 		tp = runner.NewTermProgress(stderr, level, width)
 		defer tp.Close()
 		obs = tp
@@ -135,7 +137,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		opts.Provenance, err = prov.Encode()
 	}
 	if err != nil {
-		return failed(err)
+		return cli.Failed(err)
 	}
 	res, err := runner.Run(ctx, p, c, opts)
 	if tp != nil {
@@ -144,7 +146,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if res == nil {
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintln(stderr, "canceled before any stage started")
-			return exitStatus(exitCanceled)
+			return cli.ExitStatus(cli.ExitCanceled)
 		}
 		return err
 	}
@@ -158,15 +160,15 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		runCmdTables(stdout, stderr, c, res.RunID)
 		fmt.Fprintf(stdout, "run %d, cache %s; 'hylaflow report' writes its tables and figures to %s/\n",
-			res.RunID, cliShowPath(loc.Dir), cliShowPath(runreport.DefaultOut(filepath.Dir(files[0]))))
+			res.RunID, cli.ShowPath(loc.Dir), cli.ShowPath(runreport.DefaultOut(filepath.Dir(files[0]))))
 	}
 	switch {
 	case res.Status == runner.RunCanceled:
-		return exitStatus(exitCanceled)
+		return cli.ExitStatus(cli.ExitCanceled)
 	case res.Status == runner.RunFailed, err != nil:
-		return exitStatus(exitStageFailed)
+		return cli.ExitStatus(cli.ExitFailed)
 	}
-	return failed(runCmdPublish(res, c, *quiet, stdout))
+	return cli.Failed(runCmdPublish(res, c, *quiet, stdout))
 }
 
 // runCmdPublish carries out the pipeline's publish blocks after a
@@ -175,7 +177,7 @@ func runCmdPublish(res *runner.RunResult, c *cache.Cache, quiet bool, stdout io.
 	done, err := runner.PublishOutputs(res, c)
 	if !quiet {
 		for _, d := range done {
-			fmt.Fprintf(stdout, "published %d files to %s\n", len(d.Files), cliShowPath(d.Dir))
+			fmt.Fprintf(stdout, "published %d files to %s\n", len(d.Files), cli.ShowPath(d.Dir))
 		}
 	}
 	return err

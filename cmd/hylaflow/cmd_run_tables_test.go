@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/internal/cli"
 )
 
 var tableTextUpdate = flag.Bool("update-tables", false, "rewrite testdata/tables/run.golden")
@@ -46,7 +48,7 @@ func TestRunCmdTablesAndCacheLocation(t *testing.T) {
 
 	t.Chdir(root)
 	code, stdout, stderr := runCmdDispatch("run", "-j", "1", "pipelines/p.hcl")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("run from the root: exit %d: %s", code, stderr)
 	}
 	if st, err := os.Stat(filepath.Join(root, ".hylaflow", "index.db")); err != nil || st.Size() == 0 {
@@ -56,7 +58,7 @@ func TestRunCmdTablesAndCacheLocation(t *testing.T) {
 
 	t.Chdir(filepath.Join(root, "pipelines"))
 	code, stdout, stderr = runCmdDispatch("run", "p.hcl")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("run from pipelines/: exit %d: %s", code, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(root, "pipelines", ".hylaflow")); err == nil {
@@ -79,12 +81,12 @@ func TestRunCmdTablesAndCacheLocation(t *testing.T) {
 	}
 
 	code, stdout, stderr = runCmdDispatch("run", "-q", "p.hcl")
-	if code != exitOK || strings.Contains(stdout, "±") || strings.Contains(stdout, "cache ../.hylaflow") {
+	if code != cli.ExitOK || strings.Contains(stdout, "±") || strings.Contains(stdout, "cache ../.hylaflow") {
 		t.Errorf("run -q: exit %d (%s), tables or cache line printed:\n%s", code, stderr, stdout)
 	}
 
 	code, stdout, stderr = runCmdDispatch("report")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("report from pipelines/: exit %d: %s", code, stderr)
 	}
 	for _, f := range []string{"evaluate.all/table.md", "evaluate.each-hyla/chart.png"} {

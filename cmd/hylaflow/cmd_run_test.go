@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/cli"
 )
 
 // runCmdTestPipeline: a quick source, eight sleeping stages, one sink.
@@ -57,7 +58,7 @@ func runCmdWrite(t *testing.T, dir, name, src string) string {
 // runCmdDispatch runs hylaflow in-process and returns its exit code and output.
 func runCmdDispatch(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := dispatch(args, &out, &errb)
+	code := app.Dispatch(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -102,7 +103,7 @@ func TestRunCmdCachedSecondTime(t *testing.T) {
 	file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
 	cdir := filepath.Join(dir, "cache")
 	code, out, errs := runCmdDispatch("run", file, "-j", "4", "--cache", cdir, "-var", "ms=20")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
 	}
 	// Progress and the summary are on stderr, a start and an end line per stage.
@@ -111,15 +112,15 @@ func TestRunCmdCachedSecondTime(t *testing.T) {
 		t.Errorf("first run output:\n--- stdout\n%s--- stderr\n%s", out, errs)
 	}
 	code, out, _ = runCmdDispatch("plan", file, "--cache", cdir, "-var", "ms=20")
-	if code != exitOK || !strings.Contains(out, "nothing to do: all 10 stages cached") {
+	if code != cli.ExitOK || !strings.Contains(out, "nothing to do: all 10 stages cached") {
 		t.Errorf("plan after the run: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCmdDispatch("plan", file, "--cache", cdir, "-var", "ms=30")
-	if code != exitOK || !strings.Contains(out, "RUN     sleep.s[\"0\"]  param ms changed 20 → 30") || !strings.Contains(out, "CACHED  random.src") {
+	if code != cli.ExitOK || !strings.Contains(out, "RUN     sleep.s[\"0\"]  param ms changed 20 → 30") || !strings.Contains(out, "CACHED  random.src") {
 		t.Errorf("plan with another ms: exit %d\n%s", code, out)
 	}
 	code, _, errs = runCmdDispatch("run", file, "--cache", cdir, "-var", "ms=20", "-q")
-	if code != exitOK || !strings.HasPrefix(errs, "nothing to do: all 10 stages cached") {
+	if code != cli.ExitOK || !strings.HasPrefix(errs, "nothing to do: all 10 stages cached") {
 		t.Errorf("second run: exit %d\n%s", code, errs)
 	}
 	runCmdVerify(t, cdir)
@@ -130,7 +131,7 @@ func TestRunCmdPlanNeverCreatesTheCache(t *testing.T) {
 	file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
 	cdir := filepath.Join(dir, "cache")
 	code, out, errs := runCmdDispatch("plan", file, "--cache", cdir)
-	if code != exitOK || !regexp.MustCompile(`(?m)^RUN +random\.src +never run$`).MatchString(out) || !strings.Contains(out, "10 to run, 0 cached") {
+	if code != cli.ExitOK || !regexp.MustCompile(`(?m)^RUN +random\.src +never run$`).MatchString(out) || !strings.Contains(out, "10 to run, 0 cached") {
 		t.Fatalf("plan: exit %d\n%s%s", code, out, errs)
 	}
 	if _, err := os.Stat(cdir); !os.IsNotExist(err) {
@@ -152,13 +153,13 @@ stage "value" "b" { values = [1] }
 		code int
 		want string
 	}{
-		{"stage failed", []string{"run", failing, "--cache", cdir, "-j", "1"}, exitStageFailed, ": stage fail.a: broken on purpose"},
-		{"keep going", []string{"run", failing, "--cache", cdir, "-j", "1", "--keep-going"}, exitStageFailed, "2 stages: 1 ran, 0 cached, 1 failed, 0 skipped"},
-		{"invalid", []string{"run", invalid, "--cache", cdir}, exitInvalid, "valuez"},
-		{"no file", []string{"run", "--cache", cdir}, exitUsage, "want one pipeline file"},
-		{"bad -j", []string{"run", failing, "-j", "0"}, exitUsage, "-j 0"},
-		{"unknown force", []string{"run", failing, "--cache", cdir, "--force", "value.zz"}, exitUsage, "value.zz"},
-		{"exec-stage usage", []string{"exec-stage", "--cache", cdir}, exitUsage, "exactly one KEY"},
+		{"stage failed", []string{"run", failing, "--cache", cdir, "-j", "1"}, cli.ExitFailed, ": stage fail.a: broken on purpose"},
+		{"keep going", []string{"run", failing, "--cache", cdir, "-j", "1", "--keep-going"}, cli.ExitFailed, "2 stages: 1 ran, 0 cached, 1 failed, 0 skipped"},
+		{"invalid", []string{"run", invalid, "--cache", cdir}, cli.ExitInvalid, "valuez"},
+		{"no file", []string{"run", "--cache", cdir}, cli.ExitUsage, "want one pipeline file"},
+		{"bad -j", []string{"run", failing, "-j", "0"}, cli.ExitUsage, "-j 0"},
+		{"unknown force", []string{"run", failing, "--cache", cdir, "--force", "value.zz"}, cli.ExitUsage, "value.zz"},
+		{"exec-stage usage", []string{"exec-stage", "--cache", cdir}, cli.ExitUsage, "exactly one KEY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,7 +180,7 @@ func TestRunCmdDeterministicDigests(t *testing.T) {
 	file := runCmdWrite(t, dir, "r.hcl", runCmdTestRandom)
 	run := func(cdir string, extra ...string) map[string]string {
 		args := append([]string{"run", file, "--cache", filepath.Join(dir, cdir), "-q"}, extra...)
-		if code, out, errs := runCmdDispatch(args...); code != exitOK {
+		if code, out, errs := runCmdDispatch(args...); code != cli.ExitOK {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
 		}
 		return runCmdDigests(t, filepath.Join(dir, cdir))
@@ -205,7 +206,7 @@ func TestRunCmdExecStageTaskFile(t *testing.T) {
   n = 7
   seed = 5
 }`)
-	if code, out, errs := runCmdDispatch("run", file, "--cache", cdir, "-q"); code != exitOK {
+	if code, out, errs := runCmdDispatch("run", file, "--cache", cdir, "-q"); code != cli.ExitOK {
 		t.Fatalf("run: %d %s%s", code, out, errs)
 	}
 	before := runCmdDigests(t, cdir)
@@ -218,15 +219,15 @@ func TestRunCmdExecStageTaskFile(t *testing.T) {
 	  "Params": {"n": "7", "seed": "5", "dist": "\"normal\""}, "Inputs": {}}, "workers": 1}`, key)
 	tf := runCmdWrite(t, dir, "task.json", spec)
 	code, out, errs := runCmdDispatch("exec-stage", "--cache", cdir, "--task", tf)
-	if code != exitOK || !strings.HasPrefix(out, "cached in ") {
+	if code != cli.ExitOK || !strings.HasPrefix(out, "cached in ") {
 		t.Fatalf("exec-stage of a stored key: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = runCmdDispatch("exec-stage", "--cache", cdir, "--task", tf, "--force")
-	if code != exitOK || !strings.HasPrefix(out, "ran in ") || !strings.Contains(out, before[key+"/out"]) {
+	if code != cli.ExitOK || !strings.HasPrefix(out, "ran in ") || !strings.Contains(out, before[key+"/out"]) {
 		t.Fatalf("forced exec-stage: exit %d (want the same digest %s)\n%s%s", code, before[key+"/out"], out, errs)
 	}
 	bad := runCmdWrite(t, dir, "bad.json", strings.Replace(spec, `"7"`, `"8"`, 1))
-	if code, _, errs := runCmdDispatch("exec-stage", "--cache", cdir, "--task", bad); code != exitStageFailed || !strings.Contains(errs, "key does not match") {
+	if code, _, errs := runCmdDispatch("exec-stage", "--cache", cdir, "--task", bad); code != cli.ExitFailed || !strings.Contains(errs, "key does not match") {
 		t.Errorf("tampered task: exit %d %s", code, errs)
 	}
 }
@@ -364,7 +365,7 @@ func TestRunCmdInterruptAndKill(t *testing.T) {
 		sig  syscall.Signal
 		code int
 	}{
-		{"ctrl-c", syscall.SIGINT, exitCanceled},
+		{"ctrl-c", syscall.SIGINT, cli.ExitCanceled},
 		{"kill -9", syscall.SIGKILL, -1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

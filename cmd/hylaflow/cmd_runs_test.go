@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runs"
 )
 
@@ -29,23 +30,23 @@ func TestRunsCmdListAndShow(t *testing.T) {
 	if err := os.WriteFile(fail, []byte(runsCmdFailPipeline), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cacheCmdMust(t, exitStageFailed, "run", fail, "--cache", cdir, "-q", "-j", "1", "--keep-going")
+	cacheCmdMust(t, cli.ExitFailed, "run", fail, "--cache", cdir, "-q", "-j", "1", "--keep-going")
 
 	dirOf := filepath.Dir(file)
 	mask := func(s string) string {
 		return cacheCmdMask(runsCmdMaskMachine(strings.ReplaceAll(s, dirOf, "DIR")), cdir)
 	}
-	cacheCmdGolden(t, "runs_list", mask(cacheCmdMust(t, exitOK, "runs", "--cache", cdir)))
-	cacheCmdGolden(t, "runs_show_1", mask(cacheCmdMust(t, exitOK, "runs", "show", "1", "--cache", cdir)))
-	cacheCmdGolden(t, "runs_show_2", mask(cacheCmdMust(t, exitOK, "runs", "show", "2", "--cache", cdir)))
-	cacheCmdGolden(t, "runs_show_last", mask(cacheCmdMust(t, exitOK, "runs", "show", "--cache", cdir)))
+	cacheCmdGolden(t, "runs_list", mask(cacheCmdMust(t, cli.ExitOK, "runs", "--cache", cdir)))
+	cacheCmdGolden(t, "runs_show_1", mask(cacheCmdMust(t, cli.ExitOK, "runs", "show", "1", "--cache", cdir)))
+	cacheCmdGolden(t, "runs_show_2", mask(cacheCmdMust(t, cli.ExitOK, "runs", "show", "2", "--cache", cdir)))
+	cacheCmdGolden(t, "runs_show_last", mask(cacheCmdMust(t, cli.ExitOK, "runs", "show", "--cache", cdir)))
 
-	if got := cacheCmdMust(t, exitOK, "runs", "list", "-n", "1", "--cache", cdir); strings.Count(got, "\n") != 2 || !strings.Contains(got, "\n3 ") {
+	if got := cacheCmdMust(t, cli.ExitOK, "runs", "list", "-n", "1", "--cache", cdir); strings.Count(got, "\n") != 2 || !strings.Contains(got, "\n3 ") {
 		t.Errorf("runs list -n 1:\n%s", got)
 	}
 
 	var list []runs.RunJSON
-	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "list", "--json", "--cache", cdir)), &list); err != nil {
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, cli.ExitOK, "runs", "list", "--json", "--cache", cdir)), &list); err != nil {
 		t.Fatal(err)
 	}
 	if len(list) != 3 || list[0].ID != 3 || list[0].Status != "failed" || list[1].Status != "ok" ||
@@ -60,7 +61,7 @@ func TestRunsCmdListAndShow(t *testing.T) {
 	}
 
 	var d runs.DetailJSON
-	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "show", "2", "--json", "--cache", cdir)), &d); err != nil {
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, cli.ExitOK, "runs", "show", "2", "--json", "--cache", cdir)), &d); err != nil {
 		t.Fatal(err)
 	}
 	if p := d.Provenance; p == nil || p.Vars["factor"] != "3" || len(p.Vars) != 1 || len(p.Pipeline.SHA256) != 64 ||
@@ -87,12 +88,12 @@ func TestRunsCmdListAndShow(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"runs", "show", "99"}, exitUsage, "no run 99"},
-		{[]string{"runs", "show", "abc"}, exitUsage, `run id "abc": want a positive number or "last"`},
-		{[]string{"runs", "show", "1", "2"}, exitUsage, "unexpected arguments 1 2"},
-		{[]string{"runs", "list", "-n", "-1"}, exitUsage, "-n -1: want 0 or more"},
-		{[]string{"runs", "--help"}, exitOK, "Usage: hylaflow runs [list]"},
-		{[]string{"runs", "show", "-h"}, exitOK, "show prints one run"},
+		{[]string{"runs", "show", "99"}, cli.ExitUsage, "no run 99"},
+		{[]string{"runs", "show", "abc"}, cli.ExitUsage, `run id "abc": want a positive number or "last"`},
+		{[]string{"runs", "show", "1", "2"}, cli.ExitUsage, "unexpected arguments 1 2"},
+		{[]string{"runs", "list", "-n", "-1"}, cli.ExitUsage, "-n -1: want 0 or more"},
+		{[]string{"runs", "--help"}, cli.ExitOK, "Usage: hylaflow runs [list]"},
+		{[]string{"runs", "show", "-h"}, cli.ExitOK, "show prints one run"},
 	}
 	for _, tc := range tests {
 		args := append(tc.args, "--cache", cdir)
@@ -115,13 +116,13 @@ func runsCmdMaskMachine(s string) string {
 
 func TestRunsCmdEmpty(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "none")
-	if got := cacheCmdMust(t, exitOK, "runs", "--cache", missing); got != "no runs recorded in "+missing+"\n" {
+	if got := cacheCmdMust(t, cli.ExitOK, "runs", "--cache", missing); got != "no runs recorded in "+missing+"\n" {
 		t.Errorf("runs on a missing cache: %q", got)
 	}
-	if got := cacheCmdMust(t, exitOK, "runs", "list", "--json", "--cache", missing); got != "[]\n" {
+	if got := cacheCmdMust(t, cli.ExitOK, "runs", "list", "--json", "--cache", missing); got != "[]\n" {
 		t.Errorf("runs --json on a missing cache: %q", got)
 	}
-	if got := cacheCmdMust(t, exitStageFailed, "runs", "show", "--cache", missing); !strings.Contains(got, "no runs recorded in "+missing) {
+	if got := cacheCmdMust(t, cli.ExitFailed, "runs", "show", "--cache", missing); !strings.Contains(got, "no runs recorded in "+missing) {
 		t.Errorf("runs show on a missing cache: %q", got)
 	}
 	if _, err := os.Stat(missing); err == nil {
@@ -138,11 +139,11 @@ func TestRunsCmdCachedMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	cdir := filepath.Join(dir, "cache")
-	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q")
-	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q")
+	cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", cdir, "-q")
+	cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", cdir, "-q")
 	metrics := func(id string) (string, map[string]float64) {
 		var d runs.DetailJSON
-		if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "show", id, "--json", "--cache", cdir)), &d); err != nil {
+		if err := json.Unmarshal([]byte(cacheCmdMust(t, cli.ExitOK, "runs", "show", id, "--json", "--cache", cdir)), &d); err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range d.StageList {
@@ -163,7 +164,7 @@ func TestRunsCmdCachedMetrics(t *testing.T) {
 			t.Errorf("cached metric %s = %v, first run %v", k, m2[k], v)
 		}
 	}
-	if out := cacheCmdMust(t, exitOK, "runs", "show", "--cache", cdir); !strings.Contains(out, "metrics:\n  sum.all  count=2  length=3  ") {
+	if out := cacheCmdMust(t, cli.ExitOK, "runs", "show", "--cache", cdir); !strings.Contains(out, "metrics:\n  sum.all  count=2  length=3  ") {
 		t.Errorf("runs show of the cached run:\n%s", out)
 	}
 }
@@ -186,11 +187,11 @@ func TestRunsCmdProvenanceNotRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := cacheCmdMust(t, exitOK, "runs", "show", "--cache", cdir); !strings.Contains(out,
+	if out := cacheCmdMust(t, cli.ExitOK, "runs", "show", "--cache", cdir); !strings.Contains(out,
 		"\nprovenance:\n  not recorded (the run is older than provenance records)\n") {
 		t.Errorf("runs show of a run without provenance:\n%s", out)
 	}
-	out := cacheCmdMust(t, exitOK, "runs", "show", "--json", "--cache", cdir)
+	out := cacheCmdMust(t, cli.ExitOK, "runs", "show", "--json", "--cache", cdir)
 	var d map[string]any
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatal(err)
@@ -217,18 +218,18 @@ func TestRunsCmdDiffQuickstart(t *testing.T) {
 	}
 	file := runCmdWrite(t, filepath.Join(dir, "pipelines"), "quickstart.hcl", string(src))
 	cdir := filepath.Join(dir, "cache")
-	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q", "-j", "1")
-	cacheCmdMust(t, exitOK, "run", file, "--cache", cdir, "-q", "-j", "1", "-var", "epochs=50")
+	cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", cdir, "-q", "-j", "1")
+	cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", cdir, "-q", "-j", "1", "-var", "epochs=50")
 
 	mask := func(s string) string { return cacheCmdMask(strings.ReplaceAll(s, dir, "DIR"), cdir) }
-	out := cacheCmdMust(t, exitOK, "runs", "diff", "1", "2", "--cache", cdir)
+	out := cacheCmdMust(t, cli.ExitOK, "runs", "diff", "1", "2", "--cache", cdir)
 	cacheCmdGolden(t, "runs_diff_quickstart", mask(out))
-	if last := cacheCmdMust(t, exitOK, "runs", "diff", "--cache", cdir); last != out {
+	if last := cacheCmdMust(t, cli.ExitOK, "runs", "diff", "--cache", cdir); last != out {
 		t.Errorf("runs diff without runs differs from runs diff 1 2:\n%s", last)
 	}
 
 	var d runs.Diff
-	if err := json.Unmarshal([]byte(cacheCmdMust(t, exitOK, "runs", "diff", "1", "2", "--json", "--cache", cdir)), &d); err != nil {
+	if err := json.Unmarshal([]byte(cacheCmdMust(t, cli.ExitOK, "runs", "diff", "1", "2", "--json", "--cache", cdir)), &d); err != nil {
 		t.Fatal(err)
 	}
 	if d.A.ID != 1 || d.B.ID != 2 || len(d.Provenance.Changed) != 1 || d.Provenance.Changed[0] != (runs.FieldChange{Name: "var epochs", A: "", B: "50"}) {
@@ -254,10 +255,10 @@ func TestRunsCmdDiffQuickstart(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"runs", "diff", "1"}, exitUsage, "want two runs A and B (or none: the last two), got 1"},
-		{[]string{"runs", "diff", "1", "2", "3"}, exitUsage, "unexpected arguments 1 2 3"},
-		{[]string{"runs", "diff", "1", "9"}, exitUsage, "no run 9"},
-		{[]string{"runs", "diff", "x", "2"}, exitUsage, `run id "x": want a positive number or "last"`},
+		{[]string{"runs", "diff", "1"}, cli.ExitUsage, "want two runs A and B (or none: the last two), got 1"},
+		{[]string{"runs", "diff", "1", "2", "3"}, cli.ExitUsage, "unexpected arguments 1 2 3"},
+		{[]string{"runs", "diff", "1", "9"}, cli.ExitUsage, "no run 9"},
+		{[]string{"runs", "diff", "x", "2"}, cli.ExitUsage, `run id "x": want a positive number or "last"`},
 	} {
 		code, out, errs := cacheCmdExec(append(tc.args, "--cache", cdir)...)
 		if code != tc.code || !strings.Contains(out+errs, tc.want) {
@@ -265,8 +266,8 @@ func TestRunsCmdDiffQuickstart(t *testing.T) {
 		}
 	}
 	one := filepath.Join(dir, "one")
-	cacheCmdMust(t, exitOK, "run", file, "--cache", one, "-q", "-j", "1")
-	if out := cacheCmdMust(t, exitStageFailed, "runs", "diff", "--cache", one); !strings.Contains(out, "1 runs recorded") {
+	cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", one, "-q", "-j", "1")
+	if out := cacheCmdMust(t, cli.ExitFailed, "runs", "diff", "--cache", one); !strings.Contains(out, "1 runs recorded") {
 		t.Errorf("runs diff with one run: %q", out)
 	}
 }

@@ -14,13 +14,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/slurm"
 )
 
 // slurm-job is what a Slurm executor's batch job runs on a compute node.
 func init() {
-	registerCommand(&command{
+	app.Register(&cli.Command{
 		Name:    "slurm-job",
 		Summary: "run one stage instance from a Slurm executor's shared store (internal)",
 		Hidden:  true,
@@ -31,15 +32,15 @@ func init() {
 var slurmCmdJobUsage = helpText("slurm-job")
 
 func slurmCmdJob(args []string, stdout, stderr io.Writer) error {
-	fs := cliFlagSet("slurm-job")
+	fs := cli.FlagSet("slurm-job")
 	store := fs.String("store", "", "shared store `DIR` of the Slurm executor")
 	verbose := fs.Bool("v", false, "print the stage's log lines")
-	pos, err := cliFlags(fs, args, stdout, slurmCmdJobUsage)
+	pos, err := cli.Parse(fs, args, stdout, slurmCmdJobUsage)
 	if err != nil {
 		return err
 	}
 	if *store == "" || len(pos) != 1 {
-		return usageText(slurmCmdJobUsage, "want --store DIR and one KEY")
+		return cli.UsageText(slurmCmdJobUsage, "want --store DIR and one KEY")
 	}
 	key := pos[0]
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -51,9 +52,9 @@ func slurmCmdJob(args []string, stdout, stderr io.Writer) error {
 	done, err := runner.SlurmRunJob(ctx, *store, cliRegistry(), key, os.Getenv("SLURM_JOB_ID"), hooks)
 	switch {
 	case ctx.Err() != nil:
-		return inCommand("slurm-job "+key, canceled(errors.New("canceled")))
+		return cli.InCommand("slurm-job "+key, cli.Canceled(errors.New("canceled")))
 	case err != nil:
-		return inCommand("slurm-job "+key, failed(err))
+		return cli.InCommand("slurm-job "+key, cli.Failed(err))
 	}
 	fmt.Fprintf(stdout, "hylaflow slurm-job %s (%s): ok in %v on %s\n", key, done.Address, done.Duration, done.Host)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
@@ -16,7 +17,7 @@ import (
 
 func slurmCmdDispatch(args ...string) (int, string, string) {
 	var out, errs bytes.Buffer
-	code := dispatch(args, &out, &errs)
+	code := app.Dispatch(args, &out, &errs)
 	return code, out.String(), errs.String()
 }
 
@@ -36,8 +37,8 @@ func TestSlurmCmdRunFlagErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"run", "--cache", filepath.Join(t.TempDir(), "cache")}, tt.args...)
 			code, _, errs := slurmCmdDispatch(append(args, file)...)
-			if code != exitUsage || !strings.Contains(errs, tt.want) {
-				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errs, exitUsage, tt.want)
+			if code != cli.ExitUsage || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errs, cli.ExitUsage, tt.want)
 			}
 		})
 	}
@@ -52,8 +53,8 @@ func TestSlurmCmdPreflight(t *testing.T) {
 	cdir := filepath.Join(t.TempDir(), "cache")
 	code, out, errs := slurmCmdDispatch("run", file, "--cache", cdir, "--executor", "slurm", "--store", t.TempDir())
 	want := "hylaflow run: --executor slurm: sbatch, squeue, scontrol, scancel not found on PATH; "
-	if code != exitUsage || !strings.HasPrefix(errs, want) || strings.Count(errs, "\n") != 1 || out != "" {
-		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and one line starting %q", code, out, errs, exitUsage, want)
+	if code != cli.ExitUsage || !strings.HasPrefix(errs, want) || strings.Count(errs, "\n") != 1 || out != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and one line starting %q", code, out, errs, cli.ExitUsage, want)
 	}
 	if _, err := os.Stat(cdir); !os.IsNotExist(err) {
 		t.Errorf("the failed preflight created the cache (%v)", err)
@@ -93,7 +94,7 @@ func TestSlurmCmdRunFlagsJobs(t *testing.T) {
 		{[]string{"--executor", "slurm", "--store", "S", "--max-jobs", "40", "-j", "7"}, 7, true, 7},
 	} {
 		dir := t.TempDir()
-		fs := cliFlagSet("run")
+		fs := cli.FlagSet("run")
 		j := fs.Int("j", 2, "")
 		f := slurmCmdRegisterRunFlags(fs)
 		args := append([]string(nil), tt.args...)
@@ -152,7 +153,7 @@ func TestSlurmCmdJob(t *testing.T) {
 
 	key := slurmCmdWriteTask(t, dir, "value", registry.Values{"values": []float64{1.5, -2}})
 	code, out, errs := slurmCmdDispatch("slurm-job", "--store", dir, key)
-	if code != exitOK || !strings.Contains(out, "ok in") {
+	if code != cli.ExitOK || !strings.Contains(out, "ok in") {
 		t.Fatalf("slurm-job: exit %d\n%s%s", code, out, errs)
 	}
 	d, ok, err := st.ReadDone(key)
@@ -173,7 +174,7 @@ func TestSlurmCmdJob(t *testing.T) {
 
 	fkey := slurmCmdWriteTask(t, dir, "fail", registry.Values{"message": "no luck"})
 	code, _, errs = slurmCmdDispatch("slurm-job", "--store", dir, fkey)
-	if code != exitStageFailed || !strings.Contains(errs, "no luck") {
+	if code != cli.ExitFailed || !strings.Contains(errs, "no luck") {
 		t.Errorf("failing stage: exit %d, stderr %q", code, errs)
 	}
 	if d, ok, err := st.ReadDone(fkey); err != nil || !ok || d.Status != runner.SlurmDoneFailed || !strings.Contains(d.Error, "no luck") {
@@ -193,7 +194,7 @@ func TestSlurmCmdJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs = slurmCmdDispatch("slurm-job", "--store", dir, tkey)
-	if code != exitStageFailed || !strings.Contains(errs, "key does not match") {
+	if code != cli.ExitFailed || !strings.Contains(errs, "key does not match") {
 		t.Errorf("tampered task: exit %d, stderr %q", code, errs)
 	}
 
@@ -202,10 +203,10 @@ func TestSlurmCmdJob(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"slurm-job", key}, exitUsage, "Usage: hylaflow slurm-job"},
-		{[]string{"slurm-job", "--store", dir}, exitUsage, "Usage: hylaflow slurm-job"},
-		{[]string{"slurm-job", "--store", dir, "../etc/passwd"}, exitStageFailed, "expected 64 lowercase hex digits"},
-		{[]string{"slurm-job", "--store", dir, strings.Repeat("0", 64)}, exitStageFailed, "no task spec"},
+		{[]string{"slurm-job", key}, cli.ExitUsage, "Usage: hylaflow slurm-job"},
+		{[]string{"slurm-job", "--store", dir}, cli.ExitUsage, "Usage: hylaflow slurm-job"},
+		{[]string{"slurm-job", "--store", dir, "../etc/passwd"}, cli.ExitFailed, "expected 64 lowercase hex digits"},
+		{[]string{"slurm-job", "--store", dir, strings.Repeat("0", 64)}, cli.ExitFailed, "no task spec"},
 	} {
 		code, _, errs := slurmCmdDispatch(tt.args...)
 		if code != tt.code || !strings.Contains(errs, tt.want) {

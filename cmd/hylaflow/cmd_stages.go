@@ -6,13 +6,20 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stagedoc"
 )
 
 func init() {
-	registerCommand(&command{
-		Name:    "stages",
+	app.Register(&cli.Command{
+		Name: "stages",
+		Complete: func(_, flag, _ string) []string {
+			if flag != "" {
+				return nil
+			}
+			return cliRegistry().Names()
+		},
 		Summary: "list the registered stage types: parameters, inputs, outputs, docs",
 		Run:     stagesCmdRun,
 	})
@@ -21,9 +28,9 @@ func init() {
 var stagesCmdUsage = helpText("stages")
 
 func stagesCmdRun(args []string, stdout, _ io.Writer) error {
-	fs := cliFlagSet("stages")
+	fs := cli.FlagSet("stages")
 	jsonOut := fs.Bool("json", false, "print JSON")
-	names, err := cliFlags(fs, args, stdout, stagesCmdUsage)
+	names, err := cli.Parse(fs, args, stdout, stagesCmdUsage)
 	if err != nil {
 		return err
 	}
@@ -40,14 +47,14 @@ func stagesCmdRun(args []string, stdout, _ io.Writer) error {
 			if s := registry.DidYouMean(n, reg.Names()); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
-			return unknownName("%s\nRegistered types: %s", msg, strings.Join(reg.Names(), ", "))
+			return cli.UnknownName("%s\nRegistered types: %s", msg, strings.Join(reg.Names(), ", "))
 		}
 		types = append(types, t)
 	}
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return failed(enc.Encode(stagedoc.JSON(types)))
+		return cli.Failed(enc.Encode(stagedoc.JSON(types)))
 	}
 	for i, t := range types {
 		if i > 0 {

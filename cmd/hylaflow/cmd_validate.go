@@ -5,30 +5,32 @@ import (
 	"io"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
 func init() {
-	registerCommand(&command{
-		Name:    "validate",
-		Summary: "check pipeline files without running anything (for CI)",
-		Run:     validateCmdRun,
+	app.Register(&cli.Command{
+		Name:     "validate",
+		Complete: completePipelines,
+		Summary:  "check pipeline files without running anything (for CI)",
+		Run:      validateCmdRun,
 	})
 }
 
 var validateCmdUsage = helpText("validate")
 
 func validateCmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := cliFlagSet("validate")
+	fs := cli.FlagSet("validate")
 	jsonOut := fs.Bool("json", false, "print diagnostics as JSON")
 	var opts runner.LoadOptions
 	opts.RegisterFlags(fs)
-	files, err := cliFlags(fs, args, stdout, validateCmdUsage)
+	files, err := cli.Parse(fs, args, stdout, validateCmdUsage)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return usageText(validateCmdUsage, "no pipeline files given")
+		return cli.UsageText(validateCmdUsage, "no pipeline files given")
 	}
 	reg := cliRegistry()
 	var all hcl.Diagnostics
@@ -47,7 +49,7 @@ func validateCmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if *jsonOut {
 		if err := runner.WriteDiagnosticsJSON(stdout, all); err != nil {
-			return failed(err)
+			return cli.Failed(err)
 		}
 	} else if all.HasErrors() {
 		n := 0
@@ -59,7 +61,7 @@ func validateCmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "hylaflow validate: %s\n", runner.Plural(n, "error", "errors"))
 	}
 	if all.HasErrors() {
-		return errInvalid
+		return cli.ErrInvalid
 	}
 	return nil
 }

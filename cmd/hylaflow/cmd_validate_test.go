@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
 	"github.com/zclconf/go-cty/cty"
@@ -85,34 +86,34 @@ func TestFrontCommands(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"validate_ok", []string{"validate", ok}, exitOK},
-		{"validate_bad", []string{"validate", ok, bad}, exitInvalid},
-		{"validate_json", []string{"validate", bad, "-json"}, exitInvalid},
-		{"validate_json_ok", []string{"validate", "-json", ok}, exitOK},
-		{"validate_var", []string{"validate", "-var", "seeds=[1, 2, 3]", ok}, exitOK},
-		{"validate_var_file", []string{"validate", "-var-file", varFile, ok}, exitOK},
-		{"validate_unknown_var", []string{"validate", ok, "-var", "sedes=[1]"}, exitInvalid},
-		{"validate_bad_var_flag", []string{"validate", "-var", "noequals", ok}, exitUsage},
-		{"validate_missing_file", []string{"validate", filepath.Join(dir, "nope.hcl")}, exitInvalid},
-		{"validate_no_args", []string{"validate"}, exitUsage},
-		{"validate_help", []string{"validate", "--help"}, exitOK},
-		{"graph_dot", []string{"graph", ok}, exitOK},
-		{"graph_mermaid", []string{"graph", "--format", "mermaid", ok}, exitOK},
-		{"graph_bad_format", []string{"graph", "--format", "png", ok}, exitUsage},
-		{"graph_invalid", []string{"graph", bad}, exitInvalid},
-		{"graph_help", []string{"graph", "-h"}, exitOK},
-		{"stages_all", []string{"stages"}, exitOK},
-		{"stages_one_json", []string{"stages", "train", "--json"}, exitOK},
-		{"stages_unknown", []string{"stages", "trian"}, exitUsage},
-		{"fmt_check", []string{"fmt", "--check", filepath.Join(dir, "messy.hcl"), ok}, exitStageFailed},
-		{"fmt_broken", []string{"fmt", filepath.Join(dir, "broken.hcl")}, exitInvalid},
-		{"fmt_write", []string{"fmt", messyCopy}, exitOK},
-		{"fmt_write_again", []string{"fmt", "--check", messyCopy}, exitOK},
+		{"validate_ok", []string{"validate", ok}, cli.ExitOK},
+		{"validate_bad", []string{"validate", ok, bad}, cli.ExitInvalid},
+		{"validate_json", []string{"validate", bad, "-json"}, cli.ExitInvalid},
+		{"validate_json_ok", []string{"validate", "-json", ok}, cli.ExitOK},
+		{"validate_var", []string{"validate", "-var", "seeds=[1, 2, 3]", ok}, cli.ExitOK},
+		{"validate_var_file", []string{"validate", "-var-file", varFile, ok}, cli.ExitOK},
+		{"validate_unknown_var", []string{"validate", ok, "-var", "sedes=[1]"}, cli.ExitInvalid},
+		{"validate_bad_var_flag", []string{"validate", "-var", "noequals", ok}, cli.ExitUsage},
+		{"validate_missing_file", []string{"validate", filepath.Join(dir, "nope.hcl")}, cli.ExitInvalid},
+		{"validate_no_args", []string{"validate"}, cli.ExitUsage},
+		{"validate_help", []string{"validate", "--help"}, cli.ExitOK},
+		{"graph_dot", []string{"graph", ok}, cli.ExitOK},
+		{"graph_mermaid", []string{"graph", "--format", "mermaid", ok}, cli.ExitOK},
+		{"graph_bad_format", []string{"graph", "--format", "png", ok}, cli.ExitUsage},
+		{"graph_invalid", []string{"graph", bad}, cli.ExitInvalid},
+		{"graph_help", []string{"graph", "-h"}, cli.ExitOK},
+		{"stages_all", []string{"stages"}, cli.ExitOK},
+		{"stages_one_json", []string{"stages", "train", "--json"}, cli.ExitOK},
+		{"stages_unknown", []string{"stages", "trian"}, cli.ExitUsage},
+		{"fmt_check", []string{"fmt", "--check", filepath.Join(dir, "messy.hcl"), ok}, cli.ExitFailed},
+		{"fmt_broken", []string{"fmt", filepath.Join(dir, "broken.hcl")}, cli.ExitInvalid},
+		{"fmt_write", []string{"fmt", messyCopy}, cli.ExitOK},
+		{"fmt_write_again", []string{"fmt", "--check", messyCopy}, cli.ExitOK},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := dispatch(c.args, &stdout, &stderr)
+			code := app.Dispatch(c.args, &stdout, &stderr)
 			got := fmt.Sprintf("$ hylaflow %s\nexit %d\n--- stdout\n%s--- stderr\n%s",
 				strings.Join(c.args, " "), code, stdout.String(), stderr.String())
 			got = strings.ReplaceAll(got, tmp, "<tmp>")

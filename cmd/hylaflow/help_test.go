@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/internal/cli"
 )
 
 // Every command (hidden ones too, except the completion helper) and every
@@ -16,13 +18,13 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		file string   // help/FILE.txt
 	}
 	var pages []page
-	for name, c := range commands {
-		if name == "__complete" {
+	for _, c := range app.All() {
+		if c.Name == "__complete" {
 			continue
 		}
-		pages = append(pages, page{[]string{c.Name}, name})
+		pages = append(pages, page{[]string{c.Name}, c.Name})
 	}
-	for sub := range cacheCmdSubUsage {
+	for _, sub := range cacheCmdSubs {
 		pages = append(pages, page{[]string{"cache", sub}, "cache-" + sub})
 	}
 	generated := map[string]bool{"bench": true, "kernel": true} // help text + flag list
@@ -38,7 +40,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 				t.Errorf("help/%s.txt should start with \"Usage:\" and end with a newline", p.file)
 			}
 			code, out, errs := mainTestRun(append(p.args, "--help")...)
-			if code != exitOK || errs != "" {
+			if code != cli.ExitOK || errs != "" {
 				t.Fatalf("%s --help: exit %d, stderr %q", strings.Join(p.args, " "), code, errs)
 			}
 			if generated[p.file] {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/internal/cli"
 )
 
 var helpUpdate = flag.Bool("update-help", false, "rewrite the golden files in testdata/help")
@@ -16,7 +18,7 @@ var helpUpdate = flag.Bool("update-help", false, "rewrite the golden files in te
 // mainTestRun runs the dispatcher on args and returns its exit code and streams.
 func mainTestRun(args ...string) (code int, stdout, stderr string) {
 	var out, errw bytes.Buffer
-	code = dispatch(args, &out, &errw)
+	code = app.Dispatch(args, &out, &errw)
 	return code, out.String(), errw.String()
 }
 
@@ -30,29 +32,29 @@ func TestDispatch(t *testing.T) {
 		stdout, stderr   string // substrings ("" = must be empty)
 		noStdout, noErrs bool
 	}{
-		{name: "no args: usage on stderr", args: nil, code: exitUsage, stderr: "Commands:", noStdout: true},
-		{name: "--help on stdout", args: []string{"--help"}, code: exitOK, stdout: "Commands:", noErrs: true},
-		{name: "help", args: []string{"help"}, code: exitOK, stdout: "Exit status (every command)", noErrs: true},
-		{name: "typo of a command", args: []string{"valdate"}, code: exitUsage, noStdout: true,
+		{name: "no args: usage on stderr", args: nil, code: cli.ExitUsage, stderr: "Commands:", noStdout: true},
+		{name: "--help on stdout", args: []string{"--help"}, code: cli.ExitOK, stdout: "Commands:", noErrs: true},
+		{name: "help", args: []string{"help"}, code: cli.ExitOK, stdout: "Exit status (every command)", noErrs: true},
+		{name: "typo of a command", args: []string{"valdate"}, code: cli.ExitUsage, noStdout: true,
 			stderr: "hylaflow: unknown command \"valdate\" (did you mean \"validate\"?)\n(see hylaflow --help)\n"},
-		{name: "far from every command", args: []string{"frobnicate"}, code: exitUsage, noStdout: true,
+		{name: "far from every command", args: []string{"frobnicate"}, code: cli.ExitUsage, noStdout: true,
 			stderr: "hylaflow: unknown command \"frobnicate\"\n(see hylaflow --help)\n"},
-		{name: "help of an unknown command", args: []string{"help", "rnu"}, code: exitUsage, noStdout: true,
+		{name: "help of an unknown command", args: []string{"help", "rnu"}, code: cli.ExitUsage, noStdout: true,
 			stderr: "unknown command \"rnu\" (did you mean \"run\"?)"},
-		{name: "flag before the command", args: []string{"--frce"}, code: exitUsage, noStdout: true,
+		{name: "flag before the command", args: []string{"--frce"}, code: cli.ExitUsage, noStdout: true,
 			stderr: "hylaflow: unknown flag --frce (flags go after the command"},
-		{name: "typo of a flag", args: []string{"run", "--frce", "x.hcl"}, code: exitUsage, noStdout: true,
+		{name: "typo of a flag", args: []string{"run", "--frce", "x.hcl"}, code: cli.ExitUsage, noStdout: true,
 			stderr: "hylaflow run: unknown flag --frce (did you mean --force?)\n(see hylaflow run --help)\n"},
-		{name: "typo of a one-letter flag's neighbour", args: []string{"validate", "-jsn", "x.hcl"}, code: exitUsage, noStdout: true,
+		{name: "typo of a one-letter flag's neighbour", args: []string{"validate", "-jsn", "x.hcl"}, code: cli.ExitUsage, noStdout: true,
 			stderr: "hylaflow validate: unknown flag --jsn (did you mean --json?)\n"},
-		{name: "flag without its value", args: []string{"run", "x.hcl", "-j"}, code: exitUsage, noStdout: true,
+		{name: "flag without its value", args: []string{"run", "x.hcl", "-j"}, code: cli.ExitUsage, noStdout: true,
 			stderr: "hylaflow run: flag -j needs a value\n"},
-		{name: "bad flag value", args: []string{"bench", "--seeds", "many"}, code: exitUsage, noStdout: true,
+		{name: "bad flag value", args: []string{"bench", "--seeds", "many"}, code: cli.ExitUsage, noStdout: true,
 			stderr: "hylaflow bench: invalid value \"many\" for flag -seeds: parse error\n(see hylaflow bench --help)\n"},
-		{name: "subcommand flag typo", args: []string{"cache", "ls", "--jsno"}, code: exitUsage, noStdout: true,
+		{name: "subcommand flag typo", args: []string{"cache", "ls", "--jsno"}, code: cli.ExitUsage, noStdout: true,
 			stderr: "hylaflow cache ls: unknown flag --jsno (did you mean --json?)"},
-		{name: "version", args: []string{"--version"}, code: exitOK, stdout: "hylaflow ", noErrs: true},
-		{name: "version command", args: []string{"version", "--json"}, code: exitOK, stdout: `"kernels": "`, noErrs: true},
+		{name: "version", args: []string{"--version"}, code: cli.ExitOK, stdout: "hylaflow ", noErrs: true},
+		{name: "version command", args: []string{"version", "--json"}, code: cli.ExitOK, stdout: `"kernels": "`, noErrs: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errs := mainTestRun(tt.args...)
@@ -75,40 +77,10 @@ func TestDispatch(t *testing.T) {
 	}
 }
 
-// cliParse takes flags anywhere among the positional arguments, and
-// everything after "--" as positional.
-func TestCLIParse(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		pos  []string
-		j    int
-		v    bool
-	}{
-		{args: []string{"a.hcl"}, pos: []string{"a.hcl"}, j: 1},
-		{args: []string{"-j", "3", "a.hcl", "-v"}, pos: []string{"a.hcl"}, j: 3, v: true},
-		{args: []string{"a.hcl", "--j=4", "b.hcl"}, pos: []string{"a.hcl", "b.hcl"}, j: 4},
-		{args: []string{"-v", "--", "-j", "a.hcl"}, pos: []string{"-j", "a.hcl"}, j: 1, v: true},
-		{args: []string{"a.hcl", "--", "--", "b"}, pos: []string{"a.hcl", "--", "b"}, j: 1},
-		{args: nil, pos: nil, j: 1},
-	} {
-		fs := cliFlagSet("t")
-		j := fs.Int("j", 1, "")
-		v := fs.Bool("v", false, "")
-		pos, err := cliParse(fs, tt.args)
-		if err != nil {
-			t.Errorf("%q: %v", tt.args, err)
-			continue
-		}
-		if strings.Join(pos, "|") != strings.Join(tt.pos, "|") || *j != tt.j || *v != tt.v {
-			t.Errorf("%q: positional %q, -j %d, -v %v; want %q, %d, %v", tt.args, pos, *j, *v, tt.pos, tt.j, tt.v)
-		}
-	}
-}
-
 // Every command's help: `hylaflow help CMD` prints what `hylaflow CMD
 // --help` prints, on stdout, exit 0, and matches testdata/help/CMD.golden.
 func TestHelpGolden(t *testing.T) {
-	names := append(commandNames(), "")
+	names := append(app.Names(), "")
 	for _, name := range names {
 		file := name
 		if file == "" {
@@ -120,12 +92,12 @@ func TestHelpGolden(t *testing.T) {
 				args = []string{name, "--help"}
 			}
 			code, out, errs := mainTestRun(args...)
-			if code != exitOK || errs != "" {
+			if code != cli.ExitOK || errs != "" {
 				t.Fatalf("%q: exit %d, stderr %q", args, code, errs)
 			}
 			if name != "" {
 				code2, out2, _ := mainTestRun("help", name)
-				if code2 != exitOK || out2 != out {
+				if code2 != cli.ExitOK || out2 != out {
 					t.Errorf("help %s: exit %d and output differs from %s --help:\n%s", name, code2, name, out2)
 				}
 			}
@@ -156,7 +128,7 @@ func TestHelpGolden(t *testing.T) {
 func TestStagesHidesTestTypes(t *testing.T) {
 	hidden := []string{"fail", "random", "scale", "sleep", "sum", "value"}
 	code, out, errs := mainTestRun("stages", "--json")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("stages --json: exit %d: %s", code, errs)
 	}
 	var listed []struct{ Name string }
@@ -169,7 +141,7 @@ func TestStagesHidesTestTypes(t *testing.T) {
 		}
 	}
 	code, _, errs = mainTestRun("stages", "nosuch")
-	if code != exitUsage || !strings.Contains(errs, "Registered types: augment, ") || strings.Contains(errs, "sleep") {
+	if code != cli.ExitUsage || !strings.Contains(errs, "Registered types: augment, ") || strings.Contains(errs, "sleep") {
 		t.Errorf("stages nosuch: exit %d\n%s", code, errs)
 	}
 	dir := t.TempDir()
@@ -178,7 +150,7 @@ func TestStagesHidesTestTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs = mainTestRun("validate", file)
-	if code != exitInvalid || !strings.Contains(errs, "Registered types: augment, ") || strings.Contains(errs, "sleep") ||
+	if code != cli.ExitInvalid || !strings.Contains(errs, "Registered types: augment, ") || strings.Contains(errs, "sleep") ||
 		strings.Count(errs, "error:") != 1 {
 		t.Errorf("validate: exit %d (want the one unknown type, hints without the hidden ones)\n%s", code, errs)
 	}
@@ -193,7 +165,7 @@ func TestExitCodesUnknownNames(t *testing.T) {
 	if err := os.WriteFile(file, []byte("stage \"value\" \"a\" { values = [1] }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := mainTestRun("run", file, "--cache", cdir, "-q"); code != exitOK {
+	if code, _, errs := mainTestRun("run", file, "--cache", cdir, "-q"); code != cli.ExitOK {
 		t.Fatalf("run: exit %d\n%s", code, errs)
 	}
 	for _, tt := range []struct {
@@ -201,20 +173,20 @@ func TestExitCodesUnknownNames(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"nosuch"}, exitUsage, `unknown command "nosuch"`},
-		{[]string{"help", "nosuch"}, exitUsage, `unknown command "nosuch"`},
-		{[]string{"stages", "nosuch"}, exitUsage, `no stage type "nosuch"`},
-		{[]string{"datasets", "info", "nosuch"}, exitUsage, `unknown dataset "nosuch"`},
-		{[]string{"datasets", "fetch", "nosuch"}, exitUsage, `unknown dataset "nosuch"`},
-		{[]string{"bench", "--dataset", "nosuch"}, exitUsage, `unknown dataset "nosuch"`},
-		{[]string{"run", file, "--cache", cdir, "--force", "value.b"}, exitUsage, "--force value.b: no such stage"},
-		{[]string{"plan", file, "--cache", cdir, "--force", "value.b"}, exitUsage, "--force value.b: no such stage"},
-		{[]string{"runs", "show", "99", "--cache", cdir}, exitUsage, "no run 99"},
-		{[]string{"runs", "show", "x", "--cache", cdir}, exitUsage, `run id "x"`},
-		{[]string{"report", "99", "--cache", cdir}, exitUsage, "no run 99"},
-		{[]string{"cache", "export", "ffff", filepath.Join(dir, "x.zip"), "--cache", cdir}, exitUsage, "no key starts with ffff"},
-		{[]string{"validate", filepath.Join(dir, "nosuch.hcl")}, exitInvalid, "open " + filepath.Join(dir, "nosuch.hcl") + ": no such file or directory"},
-		{[]string{"validate", dir}, exitInvalid, "is a directory"},
+		{[]string{"nosuch"}, cli.ExitUsage, `unknown command "nosuch"`},
+		{[]string{"help", "nosuch"}, cli.ExitUsage, `unknown command "nosuch"`},
+		{[]string{"stages", "nosuch"}, cli.ExitUsage, `no stage type "nosuch"`},
+		{[]string{"datasets", "info", "nosuch"}, cli.ExitUsage, `unknown dataset "nosuch"`},
+		{[]string{"datasets", "fetch", "nosuch"}, cli.ExitUsage, `unknown dataset "nosuch"`},
+		{[]string{"bench", "--dataset", "nosuch"}, cli.ExitUsage, `unknown dataset "nosuch"`},
+		{[]string{"run", file, "--cache", cdir, "--force", "value.b"}, cli.ExitUsage, "--force value.b: no such stage"},
+		{[]string{"plan", file, "--cache", cdir, "--force", "value.b"}, cli.ExitUsage, "--force value.b: no such stage"},
+		{[]string{"runs", "show", "99", "--cache", cdir}, cli.ExitUsage, "no run 99"},
+		{[]string{"runs", "show", "x", "--cache", cdir}, cli.ExitUsage, `run id "x"`},
+		{[]string{"report", "99", "--cache", cdir}, cli.ExitUsage, "no run 99"},
+		{[]string{"cache", "export", "ffff", filepath.Join(dir, "x.zip"), "--cache", cdir}, cli.ExitUsage, "no key starts with ffff"},
+		{[]string{"validate", filepath.Join(dir, "nosuch.hcl")}, cli.ExitInvalid, "open " + filepath.Join(dir, "nosuch.hcl") + ": no such file or directory"},
+		{[]string{"validate", dir}, cli.ExitInvalid, "is a directory"},
 	} {
 		code, out, errs := mainTestRun(tt.args...)
 		if code != tt.code || !strings.Contains(errs, tt.want) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/cli"
 )
 
 // reliablePayload returns the payload file of the first output of address.
@@ -59,7 +60,7 @@ func TestDamagedPayloadHeals(t *testing.T) {
 	run := func(args ...string) string {
 		t.Helper()
 		code, out, errs := runCmdDispatch(append([]string{"run", file, "--cache", cdir, "-j", "2"}, args...)...)
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("run %q: exit %d\n%s%s", args, code, out, errs)
 		}
 		return out + errs
@@ -90,11 +91,11 @@ func TestDamagedPayloadHeals(t *testing.T) {
 	t.Run("repair", func(t *testing.T) {
 		reliableFlip(t, reliablePayload(t, cdir, `random.r["3"]`))
 		code, out, _ := runCmdDispatch("cache", "verify", "--cache", cdir)
-		if code != exitStageFailed || !strings.Contains(out, "1 problems") || !strings.Contains(out, "--repair") {
+		if code != cli.ExitFailed || !strings.Contains(out, "1 problems") || !strings.Contains(out, "--repair") {
 			t.Fatalf("verify: exit %d\n%s", code, out)
 		}
 		code, out, errs := runCmdDispatch("cache", "verify", "--repair", "--cache", cdir)
-		if code != exitOK || !strings.Contains(out, "repaired: dropped the outputs of 1 keys") {
+		if code != cli.ExitOK || !strings.Contains(out, "repaired: dropped the outputs of 1 keys") {
 			t.Fatalf("verify --repair: exit %d\n%s%s", code, out, errs)
 		}
 		runCmdVerify(t, cdir)
@@ -111,7 +112,7 @@ func TestClearRecoversDamagedIndex(t *testing.T) {
 	dir := t.TempDir()
 	file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
 	cdir := filepath.Join(dir, "cache")
-	if code, out, errs := runCmdDispatch("run", file, "--cache", cdir, "-q", "-var", "ms=1"); code != exitOK {
+	if code, out, errs := runCmdDispatch("run", file, "--cache", cdir, "-q", "-var", "ms=1"); code != cli.ExitOK {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
 	}
 	index := filepath.Join(cdir, "index.db")
@@ -122,15 +123,15 @@ func TestClearRecoversDamagedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := runCmdDispatch("run", file, "--cache", cdir, "-q", "-var", "ms=1")
-	if code != exitStageFailed || !strings.Contains(errs, "the index is damaged") || !strings.Contains(errs, "hylaflow cache clear --yes") {
+	if code != cli.ExitFailed || !strings.Contains(errs, "the index is damaged") || !strings.Contains(errs, "hylaflow cache clear --yes") {
 		t.Fatalf("run on a damaged index: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = runCmdDispatch("cache", "clear", "--yes", "--cache", cdir)
-	if code != exitOK || !strings.Contains(out, "removed the damaged index and 3 payload files") {
+	if code != cli.ExitOK || !strings.Contains(out, "removed the damaged index and 3 payload files") {
 		t.Fatalf("clear --yes on a damaged index: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = runCmdDispatch("run", file, "--cache", cdir, "-var", "ms=1")
-	if code != exitOK || !strings.Contains(errs, "10 ran, 0 cached") {
+	if code != cli.ExitOK || !strings.Contains(errs, "10 ran, 0 cached") {
 		t.Fatalf("run after clear: exit %d\n%s%s", code, out, errs)
 	}
 	runCmdVerify(t, cdir)
