@@ -46,6 +46,7 @@ func (reportRing) Load(_ context.Context, req datasets.Request) (*datasets.Graph
 func (reportRing) OfficialSplit(string) datasets.SplitRule {
 	return datasets.SplitRule{Rule: datasets.SplitHGCN, PVal: 0.25, PTest: 0.25}
 }
+func (reportRing) Params() []datasets.ParamSpec { return nil }
 
 // What `datasets list` and `datasets info` print of a registered source's
 // dataset, before and after its file is present.

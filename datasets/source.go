@@ -44,6 +44,10 @@ type Source interface {
 	// OfficialSplit is the split the benchmark's papers use for dataset
 	// name (the Graph's Name as Load sets it).
 	OfficialSplit(name string) SplitRule
+	// Params declares the parameters Load reads from Request.Params (nil:
+	// none); the dataset stage offers the union over every source
+	// (SourceParams), so a new parameter needs no change elsewhere.
+	Params() []ParamSpec
 }
 
 // Request is what Source.Load reads.
@@ -54,7 +58,7 @@ type Request struct {
 	// Name is the dataset's name as the pipeline or the user spells it.
 	Name string
 	// Params are the dataset stage's parameters (seed, identity_features,
-	// view, …); every source reads the ones it documents there.
+	// view, …); every source reads the ones it declares in Source.Params.
 	Params Params
 	// Workers bounds the goroutines a generator uses (0: one).
 	Workers int

@@ -11,8 +11,9 @@ import (
 
 // stubSource is a source with a fixed file list.
 type stubSource struct {
-	name  string
-	files []File
+	name   string
+	files  []File
+	params []ParamSpec
 }
 
 func (s stubSource) Name() string                      { return s.name }
@@ -22,6 +23,7 @@ func (s stubSource) Load(context.Context, Request) (*Graph, error) {
 	return nil, errors.New("stub")
 }
 func (s stubSource) OfficialSplit(string) SplitRule { return SplitRule{Rule: SplitGiven} }
+func (s stubSource) Params() []ParamSpec            { return s.params }
 
 func mustPanic(t *testing.T, what, want string, f func()) {
 	t.Helper()

@@ -50,7 +50,11 @@ type dataPrecomputeInfo struct {
 }
 
 func registerData(r *registry.Registry) error {
-	for _, t := range []*registry.Type{dataDatasetType(), dataNormalizeType(), dataSplitType(), dataPrecomputeType()} {
+	dataset, err := dataDatasetType()
+	if err != nil {
+		return err
+	}
+	for _, t := range []*registry.Type{dataset, dataNormalizeType(), dataSplitType(), dataPrecomputeType()} {
 		if err := r.Register(t); err != nil {
 			return err
 		}
@@ -60,8 +64,15 @@ func registerData(r *registry.Registry) error {
 
 // ---------------------------------------------------------------- dataset
 
-func dataDatasetType() *registry.Type {
-	return &registry.Type{
+// dataDatasetType is the dataset stage: source, name and root, then the
+// parameters the registered sources declare (datasets.SourceParams), so a
+// new source's parameter needs no change here.
+func dataDatasetType() (*registry.Type, error) {
+	specs, err := datasets.SourceParams()
+	if err != nil {
+		return nil, fmt.Errorf("stage type dataset: %w", err)
+	}
+	t := &registry.Type{
 		Name:    "dataset",
 		Version: "2", // 2: Planetoid and Airport keep their self loops on the diagonal, as networkx does in the official code
 		Doc: "Loads a benchmark graph from its original files (planetoid: cora|citeseer|pubmed; " +
@@ -75,19 +86,6 @@ func dataDatasetType() *registry.Type {
 				Doc: "which loader reads the files"},
 			{Name: "name", Type: registry.String, Required: true, Doc: "dataset name, checked against the source's datasets in `hylaflow datasets list` when the pipeline loads: e.g. cora, airport, R8, disease (synthetic), sbm (synthetic)"},
 			{Name: "root", Type: registry.Path, Default: "", Doc: "data root holding planetoid/, hgcn/, reddit/, textgcn/; empty = default root"},
-			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "synthetic: generator seed; textgcn: seed of the validation draw"},
-			{Name: "nodes", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "synthetic: number of nodes (0 = 1044 for disease, 232965 for sbm)"},
-			{Name: "edges", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "synthetic sbm: distinct edges to aim for (0 = 11,606,919)"},
-			{Name: "features", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "synthetic: feature columns (0 = 16 for disease, 602 for sbm)"},
-			{Name: "classes", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "synthetic sbm: number of classes (0 = 41)"},
-			{Name: "identity_features", Type: registry.Bool, Default: false,
-				Doc: "hgcn disease: use the identity matrix when NAME.feats.npz is absent (HGCN's use_feats=0)"},
-			{Name: "view", Type: registry.String, Default: "transductive", Enum: []string{"transductive", "inductive", "inductive_corpus"},
-				Doc: "textgcn: transductive = the doc+word corpus graph without features (node level); inductive = documents only, TF-IDF rows as features, no edges; inductive_corpus = the corpus graph of the training documents alone, test documents joined one way to its words (inductive TextGCN)"},
-			{Name: "val_fraction", Type: registry.Float, Range: registry.AtLeast(0).Below(1), Default: 0.1, Doc: "textgcn: fraction of training documents held out for validation"},
-			{Name: "window", Type: registry.Int, Range: registry.AtLeast(1), Default: 20, Doc: "textgcn: PMI sliding window"},
-			{Name: "min_freq", Type: registry.Int, Range: registry.AtLeast(0), Default: 5, Doc: "textgcn: words rarer than this are removed when cleaning"},
-			{Name: "clean", Type: registry.Bool, Default: false, Doc: "textgcn: clean the raw corpus instead of reading corpus/NAME.clean.txt"},
 		},
 		Outputs:     []registry.Output{{Name: dataOutGraph, Kind: schema.KindGraph, Doc: "the graph (artifact/schema.go KindGraph layout)"}},
 		Run:         dataRunDataset,
@@ -95,6 +93,27 @@ func dataDatasetType() *registry.Type {
 		Check:       dataCheck,
 		Preflight:   dataPreflight,
 	}
+	for _, sp := range specs {
+		t.Params = append(t.Params, dataParam(sp))
+	}
+	return t, nil
+}
+
+// dataParam is the registry parameter of a source's declared one.
+func dataParam(sp datasets.ParamSpec) registry.Param {
+	p := registry.Param{Name: sp.Name, Default: sp.Default, Enum: sp.Enum, Doc: sp.Doc,
+		Type: map[datasets.ParamKind]registry.ParamType{datasets.ParamString: registry.String,
+			datasets.ParamInt: registry.Int, datasets.ParamFloat: registry.Float, datasets.ParamBool: registry.Bool}[sp.Kind]}
+	if sp.Min != nil || sp.Below != nil {
+		p.Range = &registry.Range{}
+		if sp.Min != nil {
+			p.Range = registry.AtLeast(*sp.Min)
+		}
+		if sp.Below != nil {
+			p.Range = p.Range.Below(*sp.Below)
+		}
+	}
+	return p
 }
 
 // dataSource returns the registered source the source parameter names.

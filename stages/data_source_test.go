@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/datasets"
+	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
 	"github.com/hylaflow/hylaflow/sparse"
@@ -18,8 +20,9 @@ import (
 )
 
 // ringSource is a dataset source that exists only in this test: dataset
-// ring_N reads fake/ring.txt (one label per line) and connects node i to
-// i+1 around a ring; its official split is HGCN's rule with 0.25/0.25.
+// NAME reads fake/NAME.txt (one label per line) and connects node i to
+// i+ring_step (its own parameter, default 1) around a ring; its official
+// split is HGCN's rule with 0.25/0.25.
 type ringSource struct{}
 
 func (ringSource) Name() string { return "fake" }
@@ -43,9 +46,10 @@ func (ringSource) Load(_ context.Context, req datasets.Request) (*datasets.Graph
 	if n < 3 {
 		return nil, errors.New("ring needs 3 nodes")
 	}
+	step := max(req.Params.Int("ring_step"), 1)
 	us, vs := make([]int, n), make([]int, n)
 	for i := range us {
-		us[i], vs[i] = i, (i+1)%n
+		us[i], vs[i] = i, (i+step)%n
 	}
 	adj, err := datasets.SymmetricFromEdges(n, us, vs)
 	if err != nil {
@@ -60,14 +64,92 @@ func (ringSource) OfficialSplit(string) datasets.SplitRule {
 	return datasets.SplitRule{Rule: datasets.SplitHGCN, PVal: 0.25, PTest: 0.25}
 }
 
+func (ringSource) Params() []datasets.ParamSpec {
+	return []datasets.ParamSpec{{Name: "ring_step", Kind: datasets.ParamInt, Default: 1, Min: datasets.Bound(1),
+		Doc: "offset of each node's neighbour around the ring"}}
+}
+
+// ringEntry is the catalogue entry of the fake source's one dataset.
+var ringEntry = datasets.Entry{Name: "fake_ring", Source: "fake", Doc: "a test ring",
+	Files: []datasets.File{{Path: "fake/fake_ring.txt"}}, Expected: datasets.Stats{Nodes: 8, Edges: 8, Features: 8, Classes: 2}}
+
+// TestFakeSourceParameter: a parameter a source declares (ring_step) is a
+// parameter of the dataset stage, with its default, bound and doc, once
+// the source is registered, and nothing else changes: unknown before,
+// checked against its bound, and read by the source's loader.
+func TestFakeSourceParameter(t *testing.T) {
+	src := func(step string) []byte {
+		return []byte(`stage "dataset" "x" {
+  source    = "fake"
+  name      = "fake_ring"
+  ring_step = ` + step + `
+}
+`)
+	}
+	mentions := func(diags hcl.Diagnostics, s string) bool {
+		for _, d := range diags {
+			if strings.Contains(d.Summary+d.Detail, s) {
+				return true
+			}
+		}
+		return false
+	}
+	if _, diags := runner.LoadSource(stages.Default(), "p.hcl", src("4"), runner.LoadOptions{}); !mentions(diags, `"ring_step"`) {
+		t.Fatalf("ring_step before the source is registered: %v", diags)
+	}
+	defer datasets.RegisterForTest(ringSource{}, ringEntry)()
+	typ, ok := stages.Default().Lookup("dataset")
+	if !ok {
+		t.Fatal("no dataset stage type")
+	}
+	p, ok := typ.Param("ring_step")
+	if !ok || p.Type != registry.Int || p.Default != 1 || p.Range == nil || p.Range.Min != 1 || p.Range.HasMax ||
+		p.Doc != "fake: offset of each node's neighbour around the ring" {
+		t.Fatalf("dataset's ring_step: %+v (declared: %v)", p, ok)
+	}
+	if _, diags := runner.LoadSource(stages.Default(), "p.hcl", src("0"), runner.LoadOptions{}); !mentions(diags, "ring_step") {
+		t.Errorf("ring_step = 0, below its bound: %v", diags)
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "fake"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "fake", "fake_ring.txt"), []byte("a b a b a b a b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HYLAFLOW_DATA", root)
+	// Step 4 on 8 nodes pairs i with i+4: 4 edges, not the ring's 8.
+	for step, edges := range map[string]int{"1": 8, "4": 4} {
+		pl, diags := runner.LoadSource(stages.Default(), "p.hcl", src(step), runner.LoadOptions{})
+		if diags.HasErrors() {
+			t.Fatalf("ring_step = %s: %v", step, diags)
+		}
+		store := executortest.NewMemStore()
+		res, err := runner.Run(context.Background(), pl, store, runner.RunOptions{Jobs: 1})
+		if err != nil || res.Status != runner.RunOK {
+			t.Fatalf("ring_step = %s: run %v, %v", step, res, err)
+		}
+		a, err := store.Load(res.ByAddress["dataset.x"].Outputs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var info schema.GraphInfo
+		if err := a.(*bundle.Bundle).JSON(schema.MemberInfo, &info); err != nil {
+			t.Fatal(err)
+		}
+		if info.Edges != edges {
+			t.Errorf("ring_step = %s: %d edges, want %d", step, info.Edges, edges)
+		}
+	}
+}
+
 // TestFakeSourceThroughPipeline: registering a source and its catalogue
 // entry (what a new source package and catalog.go would do) is all a
 // pipeline needs: validate accepts the source and name, the dataset
 // stage's key follows the file's contents, the graph loads, and the split
 // stage's hgcn rule takes the source's official proportions.
 func TestFakeSourceThroughPipeline(t *testing.T) {
-	defer datasets.RegisterForTest(ringSource{}, datasets.Entry{Name: "fake_ring", Source: "fake", Doc: "a test ring",
-		Files: []datasets.File{{Path: "fake/fake_ring.txt"}}, Expected: datasets.Stats{Nodes: 8, Edges: 8, Features: 8, Classes: 2}})()
+	defer datasets.RegisterForTest(ringSource{}, ringEntry)()
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "fake"), 0o755); err != nil {
 		t.Fatal(err)

@@ -50,3 +50,9 @@ func (source) OfficialSplit(name string) datasets.SplitRule {
 	}
 	return datasets.SplitRule{}
 }
+
+// Params: identity_features, HGCN's use_feats=0 for Disease.
+func (source) Params() []datasets.ParamSpec {
+	return []datasets.ParamSpec{{Name: "identity_features", Kind: datasets.ParamBool, Default: false,
+		Doc: "disease: use the identity matrix when NAME.feats.npz is absent (HGCN's use_feats=0)"}}
+}

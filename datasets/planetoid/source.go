@@ -39,3 +39,6 @@ func (source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, er
 func (source) OfficialSplit(string) datasets.SplitRule {
 	return datasets.SplitRule{Rule: datasets.SplitGiven}
 }
+
+// Params: none; the files are all there is.
+func (source) Params() []datasets.ParamSpec { return nil }

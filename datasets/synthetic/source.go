@@ -61,3 +61,15 @@ func (source) OfficialSplit(name string) datasets.SplitRule {
 	}
 	return datasets.SplitRule{Rule: datasets.SplitGiven}
 }
+
+// Params: the generators' seed and sizes; zero takes their defaults.
+func (source) Params() []datasets.ParamSpec {
+	zero := datasets.Bound(0)
+	return []datasets.ParamSpec{
+		{Name: "seed", Kind: datasets.ParamInt, Default: 0, Min: zero, Doc: "generator seed"},
+		{Name: "nodes", Kind: datasets.ParamInt, Default: 0, Min: zero, Doc: "number of nodes (0 = 1044 for disease, 232965 for sbm)"},
+		{Name: "edges", Kind: datasets.ParamInt, Default: 0, Min: zero, Doc: "sbm's distinct edges to aim for (0 = 11,606,919)"},
+		{Name: "features", Kind: datasets.ParamInt, Default: 0, Min: zero, Doc: "feature columns (0 = 16 for disease, 602 for sbm)"},
+		{Name: "classes", Kind: datasets.ParamInt, Default: 0, Min: zero, Doc: "sbm's number of classes (0 = 41)"},
+	}
+}

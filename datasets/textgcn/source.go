@@ -108,3 +108,17 @@ func (c *Corpus) Graph(view string) (*datasets.Graph, error) {
 func (source) OfficialSplit(string) datasets.SplitRule {
 	return datasets.SplitRule{Rule: datasets.SplitGiven}
 }
+
+// Params: the validation draw, the corpus graph's construction and the
+// view Load returns.
+func (source) Params() []datasets.ParamSpec {
+	return []datasets.ParamSpec{
+		{Name: "seed", Kind: datasets.ParamInt, Default: 0, Min: datasets.Bound(0), Doc: "seed of the validation draw"},
+		{Name: "view", Kind: datasets.ParamString, Default: "transductive", Enum: []string{"transductive", "inductive", "inductive_corpus"},
+			Doc: "transductive = the doc+word corpus graph without features (node level); inductive = documents only, TF-IDF rows as features, no edges; inductive_corpus = the corpus graph of the training documents alone, test documents joined one way to its words (inductive TextGCN)"},
+		{Name: "val_fraction", Kind: datasets.ParamFloat, Default: 0.1, Min: datasets.Bound(0), Below: datasets.Bound(1), Doc: "fraction of training documents held out for validation"},
+		{Name: "window", Kind: datasets.ParamInt, Default: 20, Min: datasets.Bound(1), Doc: "PMI sliding window"},
+		{Name: "min_freq", Kind: datasets.ParamInt, Default: 5, Min: datasets.Bound(0), Doc: "words rarer than this are removed when cleaning"},
+		{Name: "clean", Kind: datasets.ParamBool, Default: false, Doc: "clean the raw corpus instead of reading corpus/NAME.clean.txt"},
+	}
+}
