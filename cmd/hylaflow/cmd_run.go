@@ -43,7 +43,8 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "verbose")
 	var force cli.Strings
 	fs.Var(&force, "force", "run stage NAME even if cached; repeatable")
-	exFlags := slurmCmdRegisterRunFlags(fs)
+	var exFlags runner.ExecutorFlags
+	exFlags.RegisterFlags(fs)
 	var lopts runner.LoadOptions
 	lopts.RegisterFlags(fs)
 	files, err := cli.Parse(fs, args, stdout, runCmdUsage)
@@ -71,7 +72,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := exFlags.preflight(); err != nil {
+	if err := exFlags.Preflight(); err != nil {
 		return cli.Usagef("%v", err)
 	}
 	loc, err := cliCache(*cacheDir, filepath.Dir(files[0]))
@@ -83,7 +84,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		return cli.Failed(fmt.Errorf("open the cache: %w", err))
 	}
 	defer c.Close()
-	executor, nJobs, err := exFlags.build(fs, c, *jobs, *verbose, *quiet, stderr)
+	executor, nJobs, err := exFlags.Build(c, *jobs, cli.IsSet(fs, "j"), *verbose, *quiet, stderr)
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
-	"github.com/hylaflow/hylaflow/runner/executortest"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
@@ -58,66 +57,6 @@ func TestSlurmCmdPreflight(t *testing.T) {
 	}
 	if _, err := os.Stat(cdir); !os.IsNotExist(err) {
 		t.Errorf("the failed preflight created the cache (%v)", err)
-	}
-	// With the commands present (here: stand-ins), only the missing one is named.
-	for _, name := range []string{"sbatch", "squeue", "scontrol"} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f := &slurmCmdRunFlags{executor: "slurm", store: "s"}
-	if err := f.preflight(); err == nil || !strings.HasPrefix(err.Error(), "--executor slurm: scancel not found on PATH") {
-		t.Errorf("preflight with scancel missing: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(bin, "scancel"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.preflight(); err != nil {
-		t.Errorf("preflight with every command present: %v", err)
-	}
-	if err := (&slurmCmdRunFlags{executor: "local"}).preflight(); err != nil {
-		t.Errorf("local executor: %v", err)
-	}
-}
-
-func TestSlurmCmdRunFlagsJobs(t *testing.T) {
-	for _, tt := range []struct {
-		args     []string
-		jobs     int
-		isSlurm  bool
-		wantJobs int
-	}{
-		{nil, 2, false, 2},
-		{[]string{"-j", "3"}, 3, false, 3},
-		{[]string{"--executor", "slurm", "--store", "S"}, 2, true, slurmCmdDefaultJobs},
-		{[]string{"--executor", "slurm", "--store", "S", "--max-jobs", "40"}, 2, true, 40},
-		{[]string{"--executor", "slurm", "--store", "S", "--max-jobs", "40", "-j", "7"}, 7, true, 7},
-	} {
-		dir := t.TempDir()
-		fs := cli.FlagSet("run")
-		j := fs.Int("j", 2, "")
-		f := slurmCmdRegisterRunFlags(fs)
-		args := append([]string(nil), tt.args...)
-		for i, a := range args {
-			if a == "S" {
-				args[i] = filepath.Join(dir, "store")
-			}
-		}
-		if err := fs.Parse(args); err != nil {
-			t.Fatal(err)
-		}
-		ex, jobs, err := f.build(fs, executortest.NewMemStore(), *j, false, false, &bytes.Buffer{})
-		if err != nil {
-			t.Fatalf("%v: %v", tt.args, err)
-		}
-		if jobs != tt.wantJobs || (ex != nil) != tt.isSlurm {
-			t.Errorf("%v: executor %T, -j %d; want slurm=%v, -j %d", tt.args, ex, jobs, tt.isSlurm, tt.wantJobs)
-		}
-		if tt.isSlurm {
-			if _, err := os.Stat(filepath.Join(dir, "store", "objects")); err != nil {
-				t.Errorf("%v: the store was not initialised: %v", tt.args, err)
-			}
-		}
 	}
 }
 
