@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
-	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/runreport"
-	"github.com/hylaflow/hylaflow/runs"
 )
 
 func init() {
@@ -60,24 +55,14 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 	if len(pos) == 1 {
 		which = pos[0]
 	}
-	cdir, err := cliCacheDir(*dir)
+	c, err := reportCmdOpen(*dir)
 	if err != nil {
-		return cli.Failed(err)
-	}
-	c, err := cache.OpenReadOnly(cdir)
-	if err != nil {
-		return cli.Failed(err)
+		return err
 	}
 	defer c.Close()
-	id, note, err := runreport.ResolveRun(c, which)
-	if note != "" {
-		fmt.Fprintf(stderr, "hylaflow report: %s\n", note)
-	}
-	var badRun *runreport.BadRunError
-	if errors.As(err, &badRun) {
-		return cli.Usagef("%v", err)
-	} else if err != nil {
-		return err // an unknown run is exit 2
+	id, err := reportCmdResolve(c, which, stderr)
+	if err != nil {
+		return err
 	}
 	outputs, err := runreport.Collect(c, cliRegistry(), id, runreport.Kinds...)
 	if err != nil {
@@ -92,10 +77,11 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "hylaflow report: %v\n", p)
 	}
 	if *timing {
-		files, err := reportCmdTiming(stdout, c, *out, id)
+		md, files, err := runreport.TimingView(c, *out, id)
 		if err != nil {
 			return cli.Failed(err)
 		}
+		fmt.Fprintf(stdout, "<!-- timing (run %d) -->\n%s\n", id, md)
 		written.Paths = append(written.Paths, files...)
 	}
 	runreport.WriteListing(stdout, *out, cli.ShowPath(*out), id, written.Paths)
@@ -108,7 +94,7 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return cli.Failed(fmt.Errorf("run %d: %w", id, err))
 		}
-		if err := reportCmdWriteHTML(file, pg); err != nil {
+		if err := pg.WriteFile(file); err != nil {
 			return cli.Failed(err)
 		}
 		fmt.Fprintf(stdout, "wrote the HTML report of run %d to %s\n", id, cli.ShowPath(file))
@@ -119,68 +105,48 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// reportCmdTiming writes the timing view of run id into out/timing/,
-// prints its Markdown and returns the files written.
-func reportCmdTiming(stdout io.Writer, c *cache.Cache, out string, id int64) ([]string, error) {
-	rows, err := runreport.Timings(c, id)
-	if err != nil {
-		return nil, fmt.Errorf("run %d: timing: %w", id, err)
-	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("run %d has no train stage to time", id)
-	}
-	md, files, err := runreport.WriteTiming(out, id, rows, paper.Timing)
-	if err != nil {
-		return nil, fmt.Errorf("timing: %w", err)
-	}
-	fmt.Fprintf(stdout, "<!-- timing (run %d) -->\n", id)
-	stdout.Write(md)
-	fmt.Fprintln(stdout)
-	return files, nil
-}
-
-// reportCmdCompare compares run a with run b (runs.Compare, as runs diff
-// does) and writes the comparison as Markdown (printed and written to
-// out/compare-A-B.md) and, with html, as a page of run b opening with it.
-func reportCmdCompare(stdout, stderr io.Writer, cacheFlag, out, a, b string, html bool, htmlOut string) error {
+// reportCmdOpen opens the cache --cache names (or the one found) to read.
+func reportCmdOpen(cacheFlag string) (*cache.Cache, error) {
 	cdir, err := cliCacheDir(cacheFlag)
 	if err != nil {
-		return cli.Failed(err)
+		return nil, cli.Failed(err)
 	}
 	c, err := cache.OpenReadOnly(cdir)
+	return c, cli.Failed(err)
+}
+
+// reportCmdResolve resolves a run argument (runreport.ResolveRun), saying
+// on stderr which run "latest" took when that needs saying.
+func reportCmdResolve(c *cache.Cache, which string, stderr io.Writer) (int64, error) {
+	id, note, err := runreport.ResolveRun(c, which)
+	if note != "" {
+		fmt.Fprintf(stderr, "hylaflow report: %s\n", note)
+	}
+	return id, err // a bad or unknown run is exit 2
+}
+
+// reportCmdCompare compares run a with run b (as runs diff does), prints
+// the comparison as Markdown and writes it to out/compare-A-B.md and, with
+// html, as a page of run b opening with it.
+func reportCmdCompare(stdout, stderr io.Writer, cacheFlag, out, a, b string, html bool, htmlOut string) error {
+	c, err := reportCmdOpen(cacheFlag)
 	if err != nil {
-		return cli.Failed(err)
+		return err
 	}
 	defer c.Close()
 	var ids [2]int64
 	for i, which := range []string{a, b} {
-		id, note, err := runreport.ResolveRun(c, which)
-		if note != "" {
-			fmt.Fprintf(stderr, "hylaflow report: %s\n", note)
-		}
-		var badRun *runreport.BadRunError
-		if errors.As(err, &badRun) {
-			return cli.Usagef("%v", err)
-		} else if err != nil {
+		if ids[i], err = reportCmdResolve(c, which, stderr); err != nil {
 			return err
 		}
-		ids[i] = id
 	}
-	var rs [2]*runs.Run
-	for i, id := range ids {
-		if rs[i], err = runs.Load(c, id); err != nil {
-			return fmt.Errorf("run %d: %w", id, err) // no such run: exit 2
-		}
+	d, err := runreport.LoadCompare(c, ids[0], ids[1])
+	if err != nil {
+		return err // no such run: exit 2
 	}
-	d := runs.Compare(rs[0], rs[1])
-	var md bytes.Buffer
-	runreport.WriteCompareMarkdown(&md, d)
-	stdout.Write(md.Bytes())
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return cli.Failed(err)
-	}
-	mdFile := filepath.Join(out, fmt.Sprintf("compare-%d-%d.md", ids[0], ids[1]))
-	if err := os.WriteFile(mdFile, md.Bytes(), 0o644); err != nil {
+	md, mdFile, err := runreport.WriteCompare(out, ids[0], ids[1], d)
+	stdout.Write(md)
+	if err != nil {
 		return cli.Failed(err)
 	}
 	fmt.Fprintf(stdout, "\nwrote the comparison of run %d with run %d to %s\n", ids[0], ids[1], cli.ShowPath(mdFile))
@@ -196,21 +162,9 @@ func reportCmdCompare(stdout, stderr io.Writer, cacheFlag, out, a, b string, htm
 	if file == "" {
 		file = filepath.Join(out, runreport.DefaultCompareHTML(ids[0], ids[1]))
 	}
-	if err := reportCmdWriteHTML(file, pg); err != nil {
+	if err := pg.WriteFile(file); err != nil {
 		return cli.Failed(err)
 	}
 	fmt.Fprintf(stdout, "wrote the HTML comparison to %s\n", cli.ShowPath(file))
 	return nil
-}
-
-// reportCmdWriteHTML renders pg into file (its directory created).
-func reportCmdWriteHTML(file string, pg *runreport.Page) error {
-	var b bytes.Buffer
-	if err := pg.Render(&b); err != nil {
-		return fmt.Errorf("HTML report: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(file, b.Bytes(), 0o644)
 }
