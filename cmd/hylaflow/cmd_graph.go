@@ -7,6 +7,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/runs"
 
 	"github.com/hylaflow/hylaflow/runner"
 )
@@ -82,7 +83,7 @@ func graphCmdStatus(p *runner.Pipeline, runArg, cacheFlag, file string, stderr i
 		return nil, cli.Failed(err)
 	}
 	defer c.Close()
-	id, err := runsCmdID(c, runArg)
+	id, err := runs.ResolveID(c, runArg)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hylaflow/hylaflow/cache"
@@ -70,66 +68,16 @@ func runsCmdRun(args []string, stdout, stderr io.Writer) error {
 			id = pos[0]
 		}
 		var n int64
-		if n, err = runsCmdID(c, id); err == nil {
+		if n, err = runs.ResolveID(c, id); err == nil {
 			err = runs.WriteShow(stdout, c, n, *asJSON, cacheCmdNow())
 		}
 	case "diff":
-		err = runsCmdDiff(c, pos, *asJSON, stdout)
+		var d *runs.Diff
+		if d, err = runs.LoadDiff(c, pos); err == nil && *asJSON {
+			err = cacheops.WriteJSON(stdout, d)
+		} else if err == nil {
+			err = runs.WriteDiff(stdout, d)
+		}
 	}
 	return cli.InCommand(name, err)
-}
-
-// runsCmdID resolves a run argument: a number (optionally "#N") or "last".
-func runsCmdID(c *cache.Cache, arg string) (int64, error) {
-	if arg == "last" || arg == "latest" {
-		runs, err := c.Runs(1)
-		if err != nil {
-			return 0, err
-		}
-		if len(runs) == 0 {
-			return 0, cli.Failed(fmt.Errorf("no runs recorded in %s", c.Dir()))
-		}
-		return runs[0].ID, nil
-	}
-	v, err := strconv.ParseInt(strings.TrimPrefix(arg, "#"), 10, 64)
-	if err != nil || v <= 0 {
-		return 0, cli.Usagef("run id %q: want a positive number or \"last\"", arg)
-	}
-	return v, nil
-}
-
-// runsCmdDiff compares two runs: pos holds A and B, or nothing for the
-// last two runs.
-func runsCmdDiff(c *cache.Cache, pos []string, asJSON bool, w io.Writer) error {
-	var ids [2]int64
-	if len(pos) == 0 {
-		last, err := c.Runs(2)
-		if err != nil {
-			return cli.Failed(err)
-		}
-		if len(last) < 2 {
-			return cli.Failed(fmt.Errorf("%d runs recorded in %s: want two to compare", len(last), c.Dir()))
-		}
-		ids = [2]int64{last[1].ID, last[0].ID}
-	}
-	for i, arg := range pos {
-		id, err := runsCmdID(c, arg)
-		if err != nil {
-			return err
-		}
-		ids[i] = id
-	}
-	var loaded [2]*runs.Run
-	for i, id := range ids {
-		r, err := runs.Load(c, id)
-		if err != nil {
-			return err
-		}
-		loaded[i] = r
-	}
-	d := runs.Compare(loaded[0], loaded[1])
-	if asJSON {
-		return cacheops.WriteJSON(w, d)
-	}
-	return runs.WriteDiff(w, d)
 }
