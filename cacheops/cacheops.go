@@ -341,6 +341,42 @@ func Verify(w io.Writer, c *cache.Cache, repair bool) (clean bool, err error) {
 	return true, nil
 }
 
+// Open opens the cache in dir for a maintenance command: to read (ls,
+// stats, verify, export), never creating or modifying it; or, with write
+// (gc, clear, verify --repair), a cache that must exist already.
+func Open(dir string, write bool) (*cache.Cache, error) {
+	if !write {
+		return cache.OpenReadOnly(dir)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("no cache at %s: %w", dir, err)
+	}
+	return cache.Open(dir)
+}
+
+// ClearDir removes every key, payload and run of the cache in dir (Clear)
+// and says what went. A cache whose index SQLite cannot read, found when
+// it opens or clears, is reset instead (Reset), after damaged is called
+// with the index's path.
+func ClearDir(w io.Writer, dir string, damaged func(index string)) error {
+	reset := func() error {
+		damaged(filepath.Join(dir, "index.db"))
+		return Reset(w, dir)
+	}
+	c, err := Open(dir, true)
+	if errors.Is(err, cache.ErrIndexDamaged) {
+		return reset()
+	} else if err != nil {
+		return err
+	}
+	err = Clear(w, c)
+	c.Close()
+	if errors.Is(err, cache.ErrIndexDamaged) {
+		return reset()
+	}
+	return err
+}
+
 // Reset empties the cache in dir whose index SQLite cannot read
 // (cache.Reset: the index and every payload go), creates an empty index
 // and says what it removed.

@@ -296,3 +296,48 @@ func TestParseAge(t *testing.T) {
 		}
 	}
 }
+
+// Open reads without creating anything and writes only to a cache that
+// exists; ClearDir clears, or resets an index SQLite cannot read.
+func TestOpenAndClearDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	if _, err := Open(dir, true); err == nil || !strings.Contains(err.Error(), "no cache at "+dir) {
+		t.Errorf("Open to write a missing cache: %v", err)
+	}
+	if c, err := Open(dir, false); err != nil {
+		t.Errorf("Open to read a missing cache: %v", err)
+	} else {
+		c.Close()
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("reading created the cache (%v)", err)
+	}
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.BeginRun("p", []string{"run"}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	var out bytes.Buffer
+	damaged := ""
+	if err := ClearDir(&out, dir, func(index string) { damaged = index }); err != nil || damaged != "" ||
+		out.String() != "removed 0 keys, 0 payload files (0 B) and 1 runs from "+dir+"\n" {
+		t.Errorf("ClearDir: %v, damaged %q, printed %q", err, damaged, out.String())
+	}
+	index := filepath.Join(dir, "index.db")
+	if err := os.WriteFile(index, bytes.Repeat([]byte("damaged "), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := ClearDir(&out, dir, func(index string) { damaged = index }); err != nil || damaged != index ||
+		!strings.HasPrefix(out.String(), "removed the damaged index and ") {
+		t.Errorf("ClearDir of a damaged index: %v, damaged %q, printed %q", err, damaged, out.String())
+	}
+	if c, err := Open(dir, true); err != nil {
+		t.Errorf("the reset cache does not open: %v", err)
+	} else {
+		c.Close()
+	}
+}

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -103,20 +100,12 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return cli.Failed(err)
 	}
-	var c *cache.Cache
-	switch {
-	case sub == "gc" || sub == "clear" || sub == "verify" && *repair:
-		if _, err := os.Stat(cdir); err != nil {
-			return cli.Failed(fmt.Errorf("no cache at %s: %w", cdir, err))
-		}
-		c, err = cache.Open(cdir)
-		if sub == "clear" && *yes && errors.Is(err, cache.ErrIndexDamaged) {
-			return cacheCmdReset(cdir, stdout, stderr)
-		}
-	default:
-		// Reading commands never create or modify a cache.
-		c, err = cache.OpenReadOnly(cdir)
+	if sub == "clear" && *yes {
+		return cli.Failed(cacheops.ClearDir(stdout, cdir, func(index string) {
+			fmt.Fprintf(stderr, "hylaflow cache clear: %s is damaged (SQLite cannot read it); removing it with every payload\n", index)
+		}))
 	}
+	c, err := cacheops.Open(cdir, sub == "gc" || sub == "clear" || sub == "verify" && *repair)
 	if err != nil {
 		return cli.Failed(err)
 	}
@@ -135,19 +124,12 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 		return cli.Failed(err)
 	case "gc":
 		err = cacheops.GC(stdout, c, cache.GCOptions{KeepRuns: *keepRuns, OlderThan: age, DryRun: *dryRun})
-	case "clear":
-		if !*yes {
-			what, err := cacheops.Contents(c)
-			if err != nil {
-				return cli.Failed(err)
-			}
-			return cli.Usagef("would remove %s from %s; pass --yes to do it", what, c.Dir())
+	case "clear": // without --yes
+		what, err := cacheops.Contents(c)
+		if err != nil {
+			return cli.Failed(err)
 		}
-		err = cacheops.Clear(stdout, c)
-		if errors.Is(err, cache.ErrIndexDamaged) {
-			c.Close()
-			return cacheCmdReset(cdir, stdout, stderr)
-		}
+		return cli.Usagef("would remove %s from %s; pass --yes to do it", what, c.Dir())
 	case "export":
 		if *member != "" {
 			err = cacheops.ExportMember(stdout, stderr, c, pos[0], *member, pos[1])
@@ -157,10 +139,4 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 		return err // an unknown key or output is exit 2
 	}
 	return cli.Failed(err)
-}
-
-// cacheCmdReset empties a cache whose index SQLite cannot read (clear --yes).
-func cacheCmdReset(dir string, stdout, stderr io.Writer) error {
-	fmt.Fprintf(stderr, "hylaflow cache clear: %s is damaged (SQLite cannot read it); removing it with every payload\n", filepath.Join(dir, "index.db"))
-	return cli.Failed(cacheops.Reset(stdout, dir))
 }

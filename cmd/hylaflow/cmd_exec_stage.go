@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runner"
 )
@@ -44,13 +43,9 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 	case *workers < 1:
 		return cli.Usagef("--workers %d: want at least 1", *workers)
 	}
-	cdir, err := cliCacheDir(*cacheDir)
+	c, err := cliOpenCache(*cacheDir, ".", true)
 	if err != nil {
-		return cli.Failed(err)
-	}
-	c, err := cache.Open(cdir)
-	if err != nil {
-		return cli.Failed(fmt.Errorf("open the cache: %w", err))
+		return err
 	}
 	defer c.Close()
 

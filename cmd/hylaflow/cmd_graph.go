@@ -5,7 +5,6 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runs"
 
@@ -74,13 +73,9 @@ func graphCmdRun(args []string, stdout, stderr io.Writer) error {
 // the cache found for file: address → ran, cached, failed, skipped or
 // canceled. A run of another pipeline is drawn all the same, with a warning.
 func graphCmdStatus(p *runner.Pipeline, runArg, cacheFlag, file string, stderr io.Writer) (map[string]string, error) {
-	loc, err := cliCache(cacheFlag, filepath.Dir(file))
+	c, err := cliOpenCache(cacheFlag, filepath.Dir(file), false)
 	if err != nil {
-		return nil, cli.Failed(err)
-	}
-	c, err := cache.OpenReadOnly(loc.Dir)
-	if err != nil {
-		return nil, cli.Failed(err)
+		return nil, err
 	}
 	defer c.Close()
 	id, err := runs.ResolveID(c, runArg)

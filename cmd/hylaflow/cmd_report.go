@@ -55,7 +55,7 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 	if len(pos) == 1 {
 		which = pos[0]
 	}
-	c, err := reportCmdOpen(*dir)
+	c, err := cliOpenCache(*dir, ".", false)
 	if err != nil {
 		return err
 	}
@@ -105,16 +105,6 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// reportCmdOpen opens the cache --cache names (or the one found) to read.
-func reportCmdOpen(cacheFlag string) (*cache.Cache, error) {
-	cdir, err := cliCacheDir(cacheFlag)
-	if err != nil {
-		return nil, cli.Failed(err)
-	}
-	c, err := cache.OpenReadOnly(cdir)
-	return c, cli.Failed(err)
-}
-
 // reportCmdResolve resolves a run argument (runreport.ResolveRun), saying
 // on stderr which run "latest" took when that needs saying.
 func reportCmdResolve(c *cache.Cache, which string, stderr io.Writer) (int64, error) {
@@ -129,7 +119,7 @@ func reportCmdResolve(c *cache.Cache, which string, stderr io.Writer) (int64, er
 // the comparison as Markdown and writes it to out/compare-A-B.md and, with
 // html, as a page of run b opening with it.
 func reportCmdCompare(stdout, stderr io.Writer, cacheFlag, out, a, b string, html bool, htmlOut string) error {
-	c, err := reportCmdOpen(cacheFlag)
+	c, err := cliOpenCache(cacheFlag, ".", false)
 	if err != nil {
 		return err
 	}

@@ -75,13 +75,9 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := exFlags.Preflight(); err != nil {
 		return cli.Usagef("%v", err)
 	}
-	loc, err := cliCache(*cacheDir, filepath.Dir(files[0]))
+	c, err := cliOpenCache(*cacheDir, filepath.Dir(files[0]), true)
 	if err != nil {
-		return cli.Failed(err)
-	}
-	c, err := cache.Open(loc.Dir)
-	if err != nil {
-		return cli.Failed(fmt.Errorf("open the cache: %w", err))
+		return err
 	}
 	defer c.Close()
 	executor, nJobs, err := exFlags.Build(c, *jobs, cli.IsSet(fs, "j"), *verbose, *quiet, stderr)
@@ -161,7 +157,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		runCmdTables(stdout, stderr, c, res.RunID)
 		fmt.Fprintf(stdout, "run %d, cache %s; 'hylaflow report' writes its tables and figures to %s/\n",
-			res.RunID, cli.ShowPath(loc.Dir), cli.ShowPath(runreport.DefaultOut(filepath.Dir(files[0]))))
+			res.RunID, cli.ShowPath(c.Dir()), cli.ShowPath(runreport.DefaultOut(filepath.Dir(files[0]))))
 	}
 	switch {
 	case res.Status == runner.RunCanceled:

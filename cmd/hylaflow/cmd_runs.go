@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/cacheops"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runs"
@@ -50,13 +49,9 @@ func runsCmdRun(args []string, stdout, stderr io.Writer) error {
 	case sub == "list" && *limit < 0:
 		return cli.InCommand(name, cli.Usagef("-n %d: want 0 or more", *limit))
 	}
-	cdir, err := cliCacheDir(*dir)
+	c, err := cliOpenCache(*dir, ".", false)
 	if err != nil {
-		return cli.InCommand(name, cli.Failed(err))
-	}
-	c, err := cache.OpenReadOnly(cdir)
-	if err != nil {
-		return cli.InCommand(name, cli.Failed(err))
+		return cli.InCommand(name, err)
 	}
 	defer c.Close()
 	switch sub {

@@ -36,6 +36,25 @@ func cliCacheDir(flagValue string) (string, error) {
 	return loc.Dir, err
 }
 
+// cliOpenCache opens the cache cliCache finds from start: to read, or with
+// write to store stages' outputs ("open the cache: " before its errors).
+// Its errors are failures (exit 1).
+func cliOpenCache(flagValue, start string, write bool) (*cache.Cache, error) {
+	loc, err := cliCache(flagValue, start)
+	if err != nil {
+		return nil, cli.Failed(err)
+	}
+	if !write {
+		c, err := cache.OpenReadOnly(loc.Dir)
+		return c, cli.Failed(err)
+	}
+	c, err := cache.Open(loc.Dir)
+	if err != nil {
+		return nil, cli.Failed(fmt.Errorf("open the cache: %w", err))
+	}
+	return c, nil
+}
+
 // cliWriteDiags writes pipeline diagnostics, coloured (unless NO_COLOR is
 // set) and wrapped when w is a terminal.
 func cliWriteDiags(w io.Writer, diags hcl.Diagnostics) {
