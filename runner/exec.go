@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -62,6 +63,28 @@ type RunOptions struct {
 // ParseMem reads a memory size as resources { mem } does ("8G", "512M",
 // "1.5GB", "2048" = MiB) into MiB, rounding up.
 func ParseMem(s string) (int64, error) { return parseMem(s) }
+
+// MemBudget reads run's --mem into the budget in MiB: "" is the default
+// (DefaultMemMB), "0" none (-1), anything else a size for ParseMem.
+func MemBudget(flag string) (int64, error) {
+	switch strings.TrimSpace(flag) {
+	case "":
+		return DefaultMemMB(), nil
+	case "0":
+		return -1, nil
+	}
+	return ParseMem(flag)
+}
+
+// LimitHeap sets the Go runtime's soft memory limit to a budget of mb MiB
+// (none when mb ≤ 0 or GOMEMLIMIT is set), so that the collector works
+// harder as the heap nears the budget instead of letting garbage grow to
+// twice the live data.
+func LimitHeap(mb int64) {
+	if mb > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(mb << 20)
+	}
+}
 
 // DefaultMemMB returns the default memory budget: 80% of the memory this
 // process may use — the physical memory (MemTotal of /proc/meminfo), or

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -422,4 +423,23 @@ func Plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// NewProgress returns the observer a run shows its progress with on w:
+// a live block (TermProgress) when w is a terminal of width columns that
+// understands cursor movement (TERM is not dumb), else lines
+// (LogProgress); quiet and verbose choose the Verbosity. done erases the
+// live block and may be called more than once.
+func NewProgress(w io.Writer, quiet, verbose bool, width int, isTerm bool) (obs Observer, done func()) {
+	level := Normal
+	if quiet {
+		level = Quiet
+	} else if verbose {
+		level = Verbose
+	}
+	if isTerm && os.Getenv("TERM") != "dumb" {
+		tp := NewTermProgress(w, level, width)
+		return tp, tp.Close
+	}
+	return NewLogProgress(w, level), func() {}
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/pprof"
 
@@ -85,7 +83,7 @@ func benchCmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.Interruptible(false)
 	defer stop()
 	opts := bench.Options{Registry: cliRegistry(), Root: *root, Workers: *workers, Seeds: *seeds, Split: *split}
 	if *verbose {
@@ -93,10 +91,7 @@ func benchCmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	results, wall, err := bench.Run(ctx, cells, opts)
 	if err != nil {
-		if ctx.Err() != nil {
-			return cli.Canceled(err)
-		}
-		return cli.Failed(err)
+		return cli.Outcome(ctx, err)
 	}
 	if *asJSON {
 		return cli.Failed(bench.WriteJSON(stdout, results, wall, *workers))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 
@@ -40,7 +39,7 @@ func datasetsCmdRun(args []string, stdout, _ io.Writer) error {
 		}
 		return nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.Interruptible(false)
 	defer stop()
 	name := "datasets " + args[0]
 	fs := cli.FlagSet(name)

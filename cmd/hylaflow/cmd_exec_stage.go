@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/hylaflow/hylaflow/internal/cli"
@@ -58,7 +55,7 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.Interruptible(true)
 	defer stop()
 	reg := cliRegistry()
 	var res *runner.Result
@@ -74,7 +71,7 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 		spec.Workers, spec.Force = *workers, spec.Force || *force
 		res, err = runner.ExecSpec(ctx, c, reg, &spec, hooks)
 		if err != nil {
-			return execStageCmdFail(ctx, err)
+			return cli.Outcome(ctx, err)
 		}
 	} else {
 		rs, ok := any(c).(runner.RecordStore)
@@ -83,7 +80,7 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		res, err = runner.ExecKey(ctx, rs, reg, pos[0], *workers, *force, hooks)
 		if err != nil {
-			return execStageCmdFail(ctx, err)
+			return cli.Outcome(ctx, err)
 		}
 	}
 	status := "ran"
@@ -95,13 +92,4 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s/%s\t%s\t%s\t%d\n", o.Key, o.Name, o.Kind, o.Digest, o.Size)
 	}
 	return nil
-}
-
-// execStageCmdFail is the error of a stage that failed: canceled (exit
-// 130) when the context was, else a failure (1).
-func execStageCmdFail(ctx context.Context, err error) error {
-	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-		return cli.Canceled(err)
-	}
-	return cli.Failed(err)
 }

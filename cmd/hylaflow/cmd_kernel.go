@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 
@@ -89,7 +86,7 @@ func kernelCmdRun(args []string, stdout, stderr io.Writer) error {
 }
 
 func kernelCmdFigure(dir string, cfg kernelcheck.FigureConfig, seed uint64, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.Interruptible(false)
 	defer stop()
 	fig, paths, err := kernelcheck.WriteFigure(ctx, dir, cfg, seed)
 	for _, p := range paths {

@@ -5,13 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
-	"strings"
-	"syscall"
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
@@ -58,15 +53,9 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	case *quiet && *verbose:
 		return cli.Usagef("-q and -v exclude each other")
 	}
-	var memMB int64 // 0: the runner's default budget
-	switch strings.TrimSpace(*memFlag) {
-	case "":
-	case "0":
-		memMB = -1
-	default:
-		if memMB, err = runner.ParseMem(*memFlag); err != nil {
-			return cli.Usagef("--mem: %v", err)
-		}
+	memMB, err := runner.MemBudget(*memFlag)
+	if err != nil {
+		return cli.Usagef("--mem: %v", err)
 	}
 	p, err := cliLoad(files[0], lopts, stderr)
 	if err != nil {
@@ -85,38 +74,18 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("%v", err)
 	}
 
-	level := runner.Normal
-	if *quiet {
-		level = runner.Quiet
-	} else if *verbose {
-		level = runner.Verbose
-	}
-	// Progress and the summary go to stderr (results go to stdout): a live
-	// block on a terminal that understands cursor movement, else lines.
-	var obs runner.Observer
-	var tp *runner.TermProgress
-	if width, isTerm := cli.Terminal(stderr); isTerm && os.Getenv("TERM") != "dumb" {
-		tp = runner.NewTermProgress(stderr, level, width)
-		defer tp.Close()
-		obs = tp
-	} else {
-		obs = runner.NewLogProgress(stderr, level)
-	}
+	// Progress and the summary go to stderr (results go to stdout).
+	width, isTerm := cli.Terminal(stderr)
+	obs, progressDone := runner.NewProgress(stderr, *quiet, *verbose, width, isTerm)
+	defer progressDone()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.Interruptible(true)
 	defer stop()
 	go func() {
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills the process
 	}()
-	if memMB == 0 {
-		memMB = runner.DefaultMemMB()
-	}
-	if memMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		// The Go collector works harder as the heap nears the budget,
-		// instead of letting garbage grow to twice the live data.
-		debug.SetMemoryLimit(memMB << 20)
-	}
+	runner.LimitHeap(memMB)
 	if dir := supervise.Child(); dir != "" {
 		obs = supervise.NewObserver(obs, dir, memMB)
 	}
@@ -137,9 +106,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		return cli.Failed(err)
 	}
 	res, err := runner.Run(ctx, p, c, opts)
-	if tp != nil {
-		tp.Close() // erase the live block before the summary
-	}
+	progressDone() // erase the live block before the summary
 	if res == nil {
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintln(stderr, "canceled before any stage started")

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runner"
@@ -37,7 +34,7 @@ func slurmCmdJob(args []string, stdout, stderr io.Writer) error {
 		return cli.UsageText(slurmCmdJobUsage, "want --store DIR and one KEY")
 	}
 	key := pos[0]
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.Interruptible(true)
 	defer stop()
 	hooks := runner.Hooks{}
 	if *verbose {

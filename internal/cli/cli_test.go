@@ -285,3 +285,28 @@ func TestRegisterTwicePanics(t *testing.T) {
 	a := testApp()
 	a.Register(&Command{Name: "run"})
 }
+
+// Outcome: canceled when the context was (whatever the error says) or the
+// error is a cancellation, else a failure.
+func TestOutcome(t *testing.T) {
+	a := testApp()
+	live := context.Background()
+	done, cancel := context.WithCancel(live)
+	cancel()
+	for _, tt := range []struct {
+		ctx  context.Context
+		err  error
+		code int
+	}{
+		{live, nil, ExitOK},
+		{done, nil, ExitOK},
+		{live, errors.New("disk full"), ExitFailed},
+		{live, fmt.Errorf("stage: %w", context.Canceled), ExitCanceled},
+		{done, errors.New("stopped"), ExitCanceled},
+		{live, fmt.Errorf("x: %w", errLib), ExitFailed}, // failed wins over a library's usage error
+	} {
+		if got := a.ExitCode(Outcome(tt.ctx, tt.err)); got != tt.code {
+			t.Errorf("Outcome(%v, %v): exit %d, want %d", tt.ctx.Err(), tt.err, got, tt.code)
+		}
+	}
+}
