@@ -2,7 +2,11 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/registry"
@@ -68,4 +72,33 @@ func ExecSpec(ctx context.Context, store Store, reg *registry.Registry, spec *Ta
 		return nil, err
 	}
 	return (&Local{Store: store}).Execute(ctx, task, hooks)
+}
+
+// ExecSpecFile runs the task spec in file (TaskSpec's JSON, as MarshalSpec
+// writes it) with workers threads, forced when force or the spec says so.
+// This is `hylaflow exec-stage --task FILE`.
+func ExecSpecFile(ctx context.Context, store Store, reg *registry.Registry, file string, workers int, force bool, hooks Hooks) (*Result, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var spec TaskSpec
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return nil, fmt.Errorf("%s: not a task spec: %w", file, err)
+	}
+	spec.Workers, spec.Force = workers, spec.Force || force
+	return ExecSpec(ctx, store, reg, &spec, hooks)
+}
+
+// StampedHooks are Hooks that print a stage's progress and log lines on w,
+// each after the time of day.
+func StampedHooks(w io.Writer) Hooks {
+	return Hooks{
+		Progress: func(done, total int, msg string) {
+			fmt.Fprintf(w, "%s progress %d/%d %s\n", time.Now().Format("15:04:05"), done, total, msg)
+		},
+		Logf: func(format string, a ...any) {
+			fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
+		},
+	}
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
-	"time"
 
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runner"
@@ -46,42 +42,20 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	defer c.Close()
 
-	hooks := runner.Hooks{}
+	var hooks runner.Hooks
 	if *verbose {
-		hooks.Progress = func(done, total int, msg string) {
-			fmt.Fprintf(stderr, "%s progress %d/%d %s\n", time.Now().Format("15:04:05"), done, total, msg)
-		}
-		hooks.Logf = func(format string, a ...any) {
-			fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
-		}
+		hooks = runner.StampedHooks(stderr)
 	}
 	ctx, stop := cli.Interruptible(true)
 	defer stop()
-	reg := cliRegistry()
 	var res *runner.Result
 	if *taskFile != "" {
-		b, err := os.ReadFile(*taskFile)
-		if err != nil {
-			return cli.Failed(err)
-		}
-		var spec runner.TaskSpec
-		if err := json.Unmarshal(b, &spec); err != nil {
-			return cli.Failed(fmt.Errorf("%s: not a task spec: %w", *taskFile, err))
-		}
-		spec.Workers, spec.Force = *workers, spec.Force || *force
-		res, err = runner.ExecSpec(ctx, c, reg, &spec, hooks)
-		if err != nil {
-			return cli.Outcome(ctx, err)
-		}
+		res, err = runner.ExecSpecFile(ctx, c, cliRegistry(), *taskFile, *workers, *force, hooks)
 	} else {
-		rs, ok := any(c).(runner.RecordStore)
-		if !ok {
-			return errors.New("this cache cannot look up key records by key; use --task FILE")
-		}
-		res, err = runner.ExecKey(ctx, rs, reg, pos[0], *workers, *force, hooks)
-		if err != nil {
-			return cli.Outcome(ctx, err)
-		}
+		res, err = runner.ExecKey(ctx, c, cliRegistry(), pos[0], *workers, *force, hooks)
+	}
+	if err != nil {
+		return cli.Outcome(ctx, err)
 	}
 	status := "ran"
 	if res.Cached {
