@@ -242,3 +242,33 @@ func unionKeys[V any](a, b map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// ReadOnlyStore is the store plan (the command) plans against: S's lookups,
+// last records and, for the memory estimates, shapes (ShapeStore), a nil S
+// reading as an empty cache. It hides S's PayloadChecker: plan reads no
+// payload, so the leaves it shows as cached are not re-hashed as a run's.
+type ReadOnlyStore struct{ S PlanStore }
+
+// Lookup implements PlanStore.
+func (r ReadOnlyStore) Lookup(key string) ([]cache.OutputRef, bool, error) {
+	if r.S == nil {
+		return nil, false, nil
+	}
+	return r.S.Lookup(key)
+}
+
+// LastRecord implements PlanStore.
+func (r ReadOnlyStore) LastRecord(address string) (*cache.KeyRecord, bool, error) {
+	if r.S == nil {
+		return nil, false, nil
+	}
+	return r.S.LastRecord(address)
+}
+
+// Shapes implements ShapeStore.
+func (r ReadOnlyStore) Shapes(ref cache.OutputRef) map[string][]int {
+	if s, ok := r.S.(ShapeStore); ok {
+		return s.Shapes(ref)
+	}
+	return nil
+}

@@ -64,7 +64,7 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return cli.Failed(err)
 	}
-	plan, err := runner.MakePlan(p, planCmdStore{store}, runner.PlanOptions{Force: force, NoCache: *noCache})
+	plan, err := runner.MakePlan(p, runner.ReadOnlyStore{S: store}, runner.PlanOptions{Force: force, NoCache: *noCache})
 	if err != nil {
 		return err
 	}
@@ -74,31 +74,6 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	planview.WriteMem(stdout, plan, *keys, *mem)
 	for _, line := range p.PublishSummary(cli.ShowPath) {
 		fmt.Fprintf(stdout, "publish %s\n", line)
-	}
-	return nil
-}
-
-// planCmdStore is a PlanStore that treats a missing cache as empty.
-type planCmdStore struct{ s runner.PlanStore }
-
-func (p planCmdStore) Lookup(key string) ([]cache.OutputRef, bool, error) {
-	if p.s == nil {
-		return nil, false, nil
-	}
-	return p.s.Lookup(key)
-}
-
-func (p planCmdStore) LastRecord(address string) (*cache.KeyRecord, bool, error) {
-	if p.s == nil {
-		return nil, false, nil
-	}
-	return p.s.LastRecord(address)
-}
-
-// Shapes implements runner.ShapeStore, for the memory estimates.
-func (p planCmdStore) Shapes(ref cache.OutputRef) map[string][]int {
-	if s, ok := p.s.(runner.ShapeStore); ok {
-		return s.Shapes(ref)
 	}
 	return nil
 }
