@@ -104,6 +104,16 @@ type RunDetail struct {
 	Provenance json.RawMessage
 }
 
+// Statuses returns the status of each of the run's stage instances (ran,
+// cached, failed, skipped, canceled) by address.
+func (d *RunDetail) Statuses() map[string]string {
+	status := make(map[string]string, len(d.Stages))
+	for _, s := range d.Stages {
+		status[s.Address] = s.Status
+	}
+	return status
+}
+
 // ArtifactInfo is a row of `hylaflow cache ls`.
 type ArtifactInfo struct {
 	OutputRef

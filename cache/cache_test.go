@@ -526,8 +526,12 @@ func TestRunHistory(t *testing.T) {
 	if err := c2.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if d, err := c.Run(id); err != nil || len(d.Stages) != 5 || d.Stages[4].Address != "e" || d.Ran != 2 {
+	d, err = c.Run(id)
+	if err != nil || len(d.Stages) != 5 || d.Stages[4].Address != "e" || d.Ran != 2 {
 		t.Fatalf("after a record by another Cache: %+v %v", d, err)
+	}
+	if st := d.Statuses(); len(st) != 5 || st["e"] != "ran" {
+		t.Errorf("Statuses() = %v", st)
 	}
 	if err := c.FinishRun(999, "ok"); err == nil {
 		t.Fatal("finishing an unknown run succeeded")

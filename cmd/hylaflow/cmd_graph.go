@@ -89,9 +89,5 @@ func graphCmdStatus(p *runner.Pipeline, runArg, cacheFlag, file string, stderr i
 	if d.Pipeline != p.Name {
 		fmt.Fprintf(stderr, "hylaflow graph: warning: run %d is of pipeline %q, not %q\n", id, d.Pipeline, p.Name)
 	}
-	status := make(map[string]string, len(d.Stages))
-	for _, s := range d.Stages {
-		status[s.Address] = s.Status
-	}
-	return status, nil
+	return d.Statuses(), nil
 }
