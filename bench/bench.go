@@ -461,6 +461,40 @@ type Cell struct {
 	Models []string // hyla, rff or sgc
 }
 
+// Models are the models bench times.
+var Models = []string{"hyla", "rff", "sgc"}
+
+// Select returns the cells to time: every Table 1 dataset with every model
+// when table1 is set, else dataset (a catalogue name, or a name of
+// OldNames, then also returned as renamed) with model; each row's HGCN
+// split is variant (code or disjoint) and, when epochs > 0, its epochs
+// are epochs. An unknown dataset, model or variant is an error.
+func Select(dataset, model string, table1 bool, variant string, epochs int) (cells []Cell, renamed string, err error) {
+	if variant != "code" && variant != "disjoint" {
+		return nil, "", fmt.Errorf("--split %q, want code or disjoint", variant)
+	}
+	if !slices.Contains(Models, model) {
+		return nil, "", fmt.Errorf("--model %q, want hyla, rff or sgc", model)
+	}
+	names, models := []string{dataset}, []string{model}
+	if table1 {
+		names, models = Table1Datasets, Models
+	} else if newName, ok := OldNames[dataset]; ok {
+		names[0], renamed = newName, newName
+	}
+	for _, name := range names {
+		r, err := LookupRow(name, variant)
+		if err != nil {
+			return nil, "", err
+		}
+		if epochs > 0 {
+			r.Epochs = epochs
+		}
+		cells = append(cells, Cell{Row: r, Models: models})
+	}
+	return cells, renamed, nil
+}
+
 // Options says how Run runs the cells.
 type Options struct {
 	// Registry holds the stage types the rows run (dataset, normalize,

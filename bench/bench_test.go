@@ -172,3 +172,48 @@ func TestHGCNSplitPerSeed(t *testing.T) {
 		t.Errorf("per-seed data times %+v, tests %v", res.Data, res.Tests)
 	}
 }
+
+// Select: one dataset and model, an old name renamed, every Table 1 cell,
+// and the errors the bench command reports as usage errors.
+func TestSelect(t *testing.T) {
+	for _, tt := range []struct {
+		dataset, model string
+		table1         bool
+		split          string
+		epochs         int
+		rows, models   string
+		renamed, err   string
+	}{
+		{dataset: "cora", model: "rff", split: "code", rows: "cora", models: "rff"},
+		{dataset: "disease", model: "hyla", split: "disjoint", rows: "disease_nc", models: "hyla", renamed: "disease_nc"},
+		{dataset: "x", model: "sgc", table1: true, split: "code", rows: "disease_nc airport pubmed citeseer cora", models: "hyla rff sgc"},
+		{dataset: "cora", model: "hyla", split: "code", epochs: 7, rows: "cora", models: "hyla"},
+		{dataset: "cora", model: "gcn", split: "code", err: `--model "gcn", want hyla, rff or sgc`},
+		{dataset: "cora", model: "hyla", split: "random", err: `--split "random", want code or disjoint`},
+		{dataset: "nosuch", model: "hyla", split: "code", err: `unknown dataset "nosuch"`},
+	} {
+		cells, renamed, err := Select(tt.dataset, tt.model, tt.table1, tt.split, tt.epochs)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("Select(%q, %q): %v, want %q", tt.dataset, tt.model, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Select(%q, %q): %v", tt.dataset, tt.model, err)
+		}
+		var rows []string
+		for _, c := range cells {
+			rows = append(rows, c.Row.Name)
+			if strings.Join(c.Models, " ") != tt.models {
+				t.Errorf("%s: models %q, want %q", c.Row.Name, c.Models, tt.models)
+			}
+			if tt.epochs > 0 && c.Row.Epochs != tt.epochs {
+				t.Errorf("%s: epochs %d, want %d", c.Row.Name, c.Row.Epochs, tt.epochs)
+			}
+		}
+		if strings.Join(rows, " ") != tt.rows || renamed != tt.renamed {
+			t.Errorf("Select(%q): rows %q, renamed %q; want %q, %q", tt.dataset, rows, renamed, tt.rows, tt.renamed)
+		}
+	}
+}

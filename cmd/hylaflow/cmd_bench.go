@@ -49,28 +49,13 @@ func benchCmdRun(args []string, stdout, stderr io.Writer) error {
 		return cli.UsageHint("unexpected argument %q", pos[0])
 	case *seeds < 1 || *workers < 1 || *epochs < 0:
 		return cli.Usagef("--seeds and -j must be ≥ 1, --epochs ≥ 0")
-	case *split != "code" && *split != "disjoint":
-		return cli.Usagef("--split %q, want code or disjoint", *split)
-	case *model != "hyla" && *model != "rff" && *model != "sgc":
-		return cli.Usagef("--model %q, want hyla, rff or sgc", *model)
 	}
-	names, models := []string{*dataset}, []string{*model}
-	if *table1 {
-		names, models = bench.Table1Datasets, []string{"hyla", "rff", "sgc"}
-	} else if newName, ok := bench.OldNames[*dataset]; ok {
-		fmt.Fprintf(stderr, "hylaflow bench: note: dataset %q is now called %q (as in hylaflow datasets list)\n", *dataset, newName)
-		names[0] = newName
+	cells, renamed, err := bench.Select(*dataset, *model, *table1, *split, *epochs)
+	if err != nil {
+		return cli.Usagef("%v", err)
 	}
-	var cells []bench.Cell
-	for _, name := range names {
-		r, err := bench.LookupRow(name, *split)
-		if err != nil {
-			return cli.Usagef("%v", err)
-		}
-		if *epochs > 0 {
-			r.Epochs = *epochs
-		}
-		cells = append(cells, bench.Cell{Row: r, Models: models})
+	if renamed != "" {
+		fmt.Fprintf(stderr, "hylaflow bench: note: dataset %q is now called %q (as in hylaflow datasets list)\n", *dataset, renamed)
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
