@@ -8,6 +8,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/paper"
+	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runs"
 )
 
@@ -54,6 +55,17 @@ func WriteCompare(out string, a, b int64, d *runs.Diff) (md []byte, file string,
 		return buf.Bytes(), file, err
 	}
 	return buf.Bytes(), file, os.WriteFile(file, buf.Bytes(), 0o644)
+}
+
+// WritePage writes the HTML page of run id (BuildPage) into file, opening
+// with the comparison d when d is not nil (report --compare --html).
+func WritePage(c *cache.Cache, reg *registry.Registry, id int64, d *runs.Diff, file string) error {
+	pg, err := BuildPage(c, reg, id)
+	if err != nil {
+		return fmt.Errorf("run %d: %w", id, err)
+	}
+	pg.Compare = d
+	return pg.WriteFile(file)
 }
 
 // WriteFile renders pg into file, its directory created.

@@ -90,11 +90,7 @@ func reportCmdRun(args []string, stdout, stderr io.Writer) error {
 		if file == "" {
 			file = filepath.Join(*out, runreport.DefaultHTML(id))
 		}
-		pg, err := runreport.BuildPage(c, cliRegistry(), id)
-		if err != nil {
-			return cli.Failed(fmt.Errorf("run %d: %w", id, err))
-		}
-		if err := pg.WriteFile(file); err != nil {
+		if err := runreport.WritePage(c, cliRegistry(), id, nil, file); err != nil {
 			return cli.Failed(err)
 		}
 		fmt.Fprintf(stdout, "wrote the HTML report of run %d to %s\n", id, cli.ShowPath(file))
@@ -143,16 +139,11 @@ func reportCmdCompare(stdout, stderr io.Writer, cacheFlag, out, a, b string, htm
 	if !html {
 		return nil
 	}
-	pg, err := runreport.BuildPage(c, cliRegistry(), ids[1])
-	if err != nil {
-		return cli.Failed(fmt.Errorf("run %d: %w", ids[1], err))
-	}
-	pg.Compare = d
 	file := htmlOut
 	if file == "" {
 		file = filepath.Join(out, runreport.DefaultCompareHTML(ids[0], ids[1]))
 	}
-	if err := pg.WriteFile(file); err != nil {
+	if err := runreport.WritePage(c, cliRegistry(), ids[1], d, file); err != nil {
 		return cli.Failed(err)
 	}
 	fmt.Fprintf(stdout, "wrote the HTML comparison to %s\n", cli.ShowPath(file))
