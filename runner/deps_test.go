@@ -21,6 +21,8 @@ func TestEngineDependsOnNoMaths(t *testing.T) {
 		"github.com/hylaflow/hylaflow/registry",
 		"github.com/hylaflow/hylaflow/runner",
 		"github.com/hylaflow/hylaflow/runner/executortest",
+		"github.com/hylaflow/hylaflow/runner/supervise",
+		"github.com/hylaflow/hylaflow/internal/cli",
 	}
 	forbidden := []string{
 		"gonum.org/",
