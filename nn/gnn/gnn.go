@@ -75,11 +75,15 @@ func (d *Data) check() error {
 	return nil
 }
 
-// Param is one trainable matrix with its own Adam state and weight decay.
+// Param is one trainable matrix with its own Adam state and weight decay,
+// or its own update rule (step, e.g. Riemannian SGD on the Poincaré ball
+// for HyLa-GCN's embedding), which Train calls with the gradient instead of
+// Adam.
 type Param struct {
 	Name  string
 	Value *mat.Dense
 	adam  *nn.Adam
+	step  func(grad *mat.Dense)
 }
 
 // Model is a network: its parameters and its forward pass on a tape
@@ -147,10 +151,13 @@ func Train(ctx context.Context, m Model, d *Data, cfg Config, rng *rand.Rand) (*
 	}
 	ps := m.Params()
 	for _, p := range ps {
-		if p.adam == nil {
+		switch {
+		case p.step != nil:
+		case p.adam == nil:
 			return nil, fmt.Errorf("gnn: parameter %s has no optimiser", p.Name)
+		default:
+			p.adam.LR = cfg.LR
 		}
-		p.adam.LR = cfg.LR
 	}
 	tp := autodiff.New(cfg.Workers)
 	snapshot := func() map[string]*mat.Dense {
@@ -187,6 +194,10 @@ func Train(ctx context.Context, m Model, d *Data, cfg Config, rng *rand.Rand) (*
 			g := nodes[i].Grad
 			if g == nil {
 				g = mat.NewDense(p.Value.RawMatrix().Rows, p.Value.RawMatrix().Cols, nil)
+			}
+			if p.step != nil {
+				p.step(g)
+				continue
 			}
 			p.adam.Step(p.Value.RawMatrix().Data, g.RawMatrix().Data)
 		}
