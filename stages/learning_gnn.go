@@ -25,7 +25,7 @@ import (
 // "test_last" that of the last epoch trained.
 
 func registerGNN(r *registry.Registry) error {
-	for _, t := range []*registry.Type{gnnGCNType(), gnnGATType()} {
+	for _, t := range []*registry.Type{gnnGCNType(), gnnGATType(), hylaGCNType()} {
 		if err := r.Register(t); err != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ func RegisterAll(r *registry.Registry) error {
 		registerGeneric,   // generic.go: small stages for tests and runner benchmarks
 		registerData,      // data.go: dataset, normalize, precompute, split
 		registerLearning,  // learning.go: sample, embed, train, evaluate
-		registerGNN,       // learning_gnn.go: gcn, gat
+		registerGNN,       // learning_gnn.go: gcn, gat; learning_hylagcn.go: hyla_gcn
 		registerHyp,       // learning_hyp.go: hnn, hgcn, lgcn, linkpred
 		registerTextGCN,   // learning_textgcn.go: textgcn
 		registerKernel,    // kernel.go: kernel tables and figures
