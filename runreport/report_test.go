@@ -64,9 +64,16 @@ stage "evaluate" "each" {
 // testRun runs testPipeline into a new cache and returns it with the run id.
 func testRun(t *testing.T) (*cache.Cache, int64) {
 	t.Helper()
+	return testRunSource(t, testPipeline)
+}
+
+// testRunSource runs the pipeline src into a new cache and returns it with
+// the run id.
+func testRunSource(t *testing.T, src string) (*cache.Cache, int64) {
+	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "p.hcl")
-	if err := os.WriteFile(file, []byte(testPipeline), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p, diags := runner.Load(stages.Default(), file, runner.LoadOptions{})
@@ -258,6 +265,32 @@ func TestResolveRun(t *testing.T) {
 	}
 }
 
+// Timings has a row for every stage whose metrics name a model, whatever
+// its type (here gcn beside train), charged with its own upstream stages.
+func TestTimingsOfEveryTrainingStageType(t *testing.T) {
+	c, id := testRunSource(t, testPipeline+`
+stage "gcn" "g" {
+  graph  = stage.normalize.d
+  split  = stage.split.d
+  epochs = 3
+}
+`)
+	rows, err := Timings(c, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]int{}
+	for _, r := range rows {
+		models[r.Model]++
+		if r.Model == "gcn" && (r.Address != "gcn.g" || r.UpstreamSec <= 0 || len(r.CachedUpstream) != 0 || !(r.Test >= 0 && r.Test <= 100)) {
+			t.Errorf("gcn timing row %+v", r)
+		}
+	}
+	if len(rows) != 3 || models["hyla-sgc"] != 2 || models["gcn"] != 1 {
+		t.Errorf("timing rows by model: %v, want hyla-sgc 2, gcn 1", models)
+	}
+}
+
 // The timing summary averages per dataset × model and flags rows whose
 // dependencies came from the cache (golden testdata/timing.golden).
 func TestTimingMarkdown(t *testing.T) {
@@ -266,13 +299,15 @@ func TestTimingMarkdown(t *testing.T) {
 		{Address: `train.h["1"]`, Dataset: "pubmed", Model: "hyla-sgc", Test: 82, TrainSec: 2, UpstreamSec: 2, TotalSec: 4},
 		{Address: `train.s["0"]`, Dataset: "cora", Model: "sgc", Test: 81.5, TrainSec: 0.5, TotalSec: 0.5,
 			CachedUpstream: []string{"precompute.d"}},
+		{Address: `train.s["1"]`, Dataset: "pubmed", Model: "sgc", Test: 79, TrainSec: 0.5, UpstreamSec: 1.5, TotalSec: 2},
+		{Address: `gat.p["0"]`, Dataset: "pubmed", Model: "gat", Test: 78, TrainSec: 20, UpstreamSec: 1, TotalSec: 21},
 	}
 	sums := Summarise(rows)
-	if len(sums) != 2 || sums[0].Runs != 2 || sums[0].Test != 81 || sums[0].TestStd != 1 || sums[0].TotalSec != 3.5 || sums[1].Incomplete != 1 {
+	if len(sums) != 4 || sums[0].Runs != 2 || sums[0].Test != 81 || sums[0].TestStd != 1 || sums[0].TotalSec != 3.5 || sums[1].Incomplete != 1 {
 		t.Errorf("Summarise = %+v", sums)
 	}
 	var b bytes.Buffer
-	WriteTimingMarkdown(&b, 5, sums, map[string]float64{"hyla-sgc": 0.5, "sgc": 0.25})
+	WriteTimingMarkdown(&b, 5, sums, map[string]float64{"hyla-sgc": 0.5, "sgc": 0.25, "gat": 5})
 	golden := filepath.Join("testdata", "timing.golden")
 	if *update {
 		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {

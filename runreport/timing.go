@@ -23,9 +23,11 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// Timing is one train stage of a run with the time charged to it:
-// its own duration plus the durations, in the same run, of every stage it
-// depends on (each counted once), i.e. load + precompute + sample + train.
+// Timing is one training stage of a run (any stage whose metrics output
+// names a model: train, gcn, gat, hyla_gcn, …) with the time charged to
+// it: its own duration plus the durations, in the same run, of every stage
+// it depends on (each counted once), i.e. load + precompute + sample +
+// train.
 type Timing struct {
 	Address     string  `json:"address"`
 	Dataset     string  `json:"dataset"`
@@ -39,8 +41,9 @@ type Timing struct {
 	CachedUpstream []string `json:"cached_upstream,omitempty"`
 }
 
-// Timings computes the timing rows of every train stage of run id, in
-// the run record's order.
+// Timings computes the timing rows of every training stage of run id (a
+// stage whose metrics output names a model and a dataset), in the run
+// record's order.
 func Timings(c *cache.Cache, id int64) ([]Timing, error) {
 	run, err := c.Run(id)
 	if err != nil {
@@ -75,10 +78,14 @@ func Timings(c *cache.Cache, id int64) ([]Timing, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rec == nil || rec.StageType != "train" {
+		if rec == nil || rec.StageType == "evaluate" {
 			continue
 		}
-		row := Timing{Address: s.Address, TrainSec: s.Duration.Seconds()}
+		m, err := loadMetrics(c, s.Key)
+		if err != nil || m.Model == "" || m.Dataset == "" {
+			continue // not a training stage (or its outputs are gone)
+		}
+		row := Timing{Address: s.Address, TrainSec: s.Duration.Seconds(), Dataset: m.Dataset, Model: m.Model, Test: 100 * m.Test}
 		if s.Status != "ran" {
 			row.CachedUpstream = append(row.CachedUpstream, s.Address+" itself ("+s.Status+")")
 		}
@@ -109,11 +116,6 @@ func Timings(c *cache.Cache, id int64) ([]Timing, error) {
 		}
 		sort.Strings(row.CachedUpstream)
 		row.TotalSec = row.TrainSec + row.UpstreamSec
-		row.Test = math.NaN()
-		if m, err := loadMetrics(c, s.Key); err == nil {
-			row.Dataset, row.Model = m.Dataset, m.Model
-			row.Test = 100 * m.Test
-		}
 		out = append(out, row)
 	}
 	return out, nil
@@ -208,7 +210,7 @@ func Summarise(rows []Timing) []TimingSummary {
 // GPU times by model (for pubmed, Table 6).
 func WriteTimingMarkdown(w io.Writer, id int64, sums []TimingSummary, paperTimes map[string]float64) {
 	fmt.Fprintf(w, "# Training time including precompute (run %d)\n\n", id)
-	fmt.Fprintln(w, "Per train stage: its duration plus the durations of every stage it depends on in the run "+
+	fmt.Fprintln(w, "Per training stage (train, gcn, gat, …): its duration plus the durations of every stage it depends on in the run "+
 		"(load, normalise, precompute, sample), averaged over the seeds; from the run record, on this machine's CPU. "+
 		"Paper: Table 6, an RTX 2080 Ti GPU.")
 	fmt.Fprintln(w)
@@ -231,6 +233,56 @@ func WriteTimingMarkdown(w io.Writer, id int64, sums []TimingSummary, paperTimes
 	if incomplete > 0 {
 		fmt.Fprintf(w, "\n\\* %d runs had dependencies that came from the cache, so their time is missing from the total: "+
 			"time a run made with --no-cache.\n", incomplete)
+	}
+	writeTimingRatios(w, sums, paperTimes)
+}
+
+// writeTimingRatios prints, for every dataset with an SGC row, each other
+// model's time as a multiple of SGC's, measured in the same run (same
+// machine, same load) and, for Pubmed, the paper's (Table 6, GPU): the
+// comparison Table 6 makes, which survives a change of hardware better
+// than seconds do.
+func writeTimingRatios(w io.Writer, sums []TimingSummary, paperTimes map[string]float64) {
+	base := map[string]TimingSummary{}
+	for _, s := range sums {
+		if s.Model == "sgc" {
+			base[s.Dataset] = s
+		}
+	}
+	var lines []string
+	for _, s := range sums {
+		b, ok := base[s.Dataset]
+		if !ok || s.Model == "sgc" {
+			continue
+		}
+		ratio := func(x, y float64) string {
+			if !(y > 0) {
+				return "—"
+			}
+			return fmt.Sprintf("%.1f×", x/y)
+		}
+		p := "—"
+		if s.Dataset == "pubmed" {
+			if pm, ok := paperTimes[s.Model]; ok {
+				p = ratio(pm, paperTimes["sgc"])
+			}
+		}
+		lines = append(lines, fmt.Sprintf("| %s | %s | %.3f | %s | %s |", s.Dataset, s.Model, s.TotalSec, ratio(s.TotalSec, b.TotalSec), p))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## Time as a multiple of SGC's (Table 6's comparison)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Each model's mean total time (with load, precompute and sample, as Table 6 counts) over SGC's on the same "+
+		"dataset, in this run: same machine, same load. The paper's ratio is of Table 6's GPU seconds. (SGC's training "+
+		"alone takes milliseconds here, so a ratio of training times alone says little.)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| dataset | model | total (s) | × SGC | paper / SGC (GPU) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
 	}
 }
 
