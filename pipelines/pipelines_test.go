@@ -347,7 +347,7 @@ func TestCopiedDatasetKeepsCache(t *testing.T) {
 	}
 }
 
-// The timing pipeline's reduced version runs, and its table has the three models.
+// The timing pipeline's reduced version runs, and its table has the five models.
 func TestTimingSmoke(t *testing.T) {
 	root := dataRoot(t)
 	p := load(t, "timing.hcl", map[string]string{"seeds": "[0]", "epochs": "2", "data_root": root})
@@ -360,7 +360,7 @@ func TestTimingSmoke(t *testing.T) {
 			models = append(models, cell.Model)
 		}
 	}
-	if !slices.Equal(models, []string{"sgc", "rff-sgc", "hyla-sgc"}) {
+	if !slices.Equal(models, []string{"sgc", "rff-sgc", "hyla-sgc", "gcn", "gat"}) {
 		t.Errorf("timing table models with one run: %v", models)
 	}
 }
