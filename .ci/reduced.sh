@@ -46,7 +46,7 @@ report() {
 # datasets have no Reddit files.
 run table1 pipelines/table1.hcl -var 'seeds=[0,1]' -var epochs=10
 report table1
-for model in hyla-sgc rff-sgc sgc gcn gat hgcn lgcn hnn; do
+for model in hyla-sgc rff-sgc sgc gcn gat hgcn lgcn hnn hyla-gcn; do
   grep -Eq "^\| $model \|( [0-9.]+ ± [0-9.]+ [^|]*\|){5}\$" "$work/report-table1.txt" ||
     fail "table1: the $model row does not have five measured cells"
 done

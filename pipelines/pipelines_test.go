@@ -248,6 +248,16 @@ func TestTable1Smoke(t *testing.T) {
 	if len(got) != 15 {
 		t.Errorf("table has %d cells, want 15: %v", len(got), got)
 	}
+	// HyLa-GCN (no paper value) has its five cells too.
+	hg := map[string]int{}
+	for _, cell := range evaluateTable(t, c, res, "evaluate.table1_hylagcn") {
+		hg[cell.Dataset+"/"+cell.Model] = cell.Runs
+	}
+	for _, ds := range []string{"disease", "airport", "pubmed", "citeseer", "cora"} {
+		if hg[ds+"/hyla-gcn"] != 1 {
+			t.Errorf("HyLa-GCN cell %s has %d runs, want 1 (%v)", ds, hg[ds+"/hyla-gcn"], hg)
+		}
+	}
 	// A second run computes nothing.
 	res2 := run(t, p, c)
 	if n := res2.Count(runner.StatusRan); n != 0 {

@@ -26,6 +26,7 @@ func hylaGCNType() *registry.Type {
 	params := append([]registry.Param{
 		{Name: "level", Type: registry.String, Default: "features", Enum: []string{"features", "nodes"},
 			Doc: "features: Z has one row per input feature and the node features are X·φ(Z) (HyLa-SGC's level features); nodes: one row per node, the node features are φ(Z)"},
+		{Name: "center", Type: registry.Bool, Default: true, Doc: "centre the first layer's input over the nodes: φ(Z) starts nearly equal for every node, and without centring the ReLUs die within a few epochs (the model stays at one class)"},
 		{Name: "hidden", Type: registry.Int, Range: registry.Between(1, 1<<16), Default: 16, Doc: "hidden units of the GCN"},
 		{Name: "lr_embedding", Type: registry.Float, Range: registry.AtLeast(0), Default: 0.1, Doc: "learning rate of Z (Riemannian SGD, HyLa's lr_e; 0 keeps the features fixed)"},
 		{Name: "init_scale", Type: registry.Float, Range: registry.Above(0).Below(1), Default: 1e-4, Doc: "Z starts uniform in [−init_scale, init_scale] (stream embedding), as HyLa-SGC's"},
@@ -34,8 +35,8 @@ func hylaGCNType() *registry.Type {
 		Name:    "hyla_gcn",
 		Version: "1",
 		Doc: "Trains HyLa-GCN (the paper's future work: HyLa with a non-linear graph network): the HyLa features φ(Z) " +
-			"of the samples input feed Kipf & Welling's two-layer GCN, logits = S·drop(ReLU(S·drop(X)·φ(Z)·W1))·W2 " +
-			"(level features; level nodes: S·drop(ReLU(S·drop(φ(Z))·W1))·W2), S the normalised adjacency. Z and the " +
+			"of the samples input feed Kipf & Welling's two-layer GCN, logits = S·drop(ReLU(S·C(drop(X)·φ(Z)·W1)))·W2 " +
+			"(level features; level nodes: S·drop(ReLU(S·C(drop(φ(Z))·W1)))·W2), S the normalised adjacency, C centring over the nodes (center). Z and the " +
 			"GCN train together: Z by Riemannian SGD at lr_embedding (as HyLa-SGC), W1 and W2 by Adam at lr with " +
 			"weight decay on W1, hidden 16, dropout 0.5, no biases, Glorot initialisation. Full batch; at most epochs " +
 			"epochs with early stopping on validation (as gcn); reports the early-stopped model's test accuracy.",
@@ -96,7 +97,7 @@ func hylaGCNRun(ctx context.Context, job *registry.Job) (map[string]artifact.Art
 	}
 	hyla.ProjectRows(z0)
 	m, err := gnn.NewHyLaGCN(d, gnn.HyLaGCNConfig{Map: hm, Z0: z0, Level: level, LREmbedding: p.Float("lr_embedding"),
-		Hidden: p.Int("hidden"), Dropout: p.Float("dropout"), WeightDecay: p.Float("weight_decay")}, job.Stream("init"))
+		Center: p.Bool("center"), Hidden: p.Int("hidden"), Dropout: p.Float("dropout"), WeightDecay: p.Float("weight_decay")}, job.Stream("init"))
 	if err != nil {
 		return nil, fmt.Errorf("hyla_gcn on %s: %w", info.Name, err)
 	}

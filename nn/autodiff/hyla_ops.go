@@ -58,3 +58,47 @@ func (t *Tape) Features(l *MapLayer, z *Node) *Node {
 		z.grad().Add(z.Grad, gz)
 	}, z)
 }
+
+// CenterColumns returns x with the mean of its rows subtracted from every
+// row (each column centred over the rows). HyLa-GCN centres its first
+// layer's input with it: HyLa's features start nearly equal for every
+// node, and without it Adam's first steps move every node's hidden units
+// together and the ReLUs die.
+func (t *Tape) CenterColumns(x *Node) *Node {
+	r, c := x.Value.Dims()
+	mean := make([]float64, c)
+	for i := 0; i < r; i++ {
+		for j, v := range x.Value.RawRowView(i) {
+			mean[j] += v
+		}
+	}
+	inv := 1 / float64(max(r, 1))
+	for j := range mean {
+		mean[j] *= inv
+	}
+	v := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
+		for j := range vr {
+			vr[j] = xr[j] - mean[j]
+		}
+	}
+	return t.record(v, func(out *Node) {
+		gm := make([]float64, c)
+		for i := 0; i < r; i++ {
+			for j, g := range out.Grad.RawRowView(i) {
+				gm[j] += g
+			}
+		}
+		for j := range gm {
+			gm[j] *= inv
+		}
+		gx := x.grad()
+		for i := 0; i < r; i++ {
+			gr, gxr := out.Grad.RawRowView(i), gx.RawRowView(i)
+			for j := range gxr {
+				gxr[j] += gr[j] - gm[j]
+			}
+		}
+	}, x)
+}

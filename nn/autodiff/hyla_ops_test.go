@@ -77,6 +77,9 @@ func TestFeaturesGradient(t *testing.T) {
 			checkGrad(t, name+" X·Φ(Z)·W", []*mat.Dense{z, w}, func(tp *Tape, p []*Node) *Node {
 				return project(tp, tp.SpMM(xs, tp.MatMul(tp.Features(l, p[0]), p[1])), rX)
 			})
+			checkGrad(t, name+" centre(X·Φ(Z)·W)", []*mat.Dense{z, w}, func(tp *Tape, p []*Node) *Node {
+				return project(tp, tp.CenterColumns(tp.SpMM(xs, tp.MatMul(tp.Features(l, p[0]), p[1]))), rX)
+			})
 		}
 	}
 }
@@ -193,4 +196,16 @@ func TestFeaturesShapeMismatch(t *testing.T) {
 	}()
 	tp := New(1)
 	tp.Features(NewMapLayer(fm), tp.Param(mat.NewDense(2, 2, nil)))
+}
+
+// TestCenterColumns: every column of the output sums to zero and the
+// output differs from the input by one row vector.
+func TestCenterColumns(t *testing.T) {
+	x := mat.NewDense(3, 2, []float64{1, 10, 2, 20, 6, 60})
+	tp := New(1)
+	got := tp.CenterColumns(tp.Param(x)).Value
+	want := mat.NewDense(3, 2, []float64{-2, -20, -1, -10, 3, 30})
+	if !mat.EqualApprox(got, want, 1e-15) {
+		t.Errorf("CenterColumns = %v, want %v", mat.Formatted(got), mat.Formatted(want))
+	}
 }

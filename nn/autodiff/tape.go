@@ -5,7 +5,8 @@
 // with a fixed sparse matrix, bias, ReLU/ELU/LeakyReLU, dropout with a
 // seeded mask, the per-destination edge softmax of graph attention,
 // aggregation over edges, column concatenation and the mean of heads,
-// masked log-softmax cross-entropy and L2 penalties.
+// masked log-softmax cross-entropy and L2 penalties, and (hyla_ops.go) a
+// random-feature map of an embedding, HyLa's Φ(Z), for HyLa-GCN.
 //
 // Why a hand-written tape rather than a library: the two Go candidates
 // served here are gomlx (github.com/gomlx/gomlx v0.26), whose backends

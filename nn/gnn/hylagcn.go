@@ -26,6 +26,9 @@ import (
 //
 //	logits = Â · drop(ReLU(Â · drop(Φ(Z)) · W1)) · W2.
 //
+// With Center, the first layer's input is centred over the nodes (see
+// HyLaGCNConfig.Center).
+//
 // Z and the GCN are trained together: Z by Riemannian SGD on the Poincaré
 // ball at its own learning rate (exactly HyLa-SGC's update, hyla.RSGDStep),
 // W1 and W2 by Adam as the GCN (no biases, Glorot initialisation, weight
@@ -33,6 +36,7 @@ import (
 type HyLaGCN struct {
 	Z, W1, W2 *Param
 	Dropout   float64
+	center    bool
 	nodes     bool
 	a         *autodiff.Sparse
 	x         *sparse.CSR
@@ -51,6 +55,12 @@ type HyLaGCNConfig struct {
 	Level string
 	// LREmbedding is the learning rate of Z (Riemannian SGD).
 	LREmbedding float64
+	// Center subtracts the mean over the nodes from the first layer's
+	// input (after W1, the same thing): φ(Z) starts nearly equal for every
+	// node (Z near the origin), and without centring Adam's first steps
+	// move all nodes' hidden units together until the ReLUs die and the
+	// model predicts one class.
+	Center bool
 	// Hidden, Dropout and WeightDecay are the GCN's.
 	Hidden               int
 	Dropout, WeightDecay float64
@@ -102,7 +112,7 @@ func NewHyLaGCN(d *Data, cfg HyLaGCNConfig, rng *rand.Rand) (*HyLaGCN, error) {
 		Z:       &Param{Name: "Z", Value: z},
 		W1:      newParam("W1", glorot(rng, cfg.Map.Features(), cfg.Hidden), cfg.WeightDecay),
 		W2:      newParam("W2", glorot(rng, cfg.Hidden, d.Classes), 0),
-		Dropout: cfg.Dropout, nodes: cfg.Level == "nodes",
+		Dropout: cfg.Dropout, center: cfg.Center, nodes: cfg.Level == "nodes",
 		a: autodiff.NewSparse(d.A), x: d.X, layer: autodiff.NewMapLayer(cfg.Map),
 	}
 	lr := cfg.LREmbedding
@@ -128,6 +138,9 @@ func (m *HyLaGCN) Forward(tp *autodiff.Tape, p []*autodiff.Node, train bool, rng
 		xw = tp.MatMul(phi, p[1])
 	} else {
 		xw = tp.SpMMDropout(m.x, tp.MatMul(phi, p[1]), drop, rng)
+	}
+	if m.center {
+		xw = tp.CenterColumns(xw)
 	}
 	h := tp.ReLU(tp.SpMM(m.a, xw))
 	if train {

@@ -33,7 +33,7 @@ func newTestHyLaGCN(t *testing.T, d *Data, level string, feats, d0 int, lrZ floa
 	if level == "nodes" {
 		rows = d.A.Rows
 	}
-	m, err := NewHyLaGCN(d, HyLaGCNConfig{Map: fm, Z0: hylaInit(rng, rows, d0, 1e-4), Level: level, LREmbedding: lrZ,
+	m, err := NewHyLaGCN(d, HyLaGCNConfig{Map: fm, Z0: hylaInit(rng, rows, d0, 1e-4), Level: level, LREmbedding: lrZ, Center: true,
 		Hidden: 16, Dropout: 0.5, WeightDecay: 5e-4}, rng)
 	if err != nil {
 		t.Fatal(err)
