@@ -171,14 +171,7 @@ func gnnRun(kind string) registry.RunFunc {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", kind, err)
 		}
-		epochs := p.Int("epochs")
-		cfg := gnn.Config{Epochs: epochs, LR: p.Float("lr"), Stopping: p.String("stopping"), Patience: p.Int("patience"),
-			Workers: max(job.Workers, 1),
-			Progress: func(s gnn.EpochStats) {
-				job.Progress.Report(s.Epoch+1, epochs, fmt.Sprintf("epoch %d loss %.4f train %.4f val %.4f", s.Epoch, s.Loss, s.Train, s.Val))
-			}}
-		start := time.Now()
-		res, err := gnn.Train(ctx, m, d, cfg, job.Stream("dropout"))
+		res, msPerEpoch, err := trainGNN(ctx, job, m, d)
 		if err != nil {
 			return nil, fmt.Errorf("%s on %s: %w", kind, info.Name, err)
 		}
@@ -187,13 +180,9 @@ func gnnRun(kind string) registry.RunFunc {
 			label = kind
 		}
 		job.Logf("%s on %s: test %.4f (early-stopped, epoch %d), %.4f (last); %d epochs, %.2f ms/epoch",
-			label, info.Name, res.Test, res.StopEpoch, res.TestLast, res.Epochs,
-			float64(time.Since(start).Microseconds())/1000/float64(res.Epochs))
-		mod := bundle.New(schema.KindModel)
-		for _, prm := range m.Params() {
-			mod.SetDense(prm.Name, res.BestParams[prm.Name])
-		}
-		if err := mod.SetJSON(schema.MemberCurves, res.Curves); err != nil {
+			label, info.Name, res.Test, res.StopEpoch, res.TestLast, res.Epochs, msPerEpoch)
+		mod, err := gnnModel(m, res)
+		if err != nil {
 			return nil, err
 		}
 		met := bundle.New(schema.KindMetrics)
@@ -208,4 +197,37 @@ func gnnRun(kind string) registry.RunFunc {
 		}
 		return map[string]artifact.Artifact{learnOutMetrics: met, learnOutModel: mod}, nil
 	}
+}
+
+// trainGNN trains m on d with the stage's epochs, lr, stopping and
+// patience parameters, the dropout masks drawn from the job's "dropout"
+// stream, reporting each epoch as progress; it returns the result and the
+// mean wall time of an epoch in milliseconds.
+func trainGNN(ctx context.Context, job *registry.Job, m gnn.Model, d *gnn.Data) (*gnn.Result, float64, error) {
+	p := job.Params
+	epochs := p.Int("epochs")
+	cfg := gnn.Config{Epochs: epochs, LR: p.Float("lr"), Stopping: p.String("stopping"), Patience: p.Int("patience"),
+		Workers: max(job.Workers, 1),
+		Progress: func(s gnn.EpochStats) {
+			job.Progress.Report(s.Epoch+1, epochs, fmt.Sprintf("epoch %d loss %.4f train %.4f val %.4f", s.Epoch, s.Loss, s.Train, s.Val))
+		}}
+	start := time.Now()
+	res, err := gnn.Train(ctx, m, d, cfg, job.Stream("dropout"))
+	if err != nil {
+		return nil, 0, err
+	}
+	return res, float64(time.Since(start).Microseconds()) / 1000 / float64(res.Epochs), nil
+}
+
+// gnnModel is a trained model's artifact: the early-stopped epoch's
+// parameters, one dense member each, and the training curves.
+func gnnModel(m gnn.Model, res *gnn.Result) (*bundle.Bundle, error) {
+	mod := bundle.New(schema.KindModel)
+	for _, prm := range m.Params() {
+		mod.SetDense(prm.Name, res.BestParams[prm.Name])
+	}
+	if err := mod.SetJSON(schema.MemberCurves, res.Curves); err != nil {
+		return nil, err
+	}
+	return mod, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
@@ -101,14 +100,7 @@ func hylaGCNRun(ctx context.Context, job *registry.Job) (map[string]artifact.Art
 	if err != nil {
 		return nil, fmt.Errorf("hyla_gcn on %s: %w", info.Name, err)
 	}
-	epochs := p.Int("epochs")
-	cfg := gnn.Config{Epochs: epochs, LR: p.Float("lr"), Stopping: p.String("stopping"), Patience: p.Int("patience"),
-		Workers: max(job.Workers, 1),
-		Progress: func(s gnn.EpochStats) {
-			job.Progress.Report(s.Epoch+1, epochs, fmt.Sprintf("epoch %d loss %.4f train %.4f val %.4f", s.Epoch, s.Loss, s.Train, s.Val))
-		}}
-	start := time.Now()
-	res, err := gnn.Train(ctx, m, d, cfg, job.Stream("dropout"))
+	res, msPerEpoch, err := trainGNN(ctx, job, m, d)
 	if err != nil {
 		return nil, fmt.Errorf("hyla_gcn on %s: %w", info.Name, err)
 	}
@@ -118,12 +110,9 @@ func hylaGCNRun(ctx context.Context, job *registry.Job) (map[string]artifact.Art
 	}
 	job.Logf("%s %s on %s: test %.4f (early-stopped, epoch %d), %.4f (last); %d epochs, %.2f ms/epoch",
 		label, level, info.Name, res.Test, res.StopEpoch, res.TestLast, res.Epochs,
-		float64(time.Since(start).Microseconds())/1000/float64(res.Epochs))
-	mod := bundle.New(schema.KindModel)
-	for _, prm := range m.Params() {
-		mod.SetDense(prm.Name, res.BestParams[prm.Name])
-	}
-	if err := mod.SetJSON(schema.MemberCurves, res.Curves); err != nil {
+		msPerEpoch)
+	mod, err := gnnModel(m, res)
+	if err != nil {
 		return nil, err
 	}
 	met := bundle.New(schema.KindMetrics)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
@@ -141,14 +140,7 @@ func textGCNRun(ctx context.Context, job *registry.Job) (map[string]artifact.Art
 	if err != nil {
 		return nil, fmt.Errorf("textgcn: %w", err)
 	}
-	epochs := p.Int("epochs")
-	cfg := gnn.Config{Epochs: epochs, LR: p.Float("lr"), Stopping: p.String("stopping"), Patience: p.Int("patience"),
-		Workers: max(job.Workers, 1),
-		Progress: func(s gnn.EpochStats) {
-			job.Progress.Report(s.Epoch+1, epochs, fmt.Sprintf("epoch %d loss %.4f train %.4f val %.4f", s.Epoch, s.Loss, s.Train, s.Val))
-		}}
-	start := time.Now()
-	res, err := gnn.Train(ctx, m, d, cfg, job.Stream("dropout"))
+	res, msPerEpoch, err := trainGNN(ctx, job, m, d)
 	if err != nil {
 		return nil, fmt.Errorf("textgcn on %s: %w", info.Name, err)
 	}
@@ -161,13 +153,10 @@ func textGCNRun(ctx context.Context, job *registry.Job) (map[string]artifact.Art
 		setting = "inductive"
 	}
 	job.Logf("%s (%s) on %s: test %.4f (epoch %d of %d%s), %.2f ms/epoch",
-		label, setting, info.Name, res.Test, res.StopEpoch, epochs, map[bool]string{true: ", stopped early"}[res.StoppedEarly],
-		float64(time.Since(start).Microseconds())/1000/float64(res.Epochs))
-	mod := bundle.New(schema.KindModel)
-	for _, prm := range m.Params() {
-		mod.SetDense(prm.Name, res.BestParams[prm.Name])
-	}
-	if err := mod.SetJSON(schema.MemberCurves, res.Curves); err != nil {
+		label, setting, info.Name, res.Test, res.StopEpoch, p.Int("epochs"), map[bool]string{true: ", stopped early"}[res.StoppedEarly],
+		msPerEpoch)
+	mod, err := gnnModel(m, res)
+	if err != nil {
 		return nil, err
 	}
 	met := bundle.New(schema.KindMetrics)
