@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/planview"
 )
 
@@ -18,7 +19,7 @@ import (
 // counts.
 func TestPlanCmdJSON(t *testing.T) {
 	dir := t.TempDir()
-	file := runCmdWrite(t, dir, "p.hcl", reportTestPipeline)
+	file := testenv.WriteFile(t, dir, "p.hcl", reportTestPipeline)
 	cdir := filepath.Join(dir, "cache")
 	plan := func() (planview.Plan, map[string]json.RawMessage, []map[string]json.RawMessage) {
 		t.Helper()

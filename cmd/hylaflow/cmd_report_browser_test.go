@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/runreport"
 )
 
@@ -56,7 +57,7 @@ func TestReportHTMLInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	file := runCmdWrite(t, dir, "quickstart.hcl", string(src))
+	file := testenv.WriteFile(t, dir, "quickstart.hcl", string(src))
 	cdir := filepath.Join(dir, "cache")
 	cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", cdir, "-q", "-j", "2")
 	out := filepath.Join(dir, "report")

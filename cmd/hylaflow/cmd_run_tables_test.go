@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 )
 
 var tableTextUpdate = flag.Bool("update-tables", false, "rewrite testdata/tables/run.golden")
@@ -44,7 +45,7 @@ func TestRunCmdTablesAndCacheLocation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runCmdWrite(t, filepath.Join(root, "pipelines"), "p.hcl", reportTestPipeline)
+	testenv.WriteFile(t, filepath.Join(root, "pipelines"), "p.hcl", reportTestPipeline)
 
 	t.Chdir(root)
 	code, stdout, stderr := runCmdDispatch("run", "-j", "1", "pipelines/p.hcl")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 )
 
 // runCmdTestPipeline: a quick source, eight sleeping stages, one sink.
@@ -45,15 +46,6 @@ stage "scale" "s" {
 }
 stage "sum" "all" { in = stage.scale.s }
 `
-
-func runCmdWrite(t *testing.T, dir, name, src string) string {
-	t.Helper()
-	f := filepath.Join(dir, name)
-	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
 
 // runCmdDispatch runs hylaflow in-process and returns its exit code and output.
 func runCmdDispatch(args ...string) (int, string, string) {
@@ -100,7 +92,7 @@ func runCmdVerify(t *testing.T, dir string) {
 
 func TestRunCmdCachedSecondTime(t *testing.T) {
 	dir := t.TempDir()
-	file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
+	file := testenv.WriteFile(t, dir, "p.hcl", runCmdTestPipeline)
 	cdir := filepath.Join(dir, "cache")
 	code, out, errs := runCmdDispatch("run", file, "-j", "4", "--cache", cdir, "-var", "ms=20")
 	if code != cli.ExitOK {
@@ -128,7 +120,7 @@ func TestRunCmdCachedSecondTime(t *testing.T) {
 
 func TestRunCmdPlanNeverCreatesTheCache(t *testing.T) {
 	dir := t.TempDir()
-	file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
+	file := testenv.WriteFile(t, dir, "p.hcl", runCmdTestPipeline)
 	cdir := filepath.Join(dir, "cache")
 	code, out, errs := runCmdDispatch("plan", file, "--cache", cdir)
 	if code != cli.ExitOK || !regexp.MustCompile(`(?m)^RUN +random\.src +never run$`).MatchString(out) || !strings.Contains(out, "10 to run, 0 cached") {
@@ -142,11 +134,11 @@ func TestRunCmdPlanNeverCreatesTheCache(t *testing.T) {
 func TestRunCmdExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	cdir := filepath.Join(dir, "cache")
-	failing := runCmdWrite(t, dir, "fail.hcl", `
+	failing := testenv.WriteFile(t, dir, "fail.hcl", `
 stage "fail" "a" { message = "broken on purpose" }
 stage "value" "b" { values = [1] }
 `)
-	invalid := runCmdWrite(t, dir, "bad.hcl", `stage "value" "a" { valuez = [1] }`)
+	invalid := testenv.WriteFile(t, dir, "bad.hcl", `stage "value" "a" { valuez = [1] }`)
 	tests := []struct {
 		name string
 		args []string
@@ -177,7 +169,7 @@ stage "value" "b" { values = [1] }
 
 func TestRunCmdDeterministicDigests(t *testing.T) {
 	dir := t.TempDir()
-	file := runCmdWrite(t, dir, "r.hcl", runCmdTestRandom)
+	file := testenv.WriteFile(t, dir, "r.hcl", runCmdTestRandom)
 	run := func(cdir string, extra ...string) map[string]string {
 		args := append([]string{"run", file, "--cache", filepath.Join(dir, cdir), "-q"}, extra...)
 		if code, out, errs := runCmdDispatch(args...); code != cli.ExitOK {
@@ -202,7 +194,7 @@ func TestRunCmdDeterministicDigests(t *testing.T) {
 func TestRunCmdExecStageTaskFile(t *testing.T) {
 	dir := t.TempDir()
 	cdir := filepath.Join(dir, "cache")
-	file := runCmdWrite(t, dir, "p.hcl", `stage "random" "r" {
+	file := testenv.WriteFile(t, dir, "p.hcl", `stage "random" "r" {
   n = 7
   seed = 5
 }`)
@@ -217,7 +209,7 @@ func TestRunCmdExecStageTaskFile(t *testing.T) {
 	// Rebuild the key record by hand as an executor would ship it.
 	spec := fmt.Sprintf(`{"record": {"Key": %q, "Address": "random.r", "StageType": "random", "Version": "2",
 	  "Params": {"n": "7", "seed": "5", "dist": "\"normal\""}, "Inputs": {}}, "workers": 1}`, key)
-	tf := runCmdWrite(t, dir, "task.json", spec)
+	tf := testenv.WriteFile(t, dir, "task.json", spec)
 	code, out, errs := runCmdDispatch("exec-stage", "--cache", cdir, "--task", tf)
 	if code != cli.ExitOK || !strings.HasPrefix(out, "cached in ") {
 		t.Fatalf("exec-stage of a stored key: exit %d\n%s%s", code, out, errs)
@@ -226,55 +218,22 @@ func TestRunCmdExecStageTaskFile(t *testing.T) {
 	if code != cli.ExitOK || !strings.HasPrefix(out, "ran in ") || !strings.Contains(out, before[key+"/out"]) {
 		t.Fatalf("forced exec-stage: exit %d (want the same digest %s)\n%s%s", code, before[key+"/out"], out, errs)
 	}
-	bad := runCmdWrite(t, dir, "bad.json", strings.Replace(spec, `"7"`, `"8"`, 1))
+	bad := testenv.WriteFile(t, dir, "bad.json", strings.Replace(spec, `"7"`, `"8"`, 1))
 	if code, _, errs := runCmdDispatch("exec-stage", "--cache", cdir, "--task", bad); code != cli.ExitFailed || !strings.Contains(errs, "key does not match") {
 		t.Errorf("tampered task: exit %d %s", code, errs)
 	}
 }
 
-// runCmdBinaryDir holds the hylaflow binary built for the process tests;
-// TestMain removes it after every test has run.
-var runCmdBinaryDir string
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if runCmdBinaryDir != "" {
-		os.RemoveAll(runCmdBinaryDir)
-	}
+	testenv.RemoveBinary()
 	os.Exit(code)
 }
 
-// runCmdBinary builds hylaflow into a temporary directory once per test binary.
-var runCmdBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "hylaflow-runcmd-test")
-	if err != nil {
-		return "", err
-	}
-	runCmdBinaryDir = dir
-	bin := filepath.Join(dir, "hylaflow")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
-func runCmdBuild(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary and runs processes; skipped with -short")
-	}
-	bin, err := runCmdBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
-
 func TestRunCmdTwoProcessesOneCache(t *testing.T) {
-	bin := runCmdBuild(t)
+	bin := testenv.Binary(t)
 	dir := t.TempDir()
-	file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
+	file := testenv.WriteFile(t, dir, "p.hcl", runCmdTestPipeline)
 	cdir := filepath.Join(dir, "cache")
 	var wg sync.WaitGroup
 	outs := make([]string, 2)
@@ -324,7 +283,7 @@ func TestRunCmdTwoProcessesOneCache(t *testing.T) {
 // source is stored, and returns the process's exit code.
 func runCmdInterrupt(t *testing.T, bin, file, cdir string, sig syscall.Signal) (int, string) {
 	t.Helper()
-	var out runCmdLockedBuffer
+	var out testenv.SyncBuffer
 	cmd := exec.Command(bin, "run", file, "--cache", cdir, "-j", "4", "-var", "ms=20000")
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -359,7 +318,7 @@ func runCmdInterrupt(t *testing.T, bin, file, cdir string, sig syscall.Signal) (
 }
 
 func TestRunCmdInterruptAndKill(t *testing.T) {
-	bin := runCmdBuild(t)
+	bin := testenv.Binary(t)
 	for _, tt := range []struct {
 		name string
 		sig  syscall.Signal
@@ -370,7 +329,7 @@ func TestRunCmdInterruptAndKill(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
+			file := testenv.WriteFile(t, dir, "p.hcl", runCmdTestPipeline)
 			cdir := filepath.Join(dir, "cache")
 			code, out := runCmdInterrupt(t, bin, file, cdir, tt.sig)
 			if code != tt.code {
@@ -395,22 +354,4 @@ func TestRunCmdInterruptAndKill(t *testing.T) {
 			runCmdVerify(t, cdir)
 		})
 	}
-}
-
-// runCmdLockedBuffer is a bytes.Buffer safe for a writer and a reader.
-type runCmdLockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *runCmdLockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *runCmdLockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/runs"
 )
 
@@ -216,7 +217,7 @@ func TestRunsCmdDiffQuickstart(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "pipelines"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	file := runCmdWrite(t, filepath.Join(dir, "pipelines"), "quickstart.hcl", string(src))
+	file := testenv.WriteFile(t, filepath.Join(dir, "pipelines"), "quickstart.hcl", string(src))
 	cdir := filepath.Join(dir, "cache")
 	cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", cdir, "-q", "-j", "1")
 	cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", cdir, "-q", "-j", "1", "-var", "epochs=50")

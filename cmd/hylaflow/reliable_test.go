@@ -9,6 +9,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/internal/testenv"
 )
 
 // reliablePayload returns the payload file of the first output of address.
@@ -55,7 +56,7 @@ func reliableFlip(t *testing.T, path string) {
 // the damaged entries so the next run recomputes them.
 func TestDamagedPayloadHeals(t *testing.T) {
 	dir := t.TempDir()
-	file := runCmdWrite(t, dir, "p.hcl", runCmdTestRandom)
+	file := testenv.WriteFile(t, dir, "p.hcl", runCmdTestRandom)
 	cdir := filepath.Join(dir, "cache")
 	run := func(args ...string) string {
 		t.Helper()
@@ -110,7 +111,7 @@ func TestDamagedPayloadHeals(t *testing.T) {
 // Issue 19 item 5: clear --yes recovers a cache whose index is damaged.
 func TestClearRecoversDamagedIndex(t *testing.T) {
 	dir := t.TempDir()
-	file := runCmdWrite(t, dir, "p.hcl", runCmdTestPipeline)
+	file := testenv.WriteFile(t, dir, "p.hcl", runCmdTestPipeline)
 	cdir := filepath.Join(dir, "cache")
 	if code, out, errs := runCmdDispatch("run", file, "--cache", cdir, "-q", "-var", "ms=1"); code != cli.ExitOK {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errs)

@@ -9,11 +9,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/supervise"
 )
@@ -43,54 +43,10 @@ stage "sleep" "s" {
 stage "sum" "all" { in = stage.sleep.s }
 `
 
-// binary builds hylaflow once per test binary.
-var binary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "hylaflow-supervise-test-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "hylaflow")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/hylaflow/hylaflow/cmd/hylaflow").CombinedOutput()
-	if err != nil {
-		return "", &buildError{err, out}
-	}
-	return bin, nil
-})
-
-type buildError struct {
-	err error
-	out []byte
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if bin, err := binary(); err == nil {
-		os.RemoveAll(filepath.Dir(bin))
-	}
+	testenv.RemoveBinary()
 	os.Exit(code)
-}
-
-func build(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary and runs processes; skipped with -short")
-	}
-	bin, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
-
-func write(t *testing.T, dir, name, src string) string {
-	t.Helper()
-	file := filepath.Join(dir, name)
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return file
 }
 
 // Issue 19 item 6: a run that runs out of memory ends with a message that
@@ -99,10 +55,10 @@ func write(t *testing.T, dir, name, src string) string {
 // under an address-space limit, RLIMIT_AS, on the process) or the process
 // was killed by SIGKILL as the kernel's OOM killer does.
 func TestRunOutOfMemoryIsReported(t *testing.T) {
-	bin := build(t)
+	bin := testenv.Binary(t)
 	t.Run("allocation fails", func(t *testing.T) {
 		dir := t.TempDir()
-		file := write(t, dir, "hog.hcl", hog)
+		file := testenv.WriteFile(t, dir, "hog.hcl", hog)
 		cmd := exec.Command("sh", "-c", `ulimit -v 1500000 && exec "$0" run -j 4 --mem 6G --cache "$1" "$2"`, bin, filepath.Join(dir, "cache"), file)
 		out, err := cmd.CombinedOutput()
 		if code := exitCode(t, err); code != supervise.ExitOutOfMemory {
@@ -125,8 +81,8 @@ func TestRunOutOfMemoryIsReported(t *testing.T) {
 	})
 	t.Run("killed by SIGKILL", func(t *testing.T) {
 		dir := t.TempDir()
-		file := write(t, dir, "p.hcl", sleeps)
-		var out lockedBuffer
+		file := testenv.WriteFile(t, dir, "p.hcl", sleeps)
+		var out testenv.SyncBuffer
 		cmd := exec.Command(bin, "run", file, "--cache", filepath.Join(dir, "cache"), "-j", "2", "--mem", "3G", "-var", "ms=20000")
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -164,7 +120,7 @@ func TestRunOutOfMemoryIsReported(t *testing.T) {
 	})
 	t.Run("ordinary exit codes pass through", func(t *testing.T) {
 		dir := t.TempDir()
-		file := write(t, dir, "p.hcl", `stage "fail" "f" {}`)
+		file := testenv.WriteFile(t, dir, "p.hcl", `stage "fail" "f" {}`)
 		out, err := exec.Command(bin, "run", file, "--cache", filepath.Join(dir, "cache")).CombinedOutput()
 		if code := exitCode(t, err); code != 1 || strings.Contains(string(out), "out of memory") {
 			t.Errorf("a failing stage: exit %d, want 1\n%s", code, out)
@@ -337,22 +293,4 @@ func exitCode(t *testing.T, err error) int {
 func tail(s string) string {
 	lines := strings.Split(s, "\n")
 	return strings.Join(lines[max(0, len(lines)-15):], "\n")
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
