@@ -226,6 +226,63 @@ func TestTable1SGCAugment(t *testing.T) {
 	}
 }
 
+// baselines = "long" adds the "gcn (long)" and "gat (long)" rows on Disease
+// and Airport with HGCN's defaults (dim 128, no dropout or weight decay, lr
+// 0.01, up to 5000 epochs, patience 100; GAT as 4 heads × 32), Airport on
+// HGCN's augmented features, both in evaluate.table1_gnn's table;
+// baselines = "on" has neither.
+func TestTable1LongBaselines(t *testing.T) {
+	p := load(t, "table1.hcl", map[string]string{"seeds": "[0,1]", "baselines": "long"})
+	type row struct {
+		hidden, heads int
+		label         string
+	}
+	want := map[string]row{"gcn.hgcn_long": {128, 0, "gcn (long)"}, "gat.hgcn_long": {32, 4, "gat (long)"}}
+	n := map[string]int{}
+	for _, inst := range p.Instances {
+		w, ok := want[inst.Block]
+		if !ok {
+			continue
+		}
+		n[inst.Block]++
+		prm := inst.Params
+		if prm.Int("hidden") != w.hidden || prm.Float("dropout") != 0 || prm.Float("weight_decay") != 0 || prm.Float("lr") != 0.01 ||
+			prm.Int("epochs") != 5000 || prm.Int("patience") != 100 || prm.String("stopping") != "accuracy" || prm.String("label") != w.label ||
+			(w.heads > 0 && prm.Int("heads") != w.heads) {
+			t.Errorf("%s: %v, want HGCN's defaults (hidden %d, heads %d, no dropout or weight decay, lr 0.01, 5000 epochs, patience 100) labelled %q",
+				inst.Address, prm, w.hidden, w.heads, w.label)
+		}
+		g := p.ByAddress[inst.Inputs["graph"][0].Producer]
+		if airport := strings.Contains(inst.EachKey, "dataset=airport"); airport != (g.Block == "augment.hgcn_gnn") {
+			t.Errorf("%s reads %s, want HGCN's augmented features on Airport only", inst.Address, g.Address)
+		}
+	}
+	if n["gcn.hgcn_long"] != 4 || n["gat.hgcn_long"] != 4 {
+		t.Errorf("long instances %v, want 4 of each (Disease and Airport × 2 seeds)", n)
+	}
+	ev := p.ByAddress[`evaluate.table1_gnn["long"]`]
+	if ev == nil {
+		t.Fatal("no evaluate.table1_gnn[\"long\"]")
+	}
+	if m := ev.Params.Strings("models"); !slices.Contains(m, "gat (long)") || !slices.Contains(m, "gcn (long)") {
+		t.Errorf("evaluate.table1_gnn models %v, want the gcn (long) and gat (long) rows", m)
+	}
+	runs := 0
+	for _, ref := range ev.Inputs["runs"] {
+		if p.ByAddress[ref.Producer].Block == "gat.hgcn_long" {
+			runs++
+		}
+	}
+	if runs != 4 {
+		t.Errorf("evaluate.table1_gnn reads %d gat (long) runs, want 4", runs)
+	}
+	for _, inst := range load(t, "table1.hcl", map[string]string{"seeds": "[0,1]"}).Instances {
+		if inst.Block == "gat.hgcn_long" || inst.Block == "gcn.hgcn_long" {
+			t.Errorf("baselines = on has %s", inst.Address)
+		}
+	}
+}
+
 // The CI version of table1.hcl: one seed, two epochs, every cell present.
 func TestTable1Smoke(t *testing.T) {
 	root := dataRoot(t)
