@@ -95,7 +95,7 @@ func hypNCType(kind string) *registry.Type {
 	}
 	return &registry.Type{
 		Name:    kind,
-		Version: "1",
+		Version: "2", // 2: the hyperbolic maps are fused tape operations (nn/manifold/fused*.go): the same values, gradients summed in another order, so other bits
 		Doc:     doc,
 		Params:  params,
 		Inputs:  inputs,
@@ -118,7 +118,7 @@ func hypLPType() *registry.Type {
 	)
 	return &registry.Type{
 		Name:    "linkpred",
-		Version: "1",
+		Version: "2", // 2: as hnn/hgcn/lgcn, fused hyperbolic maps (other bits)
 		Doc: "HGCN's link-prediction task: the edges split 85/5/10 (train/val/test, shuffled with the seed; as many " +
 			"negative pairs as positives for val and test, uniform non-edges), HGCN's or HNN's encoder on the training " +
 			"edges' graph, squared hyperbolic distances through the Fermi-Dirac decoder, binary cross-entropy against as " +

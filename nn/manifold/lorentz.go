@@ -1,8 +1,6 @@
 package manifold
 
 import (
-	"math"
-
 	"github.com/hylaflow/hylaflow/nn/autodiff"
 )
 
@@ -51,8 +49,7 @@ func (Lorentz) Normalize(tp *autodiff.Tape, x, c *autodiff.Node) *autodiff.Node 
 // hyperboloid: (·, √β sinh(‖v‖/√β)·v/‖v‖) normalised, with
 // ‖v‖ = √(max(‖v_{1:}‖² + 1e−8, 1e−6)) cut at 50 inside sinh.
 func (m Lorentz) ExpMap0(tp *autodiff.Tape, v, c *autodiff.Node) *autodiff.Node {
-	t := space(tp, v)
-	return m.Normalize(tp, tp.ConcatCols(zeroCol(tp, v.Rows()), tp.MulB(t, expScale(tp, rowSq(tp, t), c))), c)
+	return lorentzExp0(tp, v, c)
 }
 
 // expScale is √β·sinh(min(n, 50)/√β)/n for the tangent norm n of the
@@ -67,8 +64,7 @@ func expScale(tp *autodiff.Tape, sq, c *autodiff.Node) *autodiff.Node {
 // LogMap0 is LGCN's log map at the origin:
 // (0, √β·arcosh(x₀/√β + 1e−8)·x_{1:}/√(‖x_{1:}‖² + 1e−8)).
 func (Lorentz) LogMap0(tp *autodiff.Tape, x, c *autodiff.Node) *autodiff.Node {
-	y := space(tp, x)
-	return tp.ConcatCols(zeroCol(tp, x.Rows()), tp.MulB(y, logScale(tp, timeCol(tp, x), rowSq(tp, y), c)))
+	return lorentzLog0(tp, x, c)
 }
 
 func logScale(tp *autodiff.Tape, x0, sq, c *autodiff.Node) *autodiff.Node {
@@ -81,15 +77,7 @@ func logScale(tp *autodiff.Tape, x0, sq, c *autodiff.Node) *autodiff.Node {
 // Lorentzian centroid of the neighbours weighted by A's rows; the
 // denominator is clamped at 1e−15 so an empty row cannot divide by 0).
 func (m Lorentz) Centroid(tp *autodiff.Tape, a *autodiff.Sparse, x, c *autodiff.Node) *autodiff.Node {
-	s := tp.SpMM(a, x)
-	in := m.LInner(tp, s, s)
-	abs := tp.Map(in, math.Abs, func(v, _ float64) float64 {
-		if v < 0 {
-			return -1
-		}
-		return 1
-	})
-	return tp.MulB(s, tp.DivB(tp.Sqrt(c), tp.Sqrt(tp.ClampMin(abs, MinNorm))))
+	return lorentzCentroid(tp, tp.SpMM(a, x), c)
 }
 
 // SqDist is LGCN's squared Lorentzian distance −2(β + ⟨x, y⟩_L), clamped

@@ -51,40 +51,26 @@ func rowDot(tp *autodiff.Tape, x, y *autodiff.Node) *autodiff.Node { return tp.R
 // Proj maps each row of x with norm above (1 − BallEps)/√c onto that
 // radius and leaves the others unchanged.
 func (Poincare) Proj(tp *autodiff.Tape, x, c *autodiff.Node) *autodiff.Node {
-	norm := tp.ClampMin(tp.RowNorm(x), MinNorm)
-	maxnorm := tp.DivB(tp.Const(mat.NewDense(1, 1, []float64{1 - BallEps})), sqrtC(tp, c))
-	// maxnorm / max(norm, maxnorm) is 1 (with zero gradient) inside the
-	// ball of radius maxnorm and maxnorm/norm outside.
-	return tp.MulB(x, tp.DivB(maxnorm, tp.MaxB(norm, maxnorm)))
+	return scaleMap(tp, x, c, projCoef)
 }
 
 // ExpMap0 is the exponential map at the origin,
 // tanh(√c‖u‖)·u/(√c‖u‖).
 func (Poincare) ExpMap0(tp *autodiff.Tape, u, c *autodiff.Node) *autodiff.Node {
-	sc := sqrtC(tp, c)
-	scn := tp.MulB(sc, tp.ClampMin(tp.RowNorm(u), MinNorm))
-	return tp.MulB(u, tp.DivB(tp.Tanh(scn), scn))
+	return scaleMap(tp, u, c, expCoef)
 }
 
 // LogMap0 is the logarithmic map at the origin,
 // artanh(√c‖p‖)·p/(√c‖p‖).
 func (Poincare) LogMap0(tp *autodiff.Tape, p, c *autodiff.Node) *autodiff.Node {
-	sc := sqrtC(tp, c)
-	scn := tp.MulB(sc, tp.ClampMin(tp.RowNorm(p), MinNorm))
-	return tp.MulB(p, tp.DivB(tp.Artanh(scn), scn))
+	return scaleMap(tp, p, c, logCoef)
 }
 
 // MobiusAdd is x ⊕_c y =
 // ((1 + 2c⟨x,y⟩ + c‖y‖²)x + (1 − c‖x‖²)y) / (1 + 2c⟨x,y⟩ + c²‖x‖²‖y‖²),
 // the denominator clamped below at MinNorm.
 func (Poincare) MobiusAdd(tp *autodiff.Tape, x, y, c *autodiff.Node) *autodiff.Node {
-	x2, y2, xy := rowSq(tp, x), rowSq(tp, y), rowDot(tp, x, y)
-	cxy2 := tp.MulB(c, tp.Scale(xy, 2))
-	a := tp.AddConst(tp.AddB(cxy2, tp.MulB(c, y2)), 1)
-	b := tp.AddConst(tp.Scale(tp.MulB(c, x2), -1), 1)
-	num := tp.AddB(tp.MulB(a, x), tp.MulB(b, y))
-	den := tp.AddConst(tp.AddB(cxy2, tp.MulB(tp.Square(c), tp.MulB(x2, y2))), 1)
-	return tp.DivB(num, tp.ClampMin(den, MinNorm))
+	return mobiusAdd(tp, x, y, c)
 }
 
 // MobiusMatVec is the Möbius version of x·W (W is in×out):
@@ -147,10 +133,7 @@ func (m Poincare) LogMap(tp *autodiff.Tape, p1, p2, c *autodiff.Node) *autodiff.
 // SqDist is the squared geodesic distance of each pair of rows,
 // (2/√c·artanh(√c‖−p1 ⊕ p2‖))², n×1.
 func (m Poincare) SqDist(tp *autodiff.Tape, p1, p2, c *autodiff.Node) *autodiff.Node {
-	sc := sqrtC(tp, c)
-	n := tp.RowNorm(m.MobiusAdd(tp, tp.Scale(p1, -1), p2, c))
-	d := tp.DivB(tp.Scale(tp.Artanh(tp.MulB(sc, n)), 2), sc)
-	return tp.Square(d)
+	return distTail(tp, m.MobiusAdd(tp, tp.Scale(p1, -1), p2, c), c)
 }
 
 // gyration is gyr[u, v]w, the rotation that makes Möbius addition

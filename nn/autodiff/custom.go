@@ -1,0 +1,23 @@
+package autodiff
+
+import "gonum.org/v1/gonum/mat"
+
+// Custom records an operation computed outside this package, so that other
+// packages can add fused operations (package nn/manifold's row-wise
+// hyperbolic maps) without one tape node per arithmetic step. value is the
+// operation's output, computed by the caller from the inputs' values;
+// backward, called once during Backward if the output received a gradient
+// (out.Grad), adds the gradient of the loss into every input that needs one
+// (Node.Needs) through Node.GradAcc. The output needs a gradient when any
+// input does; otherwise backward is never called.
+//
+// For bit-identical results whatever Tape.Workers is, backward must sum
+// every entry in an order that does not depend on the number of workers
+// (see internal/parallel).
+func (t *Tape) Custom(value *mat.Dense, backward func(out *Node), inputs ...*Node) *Node {
+	return t.record(value, backward, inputs...)
+}
+
+// GradAcc returns n's gradient, allocating zeros on first use: the
+// accumulator a Custom operation's backward adds into.
+func (n *Node) GradAcc() *mat.Dense { return n.grad() }
