@@ -20,6 +20,12 @@
 // neither does its gradient; the tests check both, and check every
 // gradient against finite differences.
 //
+// The maps that run over every node of a graph each epoch (Proj, ExpMap0,
+// LogMap0, MobiusAdd, SqDist, and LGCN's ExpMap0, LogMap0, Centroid) are
+// single row-parallel tape operations with hand-written gradients
+// (fused.go, fused_lorentz.go); the others are compositions of the tape's
+// elementary operations.
+//
 // The curvature c is a 1×1 node: a constant (Tape.Const) or a parameter
 // (Tape.Param) when it is learnt, as HGCN's last layer and decoder do.
 // Points are the rows of an n×d node; a 1×d operand broadcasts to every row.
