@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -34,10 +35,32 @@ func (t *Tape) MatMul(a, b *Node) *Node {
 // Sparse is a fixed sparse matrix with its transpose, for SpMM.
 type Sparse struct {
 	A, AT *sparse.CSR
+
+	// perm maps AT's entries to A's: AT.Data[q] = A.Data[perm[q]]
+	// (SpMMDrop's masked transpose without a transpose per step).
+	permOnce sync.Once
+	perm     []int
 }
 
 // NewSparse returns a with its transpose.
 func NewSparse(a *sparse.CSR) *Sparse { return &Sparse{A: a, AT: a.Transpose()} }
+
+// transposePerm returns, for every stored entry of AT, the position of the
+// same entry in A. AT lists each column's entries in increasing row order
+// (sparse's Transpose), so a stable pass over A's entries by column finds
+// them.
+func (s *Sparse) transposePerm() []int {
+	s.permOnce.Do(func() {
+		a := s.A
+		next := append([]int(nil), s.AT.Indptr[:s.AT.Rows]...)
+		s.perm = make([]int, a.NNZ())
+		for k, j := range a.Indices {
+			s.perm[next[j]] = k
+			next[j]++
+		}
+	})
+	return s.perm
+}
 
 // SpMM returns s.A·x (the sparse matrix is a constant).
 func (t *Tape) SpMM(s *Sparse, x *Node) *Node {
@@ -60,11 +83,21 @@ func (t *Tape) SpMM(s *Sparse, x *Node) *Node {
 // SpMMDropout returns (M∘A)·x where M keeps each stored entry of A with
 // probability 1−p and scales kept entries by 1/(1−p): dropout on sparse
 // inputs (Kipf & Welling's sparse_dropout). The mask is drawn from rng, one
-// Float64 per stored entry in row order. p = 0 is SpMM.
+// Float64 per stored entry in row order. p = 0 is SpMM. It transposes a on
+// every call; SpMMDrop with a Sparse made once does not.
 func (t *Tape) SpMMDropout(a *sparse.CSR, x *Node, p float64, rng *rand.Rand) *Node {
+	return t.SpMMDrop(NewSparse(a), x, p, rng)
+}
+
+// SpMMDrop is SpMMDropout on s.A (the same draws and bits), reusing s's
+// transpose: the masked matrix's transpose, which the backward pass needs,
+// is gathered from the mask through a permutation computed once, not
+// rebuilt each step, and a pass without dropout uses s.AT.
+func (t *Tape) SpMMDrop(s *Sparse, x *Node, p float64, rng *rand.Rand) *Node {
 	if p <= 0 {
-		return t.SpMM(&Sparse{A: a, AT: a.Transpose()}, x)
+		return t.SpMM(s, x)
 	}
+	a := s.A
 	m := &sparse.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: a.Indptr, Indices: a.Indices, Data: make([]float64, len(a.Data))}
 	keep := 1 / (1 - p)
 	for k, v := range a.Data {
@@ -72,7 +105,25 @@ func (t *Tape) SpMMDropout(a *sparse.CSR, x *Node, p float64, rng *rand.Rand) *N
 			m.Data[k] = v * keep
 		}
 	}
-	return t.SpMM(&Sparse{A: m, AT: m.Transpose()}, x)
+	if a.Cols != x.Rows() {
+		panic(fmt.Sprintf("autodiff: SpMM of %d×%d and %d×%d", a.Rows, a.Cols, x.Rows(), x.Cols()))
+	}
+	v, err := sparse.MulDense(context.Background(), m, x.Value, t.Workers)
+	if err != nil {
+		panic(err) // shapes were checked
+	}
+	return t.record(v, func(out *Node) {
+		perm := s.transposePerm()
+		mt := &sparse.CSR{Rows: s.AT.Rows, Cols: s.AT.Cols, Indptr: s.AT.Indptr, Indices: s.AT.Indices, Data: make([]float64, len(m.Data))}
+		for q, k := range perm {
+			mt.Data[q] = m.Data[k]
+		}
+		g, err := sparse.MulDense(context.Background(), mt, out.Grad, t.Workers)
+		if err != nil {
+			panic(err)
+		}
+		x.grad().Add(x.Grad, g)
+	}, x)
 }
 
 // AddBias adds the 1×c row b to every row of x.

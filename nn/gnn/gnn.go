@@ -341,8 +341,8 @@ type GAT struct {
 	Heads, Hidden, OutHeads int
 	Dropout                 float64
 	params                  []*Param
-	g                       *sparse.CSR
-	x                       *sparse.CSR
+	g                       *autodiff.AttnGraph
+	x                       *autodiff.Sparse
 	classes                 int
 }
 
@@ -357,7 +357,11 @@ func NewGAT(d *Data, heads, hidden, outHeads int, dropout, weightDecay float64, 
 	if !(dropout >= 0 && dropout < 1) {
 		return nil, fmt.Errorf("gnn: dropout %v, want 0 ≤ p < 1", dropout)
 	}
-	m := &GAT{Heads: heads, Hidden: hidden, OutHeads: outHeads, Dropout: dropout, g: d.A, x: d.X, classes: d.Classes}
+	g, err := autodiff.NewAttnGraph(d.A)
+	if err != nil {
+		return nil, fmt.Errorf("gnn: GAT: %w", err)
+	}
+	m := &GAT{Heads: heads, Hidden: hidden, OutHeads: outHeads, Dropout: dropout, g: g, x: autodiff.NewSparse(d.X), classes: d.Classes}
 	add := func(name string, v *mat.Dense) { m.params = append(m.params, newParam(name, v, weightDecay)) }
 	add("W1", glorot(rng, d.X.Cols, heads*hidden))
 	for h := 0; h < heads; h++ {
@@ -377,18 +381,9 @@ func NewGAT(d *Data, heads, hidden, outHeads int, dropout, weightDecay float64, 
 // Params returns the parameters in the order NewGAT drew them.
 func (m *GAT) Params() []*Param { return m.params }
 
-// attention is one head: the attention-weighted sum of h's rows over each
-// node's neighbourhood.
-func (m *GAT) attention(tp *autodiff.Tape, h, aSrc, aDst *autodiff.Node, drop float64, rng *rand.Rand) *autodiff.Node {
-	e := tp.LeakyReLU(tp.EdgeScores(m.g, tp.MatMul(h, aDst), tp.MatMul(h, aSrc)), 0.2)
-	alpha := tp.EdgeSoftmax(m.g, e)
-	if drop > 0 {
-		alpha = tp.Dropout(alpha, drop, rng)
-	}
-	return tp.EdgeAggregate(m.g, alpha, h)
-}
-
-// Forward returns the logits.
+// Forward returns the logits. Each layer's heads are one GATHeads
+// operation (the same values, gradients and dropout draws as the chain of
+// per-head operations; see autodiff.GATHeads).
 func (m *GAT) Forward(tp *autodiff.Tape, p []*autodiff.Node, train bool, rng *rand.Rand) *autodiff.Node {
 	drop := 0.0
 	if train {
@@ -396,25 +391,21 @@ func (m *GAT) Forward(tp *autodiff.Tape, p []*autodiff.Node, train bool, rng *ra
 	}
 	k := 0
 	next := func() *autodiff.Node { k++; return p[k-1] }
-	xw := tp.SpMMDropout(m.x, next(), drop, rng)
-	heads := make([]*autodiff.Node, m.Heads)
-	for h := range heads {
-		aSrc, aDst := next(), next()
-		heads[h] = m.attention(tp, tp.ColSlice(xw, h*m.Hidden, (h+1)*m.Hidden), aSrc, aDst, drop, rng)
+	xw := tp.SpMMDrop(m.x, next(), drop, rng)
+	aSrc, aDst := make([]*autodiff.Node, m.Heads), make([]*autodiff.Node, m.Heads)
+	for h := range m.Heads {
+		aSrc[h], aDst[h] = next(), next()
 	}
-	hidden := tp.ELU(tp.AddBias(tp.ConcatCols(heads...), next()))
+	heads := tp.GATHeads(m.g, xw, aSrc, aDst, 0.2, drop, rng, false)
+	hidden := tp.ELU(tp.AddBias(heads, next()))
 	if drop > 0 {
 		hidden = tp.Dropout(hidden, drop, rng)
 	}
 	hw := tp.MatMul(hidden, next())
-	outs := make([]*autodiff.Node, m.OutHeads)
-	for h := range outs {
-		aSrc, aDst := next(), next()
-		outs[h] = m.attention(tp, tp.ColSlice(hw, h*m.classes, (h+1)*m.classes), aSrc, aDst, drop, rng)
+	aSrc, aDst = make([]*autodiff.Node, m.OutHeads), make([]*autodiff.Node, m.OutHeads)
+	for h := range m.OutHeads {
+		aSrc[h], aDst[h] = next(), next()
 	}
-	out := outs[0]
-	if len(outs) > 1 {
-		out = tp.Mean(outs...)
-	}
+	out := tp.GATHeads(m.g, hw, aSrc, aDst, 0.2, drop, rng, true)
 	return tp.AddBias(out, next())
 }

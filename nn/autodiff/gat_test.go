@@ -1,0 +1,179 @@
+package autodiff
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hylaflow/hylaflow/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// gatChain is the per-head chain GATHeads replaces: for each head ColSlice,
+// MatMul(h, a_dst), MatMul(h, a_src), EdgeScores, LeakyReLU, EdgeSoftmax,
+// Dropout and EdgeAggregate, then ConcatCols or Mean.
+func gatChain(tp *Tape, g *sparse.CSR, h *Node, aSrc, aDst []*Node, slope, drop float64, rng *rand.Rand, mean bool) *Node {
+	heads := len(aSrc)
+	c := h.Cols() / heads
+	outs := make([]*Node, heads)
+	for m := range heads {
+		hm := tp.ColSlice(h, m*c, (m+1)*c)
+		e := tp.LeakyReLU(tp.EdgeScores(g, tp.MatMul(hm, aDst[m]), tp.MatMul(hm, aSrc[m])), slope)
+		alpha := tp.EdgeSoftmax(g, e)
+		if drop > 0 {
+			alpha = tp.Dropout(alpha, drop, rng)
+		}
+		outs[m] = tp.EdgeAggregate(g, alpha, hm)
+	}
+	switch {
+	case !mean:
+		return tp.ConcatCols(outs...)
+	case heads > 1:
+		return tp.Mean(outs...)
+	}
+	return outs[0]
+}
+
+// holeGraph returns randGraph(n, deg) with row hole emptied (a node without
+// incoming edges, whose output row is zero).
+func holeGraph(rng *rand.Rand, n, deg, hole int) *sparse.CSR {
+	g := randGraph(rng, n, deg)
+	lo, hi := g.Indptr[hole], g.Indptr[hole+1]
+	g.Indices = append(g.Indices[:lo:lo], g.Indices[hi:]...)
+	g.Data = append(g.Data[:lo:lo], g.Data[hi:]...)
+	for i := hole + 1; i <= n; i++ {
+		g.Indptr[i] -= hi - lo
+	}
+	return g
+}
+
+func gatParams(rng *rand.Rand, n, heads, c int) []*mat.Dense {
+	ps := []*mat.Dense{randDense(rng, n, heads*c)}
+	for range 2 * heads {
+		ps = append(ps, randDense(rng, c, 1))
+	}
+	return ps
+}
+
+func split(ps []*Node, heads int) (h *Node, aSrc, aDst []*Node) {
+	return ps[0], ps[1 : 1+heads], ps[1+heads : 1+2*heads]
+}
+
+// TestGATHeadsGradients checks GATHeads' gradients (input and attention
+// vectors) against finite differences, concatenated and averaged, with and
+// without attention dropout.
+func TestGATHeadsGradients(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		n, heads, c := 4+rng.IntN(4), 1+rng.IntN(3), 1+rng.IntN(3)
+		ag, err := NewAttnGraph(holeGraph(rng, n, 2, rng.IntN(n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dropSeed := rng.Uint64()
+		for _, mean := range []bool{false, true} {
+			width := heads * c
+			if mean {
+				width = c
+			}
+			r := randDense(rng, n, width)
+			for _, drop := range []float64{0, 0.4} {
+				checkGrad(t, "gat-heads", gatParams(rng, n, heads, c), func(tp *Tape, ps []*Node) *Node {
+					h, as, ad := split(ps, heads)
+					return project(tp, tp.GATHeads(ag, h, as, ad, 0.2, drop, rand.New(rand.NewPCG(dropSeed, 1)), mean), r)
+				})
+			}
+		}
+	}
+}
+
+// TestGATHeadsEqualsChain compares GATHeads with the per-head chain bit
+// for bit: values, every gradient (with other consumers of h adding to
+// its gradient too), and the random draws left, for 1 and 3 workers.
+func TestGATHeadsEqualsChain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	n := 700 // several row blocks
+	ag, err := NewAttnGraph(holeGraph(rng, n, 6, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		heads, c int
+		drop     float64
+		mean     bool
+	}{{3, 4, 0.6, false}, {2, 3, 0.6, true}, {1, 5, 0.5, true}, {4, 2, 0, false}, {2, 3, 0, true}} {
+		params := gatParams(rng, n, c.heads, c.c)
+		// Some exact zeros in h (which gonum's product skips).
+		for i, raw := 0, params[0].RawMatrix().Data; i < len(raw); i += 7 {
+			raw[i] = 0
+		}
+		width := c.heads * c.c
+		if c.mean {
+			width = c.c
+		}
+		r := randDense(rng, n, width)
+		rh := randDense(rng, n, c.heads*c.c)
+		run := func(fused bool, workers int) ([]*mat.Dense, *mat.Dense, uint64) {
+			tp := New(workers)
+			nodes := make([]*Node, len(params))
+			for i, p := range params {
+				nodes[i] = tp.Param(p)
+			}
+			h, as, ad := split(nodes, c.heads)
+			drng := rand.New(rand.NewPCG(3, 3))
+			var out *Node
+			if fused {
+				out = tp.GATHeads(ag, h, as, ad, 0.2, c.drop, drng, c.mean)
+			} else {
+				out = gatChain(tp, ag.G, h, as, ad, 0.2, c.drop, drng, c.mean)
+			}
+			loss := tp.Add(project(tp, out, r), project(tp, h, rh))
+			if err := tp.Backward(loss); err != nil {
+				t.Fatal(err)
+			}
+			grads := make([]*mat.Dense, len(nodes))
+			for i, nd := range nodes {
+				grads[i] = nd.Grad
+			}
+			return grads, out.Value, drng.Uint64()
+		}
+		wantG, wantV, wantNext := run(false, 1)
+		for _, workers := range []int{1, 3} {
+			gotG, gotV, gotNext := run(true, workers)
+			if !bitsEqual(gotV, wantV) {
+				t.Errorf("%+v, %d workers: values differ from the chain's", c, workers)
+			}
+			for i := range wantG {
+				if !bitsEqual(gotG[i], wantG[i]) {
+					t.Errorf("%+v, %d workers: gradient of parameter %d differs from the chain's", c, workers, i)
+				}
+			}
+			if gotNext != wantNext {
+				t.Errorf("%+v, %d workers: the draws after the masks differ (%d, chain %d)", c, workers, gotNext, wantNext)
+			}
+		}
+	}
+}
+
+func bitsEqual(a, b *mat.Dense) bool {
+	ar, ac := a.Dims()
+	br, bc := b.Dims()
+	if ar != br || ac != bc {
+		return false
+	}
+	for i := range ar {
+		for j := range ac {
+			if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func TestNewAttnGraphNeedsSquare(t *testing.T) {
+	g := &sparse.CSR{Rows: 2, Cols: 3, Indptr: []int{0, 1, 1}, Indices: []int32{2}, Data: []float64{1}}
+	if _, err := NewAttnGraph(g); err == nil {
+		t.Fatal("a 2×3 graph: no error")
+	}
+}

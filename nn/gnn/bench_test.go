@@ -1,0 +1,121 @@
+package gnn
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/hylaflow/hylaflow/hyla"
+	"github.com/hylaflow/hylaflow/sparse"
+)
+
+// Benchmarks of one training run (benchEpochs epochs, each a training step
+// and an evaluation pass) on a synthetic problem of Pubmed's size: 19 717
+// nodes, 500 features with 50 stored per row, 44 000 random undirected
+// edges plus self loops (normalised), 3 classes, 60/500/1000 labelled
+// nodes. They report s/epoch and cpu-s/epoch; docs/performance.md quotes them.
+//
+//	go test -run '^$' -bench PubmedLike -benchtime 1x ./nn/gnn
+
+const benchEpochs = 10
+
+// pubmedLike returns the synthetic Pubmed-sized problem (the same for
+// every call).
+func pubmedLike(b *testing.B) *Data {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	n, f, perRow, edges := 19717, 500, 50, 44000
+	ri, ci, v := make([]int, 0, n*perRow), make([]int, 0, n*perRow), make([]float64, 0, n*perRow)
+	for i := 0; i < n; i++ {
+		for k := 0; k < perRow; k++ {
+			ri, ci, v = append(ri, i), append(ci, rng.IntN(f)), append(v, rng.Float64())
+		}
+	}
+	x, err := sparse.FromCOO(n, f, ri, ci, v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ri, ci, v = ri[:0], ci[:0], v[:0]
+	for k := 0; k < edges; k++ {
+		i, j := rng.IntN(n), rng.IntN(n)
+		ri, ci, v = append(ri, i, j), append(ci, j, i), append(v, 1, 1)
+	}
+	a, err := sparse.FromCOO(n, n, ri, ci, v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if a, err = sparse.SymNormalize(a); err != nil {
+		b.Fatal(err)
+	}
+	d := &Data{A: a, X: x, Classes: 3, Labels: make([]int, n)}
+	for i := range d.Labels {
+		d.Labels[i] = rng.IntN(3)
+	}
+	for i := 0; i < 60; i++ {
+		d.Train = append(d.Train, i)
+	}
+	for i := 60; i < 560; i++ {
+		d.Val = append(d.Val, i)
+	}
+	for i := 1000; i < 2000; i++ {
+		d.Test = append(d.Test, i)
+	}
+	return d
+}
+
+// benchTrain times b.N training runs of the model newModel builds (its
+// construction excluded) on 2 workers and reports wall seconds per epoch
+// and the process's CPU seconds per epoch (user + system, which the other
+// work of a busy machine changes less than the wall time).
+func benchTrain(b *testing.B, d *Data, lr float64, newModel func(rng *rand.Rand) (Model, error)) {
+	b.Helper()
+	var total, cpu time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		rng := rand.New(rand.NewPCG(3, 4))
+		m, err := newModel(rng)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start, cpu0 := time.Now(), processCPU()
+		if _, err := Train(context.Background(), m, d, Config{Epochs: benchEpochs, LR: lr, Stopping: "accuracy", Workers: 2}, rng); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(start)
+		cpu += processCPU() - cpu0
+	}
+	epochs := float64(b.N * benchEpochs)
+	b.ReportMetric(total.Seconds()/epochs, "s/epoch")
+	b.ReportMetric(cpu.Seconds()/epochs, "cpu-s/epoch")
+}
+
+// BenchmarkGATPubmedLike is table1's GAT on Pubmed: 8 heads × 8 units, 8
+// output heads.
+func BenchmarkGATPubmedLike(b *testing.B) {
+	d := pubmedLike(b)
+	benchTrain(b, d, 0.01, func(rng *rand.Rand) (Model, error) { return NewGAT(d, 8, 8, 8, 0.6, 0.001, rng) })
+}
+
+// BenchmarkGCNPubmedLike is table1's GCN: hidden 16.
+func BenchmarkGCNPubmedLike(b *testing.B) {
+	d := pubmedLike(b)
+	benchTrain(b, d, 0.01, func(rng *rand.Rand) (Model, error) { return NewGCN(d, 16, 0.5, 5e-4, rng) })
+}
+
+// BenchmarkHyLaGCNPubmedLike is table1's HyLa-GCN on Pubmed: level
+// features, d0 = 16, 250 HyLa features.
+func BenchmarkHyLaGCNPubmedLike(b *testing.B) {
+	d := pubmedLike(b)
+	benchTrain(b, d, 0.01, func(rng *rand.Rand) (Model, error) {
+		fm, err := hyla.NewHyLa(hyla.SampleHyLa(rng, 250, 16, 0.1), hyla.ConventionCode)
+		if err != nil {
+			return nil, err
+		}
+		fm.SetWorkers(2)
+		return NewHyLaGCN(d, HyLaGCNConfig{Map: fm, Z0: hylaInit(rng, d.X.Cols, 16, 0.05), Level: "features", LREmbedding: 0.5,
+			Center: true, Hidden: 16, Dropout: 0.5, WeightDecay: 5e-4}, rng)
+	})
+}
