@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/hylaflow/hylaflow/internal/parallel"
+	"github.com/hylaflow/hylaflow/internal/vec"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,8 +28,8 @@ type AttnGraph struct {
 	// in increasing edge order (so increasing destination).
 	srcPtr []int
 	bySrc  []int
-	// dstOf is the destination (row) of each edge.
-	dstOf []int32
+	// srcDst is the destination (row) of each edge in bySrc's order.
+	srcDst []int32
 }
 
 // NewAttnGraph returns g prepared for GATHeads. g must be square (the
@@ -37,20 +39,20 @@ func NewAttnGraph(g *sparse.CSR) (*AttnGraph, error) {
 		return nil, fmt.Errorf("autodiff: attention graph is %d×%d, want square", g.Rows, g.Cols)
 	}
 	nnz := g.NNZ()
-	ag := &AttnGraph{G: g, srcPtr: make([]int, g.Cols+1), bySrc: make([]int, nnz), dstOf: make([]int32, nnz)}
-	for i := 0; i < g.Rows; i++ {
-		for k := g.Indptr[i]; k < g.Indptr[i+1]; k++ {
-			ag.dstOf[k] = int32(i)
-			ag.srcPtr[g.Indices[k]+1]++
-		}
+	ag := &AttnGraph{G: g, srcPtr: make([]int, g.Cols+1), bySrc: make([]int, nnz), srcDst: make([]int32, nnz)}
+	for _, j := range g.Indices {
+		ag.srcPtr[j+1]++
 	}
 	for j := 0; j < g.Cols; j++ {
 		ag.srcPtr[j+1] += ag.srcPtr[j]
 	}
 	next := append([]int(nil), ag.srcPtr[:g.Cols]...)
-	for k, j := range g.Indices {
-		ag.bySrc[next[j]] = k
-		next[j]++
+	for i := 0; i < g.Rows; i++ {
+		for k := g.Indptr[i]; k < g.Indptr[i+1]; k++ {
+			j := g.Indices[k]
+			ag.bySrc[next[j]], ag.srcDst[next[j]] = k, int32(i)
+			next[j]++
+		}
 	}
 	return ag, nil
 }
@@ -107,6 +109,8 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 	hv := h.Value.RawMatrix()
 	ctx := context.Background()
 	workers := max(t.Workers, 1)
+	// Per-node and per-edge values are stored head by head: entry m·n + i
+	// of a node array, m·nnz + k of an edge array.
 
 	// d_i and s_i per head, each a sum over the head's columns in order
 	// (the product h·a of MatMul, whose zero terms gonum skips).
@@ -122,23 +126,25 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 						ss += x * as[m][q]
 					}
 				}
-				dst[i*heads+m], src[i*heads+m] = sd, ss
+				dst[m*n+i], src[m*n+i] = sd, ss
 			}
 		}
 	})
 
 	// The dropout masks, head by head (Dropout's draws on each head's
-	// nnz×1 coefficients), stored edge-major.
+	// nnz×1 coefficients).
 	var mask []float64
 	if drop > 0 {
-		mask = make([]float64, max(nnz, 1)*heads)
+		draws := max(nnz, 1)
+		mask = make([]float64, draws*heads)
 		keep := 1 / (1 - drop)
-		for m := range heads {
-			for k := range max(nnz, 1) {
-				if rng.Float64() >= drop {
-					mask[k*heads+m] = keep
-				}
+		for k := range mask {
+			if rng.Float64() >= drop {
+				mask[k] = keep
 			}
+		}
+		if nnz == 0 {
+			mask = mask[:0]
 		}
 	}
 
@@ -148,7 +154,13 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 	}
 	v := mat.NewDense(n, width, nil)
 	vr := v.RawMatrix()
+	// alpha holds the attention coefficients, da the dropped-out ones
+	// (alpha itself without dropout).
 	alpha := make([]float64, nnz*heads)
+	da := alpha
+	if mask != nil {
+		da = make([]float64, nnz*heads)
+	}
 	inv := 1 / float64(heads)
 	parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
 		// Each head's sum for one row (mean: before the heads are added).
@@ -158,50 +170,44 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 			if k0 == k1 {
 				continue
 			}
-			al := alpha[k0*heads : k1*heads]
-			for m := range heads {
-				// LeakyReLU(d_i + s_j), then the softmax over the row.
-				di := dst[i*heads+m]
-				mx := math.Inf(-1)
-				for k := k0; k < k1; k++ {
-					e := di + src[int(g.Indices[k])*heads+m]
-					if !(e > 0) {
-						e = slope * e
-					}
-					al[(k-k0)*heads+m] = e
-					mx = math.Max(mx, e)
-				}
-				var s float64
-				for k := k0; k < k1; k++ {
-					a := math.Exp(al[(k-k0)*heads+m] - mx)
-					al[(k-k0)*heads+m] = a
-					s += a
-				}
-				for k := k0; k < k1; k++ {
-					al[(k-k0)*heads+m] /= s
-				}
-			}
-			// Σ drop(α)_k h_j over the row for every head at once (each
-			// entry still sums the row's edges in order).
+			idx := g.Indices[k0:k1]
 			out := vr.Data[i*vr.Stride : i*vr.Stride+width]
 			acc := out
 			if mean {
 				acc = o
-				clear(acc)
 			}
-			for k := k0; k < k1; k++ {
-				j := int(g.Indices[k])
-				hj := hv.Data[j*hv.Stride : j*hv.Stride+hc]
-				for m := range heads {
-					a := al[(k-k0)*heads+m]
-					if mask != nil {
-						a *= mask[k*heads+m]
+			for m := range heads {
+				// LeakyReLU(d_i + s_j), then the softmax over the row.
+				di, sm := dst[m*n+i], src[m*n:(m+1)*n]
+				al := alpha[m*nnz+k0 : m*nnz+k1]
+				mx := math.Inf(-1)
+				for p, j := range idx {
+					e := di + sm[j]
+					if !(e > 0) {
+						e = slope * e
 					}
-					am, hm := acc[m*c:(m+1)*c], hj[m*c:(m+1)*c]
-					for q, x := range hm {
-						am[q] += a * x
+					al[p] = e
+					mx = math.Max(mx, e)
+				}
+				var s float64
+				for p, e := range al {
+					a := math.Exp(e - mx)
+					al[p] = a
+					s += a
+				}
+				for p := range al {
+					al[p] /= s
+				}
+				w := al
+				if mask != nil {
+					w = da[m*nnz+k0 : m*nnz+k1]
+					for p, mk := range mask[m*nnz+k0 : m*nnz+k1] {
+						w[p] = al[p] * mk
 					}
 				}
+				// Σ_k drop(α)_k h_j over the row, in edge order, into
+				// the head's columns.
+				vec.SpMMRow(idx, w, hv.Data[m*c:], hv.Stride, acc[m*c:(m+1)*c], false)
 			}
 			if mean {
 				copy(out, acc[:c])
@@ -225,13 +231,13 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 	}
 	inputs := append(append([]*Node{h}, aSrc...), aDst...)
 	return t.record(v, func(out *Node) {
-		// grow returns the gradient of head m's output at row i: the
-		// output's gradient (concatenated) or its share of the mean, as
-		// Mean's backward computes it.
+		// The gradient of head m's output: the output's gradient
+		// (concatenated: its columns [m·c, (m+1)·c)) or its share of the
+		// mean, as Mean's backward computes it (one n×c array).
 		gr := out.Grad.RawMatrix()
-		var gmean []float64
+		gdata, gstride, gcol := gr.Data, gr.Stride, c
 		if mean {
-			gmean = make([]float64, n*c)
+			gmean := make([]float64, n*c)
 			scale := 1.0
 			if heads > 1 {
 				scale = inv
@@ -241,13 +247,9 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 					gmean[i*c+q] = 0 + scale*x
 				}
 			}
+			gdata, gstride, gcol = gmean, c, 0
 		}
-		grow := func(i, m int) []float64 {
-			if mean {
-				return gmean[i*c : (i+1)*c]
-			}
-			return gr.Data[i*gr.Stride+m*c : i*gr.Stride+(m+1)*c]
-		}
+		grow := func(i, m int) []float64 { return gdata[i*gstride+m*gcol : i*gstride+m*gcol+c] }
 		// Per destination row: the gradient of each edge's score (through
 		// the aggregation, dropout, softmax and LeakyReLU) and of d_i.
 		ge := make([]float64, nnz*heads)
@@ -255,33 +257,34 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 		parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				k0, k1 := g.Indptr[i], g.Indptr[i+1]
+				idx := g.Indices[k0:k1]
 				for m := range heads {
 					gi := grow(i, m)
+					al, gm := alpha[m*nnz+k0:m*nnz+k1], ge[m*nnz+k0:m*nnz+k1]
 					var dot float64
-					for k := k0; k < k1; k++ {
-						j := int(g.Indices[k])
+					for p, j := range idx {
 						var s float64
-						for q, x := range hv.Data[j*hv.Stride+m*c : j*hv.Stride+(m+1)*c] {
+						for q, x := range hv.Data[int(j)*hv.Stride+m*c : int(j)*hv.Stride+(m+1)*c] {
 							s += gi[q] * x
 						}
 						ga := 0 + s
 						if mask != nil {
-							ga = 0 + ga*mask[k*heads+m]
+							ga = 0 + ga*mask[m*nnz+k0+p]
 						}
-						ge[k*heads+m] = ga
-						dot += alpha[k*heads+m] * ga
+						gm[p] = ga
+						dot += al[p] * ga
 					}
-					di := dst[i*heads+m]
+					di, sm := dst[m*n+i], src[m*n:(m+1)*n]
 					var sum float64
-					for k := k0; k < k1; k++ {
-						gl := 0 + alpha[k*heads+m]*(ge[k*heads+m]-dot)
-						if !(di+src[int(g.Indices[k])*heads+m] > 0) {
+					for p, j := range idx {
+						gl := 0 + al[p]*(gm[p]-dot)
+						if !(di+sm[j] > 0) {
 							gl = 0 + gl*slope
 						}
-						ge[k*heads+m] = gl
+						gm[p] = gl
 						sum += gl
 					}
-					gdst[i*heads+m] = 0 + sum
+					gdst[m*n+i] = 0 + sum
 				}
 			}
 		})
@@ -295,30 +298,25 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 		}
 		parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
 			acc := make([]float64, c)
+			var w []float64
 			for j := lo; j < hi; j++ {
-				edges := ag.bySrc[ag.srcPtr[j]:ag.srcPtr[j+1]]
+				p0, p1 := ag.srcPtr[j], ag.srcPtr[j+1]
+				edges, dsts := ag.bySrc[p0:p1], ag.srcDst[p0:p1]
+				w = slices.Grow(w[:0], len(edges))[:len(edges)]
 				for m := range heads {
-					clear(acc)
 					var s float64
-					for _, k := range edges {
-						if gh != nil {
-							i := int(ag.dstOf[k])
-							a := alpha[k*heads+m]
-							if mask != nil {
-								a *= mask[k*heads+m]
-							}
-							for q, x := range grow(i, m) {
-								acc[q] += a * x
-							}
-						}
-						s += ge[k*heads+m]
+					for p, k := range edges {
+						s += ge[m*nnz+k]
+						w[p] = da[m*nnz+k]
 					}
-					gsrc[j*heads+m] = 0 + s
+					gsrc[m*n+j] = 0 + s
 					if gh == nil {
 						continue
 					}
+					// Σ drop(α)_k g_i over the source's edges, in order.
+					vec.SpMMRow(dsts, w, gdata[m*gcol:], gstride, acc, false)
 					ghr := gh.RawRowView(j)[m*c : (m+1)*c]
-					gs, gd := gsrc[j*heads+m], gdst[j*heads+m]
+					gs, gd := gsrc[m*n+j], gdst[m*n+j]
 					for q := range acc {
 						ghr[q] += (acc[q] + gs*as[m][q]) + gd*ad[m][q]
 					}
@@ -339,11 +337,12 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 				if !node.needs {
 					continue
 				}
+				gv = gv[m*n : (m+1)*n]
 				acc := make([]float64, c)
 				for l := range n {
 					for q, x := range hv.Data[l*hv.Stride+m*c : l*hv.Stride+(m+1)*c] {
 						if x != 0 {
-							acc[q] += x * gv[l*heads+m]
+							acc[q] += x * gv[l]
 						}
 					}
 				}

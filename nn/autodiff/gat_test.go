@@ -177,3 +177,47 @@ func TestNewAttnGraphNeedsSquare(t *testing.T) {
 		t.Fatal("a 2×3 graph: no error")
 	}
 }
+
+// TestSpMMDropEqualsMaskedProduct compares SpMMDrop with the product by
+// the masked matrix (dropped entries stored as zeros) and its transpose,
+// as SpMMDropout computed it before: values, gradient and draws, bit for
+// bit, for 1 and 3 workers and widths that are not multiples of the
+// column block.
+func TestSpMMDropEqualsMaskedProduct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	a := randGraph(rng, 600, 5)
+	a.Cols = 600
+	for _, c := range []int{1, 13, 64} {
+		x := randDense(rng, 600, c)
+		r := randDense(rng, 600, c)
+		run := func(old bool, workers int) (*mat.Dense, *mat.Dense, uint64) {
+			tp := New(workers)
+			xn := tp.Param(x)
+			drng := rand.New(rand.NewPCG(1, 2))
+			var out *Node
+			if old {
+				m := &sparse.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: a.Indptr, Indices: a.Indices, Data: make([]float64, len(a.Data))}
+				for k, v := range a.Data {
+					if drng.Float64() >= 0.6 {
+						m.Data[k] = v * (1 / (1 - 0.6))
+					}
+				}
+				out = tp.SpMM(NewSparse(m), xn)
+			} else {
+				out = tp.SpMMDrop(NewSparse(a), xn, 0.6, drng)
+			}
+			if err := tp.Backward(project(tp, out, r)); err != nil {
+				t.Fatal(err)
+			}
+			return out.Value, xn.Grad, drng.Uint64()
+		}
+		wantV, wantG, wantNext := run(true, 1)
+		for _, workers := range []int{1, 3} {
+			v, g, next := run(false, workers)
+			if !bitsEqual(v, wantV) || !bitsEqual(g, wantG) || next != wantNext {
+				t.Errorf("width %d, %d workers: SpMMDrop differs from the masked product (values %v, gradient %v, draws %v)",
+					c, workers, bitsEqual(v, wantV), bitsEqual(g, wantG), next == wantNext)
+			}
+		}
+	}
+}

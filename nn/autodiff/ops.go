@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
+	"github.com/hylaflow/hylaflow/internal/parallel"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -35,32 +35,10 @@ func (t *Tape) MatMul(a, b *Node) *Node {
 // Sparse is a fixed sparse matrix with its transpose, for SpMM.
 type Sparse struct {
 	A, AT *sparse.CSR
-
-	// perm maps AT's entries to A's: AT.Data[q] = A.Data[perm[q]]
-	// (SpMMDrop's masked transpose without a transpose per step).
-	permOnce sync.Once
-	perm     []int
 }
 
 // NewSparse returns a with its transpose.
 func NewSparse(a *sparse.CSR) *Sparse { return &Sparse{A: a, AT: a.Transpose()} }
-
-// transposePerm returns, for every stored entry of AT, the position of the
-// same entry in A. AT lists each column's entries in increasing row order
-// (sparse's Transpose), so a stable pass over A's entries by column finds
-// them.
-func (s *Sparse) transposePerm() []int {
-	s.permOnce.Do(func() {
-		a := s.A
-		next := append([]int(nil), s.AT.Indptr[:s.AT.Rows]...)
-		s.perm = make([]int, a.NNZ())
-		for k, j := range a.Indices {
-			s.perm[next[j]] = k
-			next[j]++
-		}
-	})
-	return s.perm
-}
 
 // SpMM returns s.A·x (the sparse matrix is a constant).
 func (t *Tape) SpMM(s *Sparse, x *Node) *Node {
@@ -89,39 +67,60 @@ func (t *Tape) SpMMDropout(a *sparse.CSR, x *Node, p float64, rng *rand.Rand) *N
 	return t.SpMMDrop(NewSparse(a), x, p, rng)
 }
 
-// SpMMDrop is SpMMDropout on s.A (the same draws and bits), reusing s's
-// transpose: the masked matrix's transpose, which the backward pass needs,
-// is gathered from the mask through a permutation computed once, not
-// rebuilt each step, and a pass without dropout uses s.AT.
+// dropColBlock is the width of the column blocks SpMMDrop's backward pass
+// hands to its workers.
+const dropColBlock = 8
+
+// SpMMDrop is SpMMDropout on s.A (the same draws, values and gradients)
+// without transposing anything per step: a pass without dropout is SpMM
+// with s's transpose; with dropout, the kept entries form a smaller matrix
+// M (the dropped ones are exact zeros, whose products add nothing to a sum
+// of finite terms), the forward pass is M·x and the backward pass adds
+// Mᵀ·g by scattering each kept entry's row of g into x's gradient, rows in
+// order, so each entry sums the same terms in the same order as a product
+// with Mᵀ; workers split the columns.
 func (t *Tape) SpMMDrop(s *Sparse, x *Node, p float64, rng *rand.Rand) *Node {
 	if p <= 0 {
 		return t.SpMM(s, x)
 	}
 	a := s.A
-	m := &sparse.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: a.Indptr, Indices: a.Indices, Data: make([]float64, len(a.Data))}
-	keep := 1 / (1 - p)
-	for k, v := range a.Data {
-		if rng.Float64() >= p {
-			m.Data[k] = v * keep
-		}
-	}
 	if a.Cols != x.Rows() {
 		panic(fmt.Sprintf("autodiff: SpMM of %d×%d and %d×%d", a.Rows, a.Cols, x.Rows(), x.Cols()))
+	}
+	m := &sparse.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: make([]int, a.Rows+1)}
+	kept := int(float64(len(a.Data))*(1-p)) + 16
+	m.Indices, m.Data = make([]int32, 0, kept), make([]float64, 0, kept)
+	keep := 1 / (1 - p)
+	for i := 0; i < a.Rows; i++ {
+		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
+			if rng.Float64() >= p {
+				m.Indices = append(m.Indices, a.Indices[k])
+				m.Data = append(m.Data, a.Data[k]*keep)
+			}
+		}
+		m.Indptr[i+1] = len(m.Data)
 	}
 	v, err := sparse.MulDense(context.Background(), m, x.Value, t.Workers)
 	if err != nil {
 		panic(err) // shapes were checked
 	}
 	return t.record(v, func(out *Node) {
-		perm := s.transposePerm()
-		mt := &sparse.CSR{Rows: s.AT.Rows, Cols: s.AT.Cols, Indptr: s.AT.Indptr, Indices: s.AT.Indices, Data: make([]float64, len(m.Data))}
-		for q, k := range perm {
-			mt.Data[q] = m.Data[k]
-		}
-		g, err := sparse.MulDense(context.Background(), mt, out.Grad, t.Workers)
-		if err != nil {
-			panic(err)
-		}
+		r, c := x.Value.Dims()
+		g := mat.NewDense(r, c, nil)
+		gd, od := g.RawMatrix(), out.Grad.RawMatrix()
+		parallel.Blocks(context.Background(), c, dropColBlock, t.Workers, func(_, lo, hi int) {
+			for i := 0; i < m.Rows; i++ {
+				src := od.Data[i*od.Stride+lo : i*od.Stride+hi]
+				for k := m.Indptr[i]; k < m.Indptr[i+1]; k++ {
+					w := m.Data[k]
+					j := int(m.Indices[k])
+					dst := gd.Data[j*gd.Stride+lo : j*gd.Stride+hi]
+					for q, y := range src {
+						dst[q] += float64(w * y)
+					}
+				}
+			}
+		})
 		x.grad().Add(x.Grad, g)
 	}, x)
 }
@@ -132,12 +131,12 @@ func (t *Tape) AddBias(x, b *Node) *Node {
 		panic(fmt.Sprintf("autodiff: AddBias of %d×%d to %d columns", b.Rows(), b.Cols(), x.Cols()))
 	}
 	r, c := x.Value.Dims()
-	v := mat.DenseCopyOf(x.Value)
+	v := mat.NewDense(r, c, nil)
 	bias := b.Value.RawRowView(0)
 	for i := 0; i < r; i++ {
-		row := v.RawRowView(i)
-		for j := 0; j < c; j++ {
-			row[j] += bias[j]
+		row, xr := v.RawRowView(i), x.Value.RawRowView(i)
+		for j := range row {
+			row[j] = xr[j] + bias[j]
 		}
 	}
 	return t.record(v, func(out *Node) {

@@ -294,7 +294,7 @@ type GCN struct {
 	W1, W2  *Param
 	Dropout float64
 	a       *autodiff.Sparse
-	x       *sparse.CSR
+	x       *autodiff.Sparse
 }
 
 // NewGCN returns a GCN for d with the given hidden width, dropout and
@@ -309,7 +309,7 @@ func NewGCN(d *Data, hidden int, dropout, weightDecay float64, rng *rand.Rand) (
 	return &GCN{
 		W1:      newParam("W1", glorot(rng, d.X.Cols, hidden), weightDecay),
 		W2:      newParam("W2", glorot(rng, hidden, d.Classes), 0),
-		Dropout: dropout, a: autodiff.NewSparse(d.A), x: d.X,
+		Dropout: dropout, a: autodiff.NewSparse(d.A), x: autodiff.NewSparse(d.X),
 	}, nil
 }
 
@@ -322,7 +322,7 @@ func (m *GCN) Forward(tp *autodiff.Tape, p []*autodiff.Node, train bool, rng *ra
 	if train {
 		drop = m.Dropout
 	}
-	h := tp.ReLU(tp.SpMM(m.a, tp.SpMMDropout(m.x, p[0], drop, rng)))
+	h := tp.ReLU(tp.SpMM(m.a, tp.SpMMDrop(m.x, p[0], drop, rng)))
 	if train {
 		h = tp.Dropout(h, drop, rng)
 	}

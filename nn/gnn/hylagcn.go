@@ -7,7 +7,6 @@ import (
 
 	"github.com/hylaflow/hylaflow/hyla"
 	"github.com/hylaflow/hylaflow/nn/autodiff"
-	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -39,7 +38,7 @@ type HyLaGCN struct {
 	center    bool
 	nodes     bool
 	a         *autodiff.Sparse
-	x         *sparse.CSR
+	x         *autodiff.Sparse // level features only
 	layer     *autodiff.MapLayer
 }
 
@@ -113,7 +112,10 @@ func NewHyLaGCN(d *Data, cfg HyLaGCNConfig, rng *rand.Rand) (*HyLaGCN, error) {
 		W1:      newParam("W1", glorot(rng, cfg.Map.Features(), cfg.Hidden), cfg.WeightDecay),
 		W2:      newParam("W2", glorot(rng, cfg.Hidden, d.Classes), 0),
 		Dropout: cfg.Dropout, center: cfg.Center, nodes: cfg.Level == "nodes",
-		a: autodiff.NewSparse(d.A), x: d.X, layer: autodiff.NewMapLayer(cfg.Map),
+		a: autodiff.NewSparse(d.A), layer: autodiff.NewMapLayer(cfg.Map),
+	}
+	if !m.nodes {
+		m.x = autodiff.NewSparse(d.X)
 	}
 	lr := cfg.LREmbedding
 	m.Z.step = func(g *mat.Dense) { hyla.RSGDStep(z, g, lr) }
@@ -137,7 +139,7 @@ func (m *HyLaGCN) Forward(tp *autodiff.Tape, p []*autodiff.Node, train bool, rng
 		}
 		xw = tp.MatMul(phi, p[1])
 	} else {
-		xw = tp.SpMMDropout(m.x, tp.MatMul(phi, p[1]), drop, rng)
+		xw = tp.SpMMDrop(m.x, tp.MatMul(phi, p[1]), drop, rng)
 	}
 	if m.center {
 		xw = tp.CenterColumns(xw)
