@@ -103,7 +103,8 @@ func hypNCType(kind string) *registry.Type {
 			{Name: learnOutMetrics, Kind: schema.KindMetrics, Doc: "metrics: test (accuracy of the selected epoch), val, train, test_f1, val_f1, test_last, stop_epoch, epochs, c, dataset, model"},
 			{Name: learnOutModel, Kind: schema.KindModel, Doc: "the selected epoch's parameters (one dense member each), embeddings and curves"},
 		},
-		Run: hypNCRun(kind),
+		Run:         hypNCRun(kind),
+		EstimateMem: memHyp,
 	}
 }
 
@@ -131,7 +132,8 @@ func hypLPType() *registry.Type {
 			{Name: learnOutMetrics, Kind: schema.KindMetrics, Doc: "metrics: test_roc, test_ap, val_roc, val_ap (test = test_roc), stop_epoch, epochs, c, edges"},
 			{Name: learnOutEmbedding, Kind: schema.KindEmbedding, Doc: "Z: the selected epoch's embeddings (points of the ball of curvature c), info"},
 		},
-		Run: hypLPRun,
+		Run:         hypLPRun,
+		EstimateMem: memLinkPred,
 	}
 }
 
