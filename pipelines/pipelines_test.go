@@ -414,7 +414,8 @@ func TestCopiedDatasetKeepsCache(t *testing.T) {
 	}
 }
 
-// The timing pipeline's reduced version runs, and its table has the five models.
+// The timing pipeline's reduced version runs, and its table has the eight
+// models (SGC, RFF-SGC, HyLa-SGC, GCN, GAT, HGCN, LGCN, HNN).
 func TestTimingSmoke(t *testing.T) {
 	root := dataRoot(t)
 	p := load(t, "timing.hcl", map[string]string{"seeds": "[0]", "epochs": "2", "data_root": root})
@@ -427,7 +428,7 @@ func TestTimingSmoke(t *testing.T) {
 			models = append(models, cell.Model)
 		}
 	}
-	if !slices.Equal(models, []string{"sgc", "rff-sgc", "hyla-sgc", "gcn", "gat"}) {
+	if !slices.Equal(models, []string{"sgc", "rff-sgc", "hyla-sgc", "gcn", "gat", "hgcn", "lgcn", "hnn"}) {
 		t.Errorf("timing table models with one run: %v", models)
 	}
 }
