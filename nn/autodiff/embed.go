@@ -3,8 +3,6 @@ package autodiff
 import (
 	"fmt"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // EmbedRows returns the len(index)×c matrix whose row i is row index[i] of
@@ -43,7 +41,7 @@ func (t *Tape) EmbedRows(w *Node, index []int, p float64, rng *rand.Rand) *Node 
 			scale[i] = keep
 		}
 	}
-	v := mat.NewDense(len(index), c, nil)
+	v := t.dense(len(index), c)
 	for i, k := range index {
 		if scale[i] == 0 {
 			continue

@@ -114,7 +114,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 
 	// d_i and s_i per head, each a sum over the head's columns in order
 	// (the product h·a of MatMul, whose zero terms gonum skips).
-	dst, src := make([]float64, n*heads), make([]float64, n*heads)
+	dst, src := t.floats(n*heads), t.floats(n*heads)
 	parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := hv.Data[i*hv.Stride : i*hv.Stride+hc]
@@ -136,7 +136,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 	var mask []float64
 	if drop > 0 {
 		draws := max(nnz, 1)
-		mask = make([]float64, draws*heads)
+		mask = t.floats(draws * heads)
 		keep := 1 / (1 - drop)
 		for k := range mask {
 			if rng.Float64() >= drop {
@@ -152,14 +152,14 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 	if mean {
 		width = c
 	}
-	v := mat.NewDense(n, width, nil)
+	v := t.dense(n, width)
 	vr := v.RawMatrix()
 	// alpha holds the attention coefficients, da the dropped-out ones
 	// (alpha itself without dropout).
-	alpha := make([]float64, nnz*heads)
+	alpha := t.floats(nnz * heads)
 	da := alpha
 	if mask != nil {
-		da = make([]float64, nnz*heads)
+		da = t.floats(nnz * heads)
 	}
 	inv := 1 / float64(heads)
 	parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
@@ -187,7 +187,9 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 						e = slope * e
 					}
 					al[p] = e
-					mx = math.Max(mx, e)
+					if e > mx { // math.Max but for NaNs, which make the loss NaN anyway
+						mx = e
+					}
 				}
 				var s float64
 				for p, e := range al {
@@ -237,7 +239,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 		gr := out.Grad.RawMatrix()
 		gdata, gstride, gcol := gr.Data, gr.Stride, c
 		if mean {
-			gmean := make([]float64, n*c)
+			gmean := t.floats(n * c)
 			scale := 1.0
 			if heads > 1 {
 				scale = inv
@@ -252,8 +254,8 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 		grow := func(i, m int) []float64 { return gdata[i*gstride+m*gcol : i*gstride+m*gcol+c] }
 		// Per destination row: the gradient of each edge's score (through
 		// the aggregation, dropout, softmax and LeakyReLU) and of d_i.
-		ge := make([]float64, nnz*heads)
-		gdst := make([]float64, n*heads)
+		ge := t.floats(nnz * heads)
+		gdst := t.floats(n * heads)
 		parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				k0, k1 := g.Indptr[i], g.Indptr[i+1]
@@ -291,7 +293,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 		// Per source j: the gradient of s_j, and h's gradient (the
 		// aggregation's, then through s_j and d_j as MatMul's backward
 		// adds them: a_src's product first).
-		gsrc := make([]float64, n*heads)
+		gsrc := t.floats(n * heads)
 		var gh *mat.Dense
 		if h.needs {
 			gh = h.grad()
@@ -327,7 +329,16 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 			return
 		}
 		// The attention vectors' gradients hᵀ·g_s and hᵀ·g_d, each a sum
-		// over the nodes in order (as MatMul's backward), one vector per task.
+		// over the nodes in order (as MatMul's backward), one vector per
+		// task. Their gradient matrices come from the tape, which is not
+		// safe for concurrent use: allocated here, before the workers start.
+		for m := range heads {
+			for _, a := range []*Node{aSrc[m], aDst[m]} {
+				if a.needs {
+					a.grad()
+				}
+			}
+		}
 		parallel.Balanced(ctx, 2*heads, 1, workers, func(lo, hi int) {
 			for task := lo; task < hi; task++ {
 				m, node, gv := task/2, aSrc[task/2], gsrc
@@ -346,7 +357,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 						}
 					}
 				}
-				gn := node.grad()
+				gn := node.Grad
 				for q, s := range acc {
 					gn.Set(q, 0, gn.At(q, 0)+s)
 				}

@@ -221,3 +221,72 @@ func TestSpMMDropEqualsMaskedProduct(t *testing.T) {
 		}
 	}
 }
+
+// TestRecycleSameBits runs three steps of a graph-attention network on one
+// tape that recycles its memory between passes (with an evaluation pass in
+// between, as training does) and on a new tape per step: every value and
+// gradient must be the same bits, and the recycling tape must reuse its
+// buffers.
+func TestRecycleSameBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	n, f, heads, c := 300, 12, 3, 4
+	ag, err := NewAttnGraph(randGraph(rng, n, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := NewSparse(sparse.FromDense(randDense(rng, n, f)))
+	params := []*mat.Dense{randDense(rng, f, heads*c), randDense(rng, 1, heads*c)}
+	for range 2 * heads {
+		params = append(params, randDense(rng, c, 1))
+	}
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = rng.IntN(heads * c)
+	}
+	rows := []int{0, 5, 17, 200}
+	pass := func(tp *Tape, drop float64, seed uint64) ([]*Node, *Node) {
+		nodes := make([]*Node, len(params))
+		for i, p := range params {
+			nodes[i] = tp.Param(p)
+		}
+		drng := rand.New(rand.NewPCG(seed, 1))
+		h := tp.SpMMDrop(xs, nodes[0], drop, drng)
+		out := tp.GATHeads(ag, h, nodes[2:2+heads], nodes[2+heads:], 0.2, drop, drng, false)
+		hid := tp.Dropout(tp.ELU(tp.AddBias(out, nodes[1])), drop, drng)
+		loss, err := tp.CrossEntropy(tp.MatMul(hid, tp.Const(randDense(rand.New(rand.NewPCG(seed, 2)), heads*c, heads*c))), rows, labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nodes, loss
+	}
+	rec := New(2)
+	for step := range uint64(3) {
+		fresh := New(2)
+		want, wantLoss := pass(fresh, 0.5, step)
+		if err := fresh.Backward(wantLoss); err != nil {
+			t.Fatal(err)
+		}
+		rec.Recycle()
+		got, gotLoss := pass(rec, 0.5, step)
+		if err := rec.Backward(gotLoss); err != nil {
+			t.Fatal(err)
+		}
+		if gotLoss.Scalar() != wantLoss.Scalar() {
+			t.Fatalf("step %d: loss %v, fresh tape %v", step, gotLoss.Scalar(), wantLoss.Scalar())
+		}
+		for i := range want {
+			if !bitsEqual(got[i].Grad, want[i].Grad) {
+				t.Errorf("step %d: gradient %d differs from a fresh tape's", step, i)
+			}
+		}
+		rec.Recycle()
+		pass(rec, 0, 99) // an evaluation pass, no backward
+	}
+	reused := 0
+	for _, l := range rec.free {
+		reused += len(l)
+	}
+	if len(rec.owned) == 0 || reused+len(rec.owned) < 10 {
+		t.Fatalf("recycling tape holds %d free and %d owned buffers, want them reused", reused, len(rec.owned))
+	}
+}

@@ -45,7 +45,7 @@ func (t *Tape) Features(l *MapLayer, z *Node) *Node {
 	if d0 != l.Map.Dim() {
 		panic(fmt.Sprintf("autodiff: Features of a %d×%d embedding with a map of dimension %d", m, d0, l.Map.Dim()))
 	}
-	v := mat.NewDense(m, l.Map.Features(), nil)
+	v := t.dense(m, l.Map.Features())
 	l.Map.Forward(z.Value, v)
 	l.gen++
 	gen := l.gen
@@ -53,7 +53,7 @@ func (t *Tape) Features(l *MapLayer, z *Node) *Node {
 		if l.gen != gen {
 			panic("autodiff: Features backward after a later forward pass of the same map")
 		}
-		gz := mat.NewDense(m, d0, nil)
+		gz := t.dense(m, d0)
 		l.Map.Backward(out.Grad, gz)
 		z.grad().Add(z.Grad, gz)
 	}, z)
@@ -76,7 +76,7 @@ func (t *Tape) CenterColumns(x *Node) *Node {
 	for j := range mean {
 		mean[j] *= inv
 	}
-	v := mat.NewDense(r, c, nil)
+	v := t.dense(r, c)
 	for i := 0; i < r; i++ {
 		xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
 		for j := range vr {

@@ -16,18 +16,18 @@ func (t *Tape) MatMul(a, b *Node) *Node {
 	if a.Cols() != b.Rows() {
 		panic(fmt.Sprintf("autodiff: MatMul of %d×%d and %d×%d", a.Rows(), a.Cols(), b.Rows(), b.Cols()))
 	}
-	v := mat.NewDense(a.Rows(), b.Cols(), nil)
+	v := t.dense(a.Rows(), b.Cols())
 	v.Mul(a.Value, b.Value)
 	return t.record(v, func(out *Node) {
-		var tmp mat.Dense
 		if a.needs {
+			tmp := t.dense(a.Rows(), a.Cols())
 			tmp.Mul(out.Grad, b.Value.T())
-			a.grad().Add(a.Grad, &tmp)
+			a.grad().Add(a.Grad, tmp)
 		}
 		if b.needs {
-			tmp.Reset()
+			tmp := t.dense(b.Rows(), b.Cols())
 			tmp.Mul(a.Value.T(), out.Grad)
-			b.grad().Add(b.Grad, &tmp)
+			b.grad().Add(b.Grad, tmp)
 		}
 	}, a, b)
 }
@@ -106,7 +106,7 @@ func (t *Tape) SpMMDrop(s *Sparse, x *Node, p float64, rng *rand.Rand) *Node {
 	}
 	return t.record(v, func(out *Node) {
 		r, c := x.Value.Dims()
-		g := mat.NewDense(r, c, nil)
+		g := t.dense(r, c)
 		gd, od := g.RawMatrix(), out.Grad.RawMatrix()
 		parallel.Blocks(context.Background(), c, dropColBlock, t.Workers, func(_, lo, hi int) {
 			for i := 0; i < m.Rows; i++ {
@@ -131,7 +131,7 @@ func (t *Tape) AddBias(x, b *Node) *Node {
 		panic(fmt.Sprintf("autodiff: AddBias of %d×%d to %d columns", b.Rows(), b.Cols(), x.Cols()))
 	}
 	r, c := x.Value.Dims()
-	v := mat.NewDense(r, c, nil)
+	v := t.dense(r, c)
 	bias := b.Value.RawRowView(0)
 	for i := 0; i < r; i++ {
 		row, xr := v.RawRowView(i), x.Value.RawRowView(i)
@@ -157,7 +157,7 @@ func (t *Tape) AddBias(x, b *Node) *Node {
 // elementwise records y = f(x) elementwise with dy/dx = df(x, y).
 func (t *Tape) elementwise(x *Node, f func(float64) float64, df func(x, y float64) float64) *Node {
 	r, c := x.Value.Dims()
-	v := mat.NewDense(r, c, nil)
+	v := t.dense(r, c)
 	for i := 0; i < r; i++ {
 		xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
 		for j, xv := range xr {
@@ -224,14 +224,14 @@ func (t *Tape) Dropout(x *Node, p float64, rng *rand.Rand) *Node {
 		return x
 	}
 	r, c := x.Value.Dims()
-	mask := make([]float64, r*c)
+	mask := t.floats(r * c)
 	keep := 1 / (1 - p)
 	for k := range mask {
 		if rng.Float64() >= p {
 			mask[k] = keep
 		}
 	}
-	v := mat.NewDense(r, c, nil)
+	v := t.dense(r, c)
 	for i := 0; i < r; i++ {
 		xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
 		for j := range xr {

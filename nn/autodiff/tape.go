@@ -24,7 +24,11 @@
 // Use: create a Tape, wrap parameters with Param and data with Const, build
 // the loss with the operations, call Backward on the scalar loss, read each
 // parameter's Grad. Reset clears the tape for the next step (parameters keep
-// their values; gradients are zeroed).
+// their values; gradients are zeroed). Recycle does the same and also takes
+// back the memory of every value and gradient the operations allocated, so
+// that the next step's operations reuse it instead of touching new memory
+// (whose first use costs page faults, several CPU seconds per GiB on a
+// virtual machine).
 package autodiff
 
 import (
@@ -42,6 +46,7 @@ type Node struct {
 
 	needs bool   // whether a gradient flows into this node
 	back  func() // propagates Grad into the inputs' gradients
+	tape  *Tape  // allocates the gradient
 }
 
 // Rows returns the number of rows of the node's value.
@@ -57,7 +62,11 @@ func (n *Node) Scalar() float64 { return n.Value.At(0, 0) }
 func (n *Node) grad() *mat.Dense {
 	if n.Grad == nil {
 		r, c := n.Value.Dims()
-		n.Grad = mat.NewDense(r, c, nil)
+		if n.tape != nil {
+			n.Grad = n.tape.dense(r, c)
+		} else {
+			n.Grad = mat.NewDense(r, c, nil)
+		}
 	}
 	return n.Grad
 }
@@ -68,6 +77,52 @@ type Tape struct {
 	// Workers bounds the goroutines of the sparse products (≥ 1). Results
 	// do not depend on it.
 	Workers int
+
+	// Once Recycle has been called, owned lists the buffers handed out
+	// since, and free the buffers Recycle took back, by length.
+	recycling bool
+	owned     [][]float64
+	free      map[int][][]float64
+}
+
+// floats returns n zeroed float64s: a buffer Recycle took back when one of
+// that length is free, else new memory. Not safe for concurrent use (nor
+// is grad, which calls it): operations allocate before their workers start.
+func (t *Tape) floats(n int) []float64 {
+	if !t.recycling {
+		return make([]float64, n)
+	}
+	var b []float64
+	if l := t.free[n]; len(l) > 0 {
+		b = l[len(l)-1]
+		t.free[n] = l[:len(l)-1]
+		clear(b)
+	} else {
+		b = make([]float64, n)
+	}
+	t.owned = append(t.owned, b)
+	return b
+}
+
+// dense returns a zeroed r×c matrix from floats.
+func (t *Tape) dense(r, c int) *mat.Dense { return mat.NewDense(r, c, t.floats(r*c)) }
+
+// Recycle is Reset, and it takes back every value, gradient and scratch
+// buffer the tape's operations allocated since the previous Recycle, for
+// the operations recorded next to reuse: every node recorded before it
+// (operations' values, and gradients, parameters' too) must not be used
+// afterwards. Parameters' values are the caller's and stay. The first call
+// turns the recycling on.
+func (t *Tape) Recycle() {
+	if t.free == nil {
+		t.free = map[int][][]float64{}
+	}
+	for _, b := range t.owned {
+		t.free[len(b)] = append(t.free[len(b)], b)
+	}
+	t.owned = t.owned[:0]
+	t.recycling = true
+	t.Reset()
 }
 
 // New returns an empty tape using the given number of workers (< 1 means 1).
@@ -79,7 +134,7 @@ func (t *Tape) Reset() { t.nodes = t.nodes[:0] }
 // Param wraps a parameter matrix (used in place, not copied) so that
 // Backward computes its gradient.
 func (t *Tape) Param(m *mat.Dense) *Node {
-	n := &Node{Value: m, needs: true}
+	n := &Node{Value: m, needs: true, tape: t}
 	t.nodes = append(t.nodes, n)
 	return n
 }
@@ -89,7 +144,7 @@ func (t *Tape) Const(m *mat.Dense) *Node { return &Node{Value: m} }
 
 // record appends an operation's output.
 func (t *Tape) record(v *mat.Dense, back func(out *Node), inputs ...*Node) *Node {
-	out := &Node{Value: v}
+	out := &Node{Value: v, tape: t}
 	for _, in := range inputs {
 		if in.needs {
 			out.needs = true

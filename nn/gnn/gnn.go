@@ -174,8 +174,9 @@ func Train(ctx context.Context, m Model, d *Data, cfg Config, rng *rand.Rand) (*
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		// One training step.
-		tp.Reset()
+		// One training step. Recycle: each pass reuses the memory of the
+		// one before (no node outlives its pass).
+		tp.Recycle()
 		nodes := make([]*autodiff.Node, len(ps))
 		for i, p := range ps {
 			nodes[i] = tp.Param(p.Value)
@@ -202,7 +203,8 @@ func Train(ctx context.Context, m Model, d *Data, cfg Config, rng *rand.Rand) (*
 			p.adam.Step(p.Value.RawMatrix().Data, g.RawMatrix().Data)
 		}
 		// Evaluation without dropout.
-		tp.Reset()
+		trainLoss := loss.Scalar()
+		tp.Recycle()
 		for i, p := range ps {
 			nodes[i] = tp.Param(p.Value)
 		}
@@ -211,7 +213,7 @@ func Train(ctx context.Context, m Model, d *Data, cfg Config, rng *rand.Rand) (*
 		if err != nil {
 			return nil, err
 		}
-		st := EpochStats{Epoch: epoch, Loss: loss.Scalar(), ValLoss: vl.Scalar(),
+		st := EpochStats{Epoch: epoch, Loss: trainLoss, ValLoss: vl.Scalar(),
 			Train: accuracy(logits.Value, d.Train, d.Labels), Val: accuracy(logits.Value, d.Val, d.Labels),
 			Test: accuracy(logits.Value, d.Test, d.Labels)}
 		res.Curves = append(res.Curves, st)
