@@ -69,10 +69,11 @@ func gnnGCNType() *registry.Type {
 			"adjacency, as their reference code: hidden 16, dropout 0.5 (inputs and hidden), no biases, Glorot " +
 			"initialisation, Adam lr 0.01 with weight decay 5e-4 on W1 only. Full batch; at most epochs epochs " +
 			"with early stopping on validation; reports the early-stopped model's test accuracy.",
-		Params:  params,
-		Inputs:  gnnInputs,
-		Outputs: gnnOutputs,
-		Run:     gnnRun("gcn"),
+		Params:      params,
+		Inputs:      gnnInputs,
+		Outputs:     gnnOutputs,
+		Run:         gnnRun("gcn"),
+		EstimateMem: memGCN,
 	}
 }
 
@@ -90,10 +91,11 @@ func gnnGATType() *registry.Type {
 			"attention α_ij = softmax over i's neighbours and itself of LeakyReLU_0.2(a_dstᵀWh_i + a_srcᵀWh_j), " +
 			"dropout 0.6 on α; Adam lr 0.005, weight decay 5e-4 on every parameter (Pubmed: lr 0.01, 0.001). " +
 			"The neighbourhoods are the normalised graph's entries (A + I). Full batch; early stopping as gcn.",
-		Params:  params,
-		Inputs:  gnnInputs,
-		Outputs: gnnOutputs,
-		Run:     gnnRun("gat"),
+		Params:      params,
+		Inputs:      gnnInputs,
+		Outputs:     gnnOutputs,
+		Run:         gnnRun("gat"),
+		EstimateMem: memGAT,
 	}
 }
 

@@ -47,7 +47,8 @@ func hylaGCNType() *registry.Type {
 			{Name: learnOutMetrics, Kind: schema.KindMetrics, Doc: "metrics: test (early-stopped model), val, train, test_last, stop_epoch, epochs, dataset, model, level, dim, features"},
 			{Name: learnOutModel, Kind: schema.KindModel, Doc: "the early-stopped model's Z, W1 and W2 (one dense member each) and the curves"},
 		},
-		Run: hylaGCNRun,
+		Run:         hylaGCNRun,
+		EstimateMem: memHyLaGCN,
 	}
 }
 

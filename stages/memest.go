@@ -117,3 +117,102 @@ func memTextGCN(p registry.Values, in map[string][]registry.InputSize) int64 {
 // textGCNDenseArrays is the number of n×hidden float64 arrays memTextGCN
 // counts: 20 live, doubled for the collector's headroom, and a margin.
 const textGCNDenseArrays = 56
+
+// gnnShapes are the sizes a GNN stage's memory depends on, from its graph
+// input: nodes, stored adjacency entries, feature columns and stored
+// feature entries (a dense feature matrix counts every entry). ok is false
+// when the shapes are unknown.
+type gnnShapes struct {
+	n, nnzA, f, nnzX int64
+	ok               bool
+}
+
+func gnnInputShapes(in map[string][]registry.InputSize) gnnShapes {
+	graphs := in["graph"]
+	if len(graphs) != 1 {
+		return gnnShapes{}
+	}
+	sh := graphs[0].Shapes
+	adj := sh[schema.MemberAdj]
+	if len(adj) != 2 {
+		return gnnShapes{}
+	}
+	s := gnnShapes{n: int64(adj[0]), ok: true}
+	// Entries unknown (an older store): every stored byte an entry of A.
+	s.nnzA = graphs[0].Bytes / 12
+	if d := sh[schema.MemberAdj+".data"]; len(d) == 1 {
+		s.nnzA = int64(d[0])
+	}
+	if x := sh[schema.MemberFeatures]; len(x) == 2 {
+		s.f, s.nnzX = int64(x[1]), int64(x[0])*int64(x[1])
+		if d := sh[schema.MemberFeatures+".data"]; len(d) == 1 {
+			s.nnzX = int64(d[0])
+		}
+	}
+	return s
+}
+
+// gnnBase is what every GNN stage holds besides its per-step arrays: the
+// decoded inputs, the sparse adjacency and features with their transposes
+// (12 bytes an entry), and the runtime.
+func gnnBase(s gnnShapes, in map[string][]registry.InputSize) int64 {
+	return memInputBytes(in) + memBase + 2*12*(s.nnzA+s.nnzX)
+}
+
+// memGCN: gnnBase plus the n×hidden arrays of a training and an
+// evaluation pass (values, dropout masks and gradients, which the tape
+// recycles from pass to pass, and the sparse products' outputs, which the
+// collector frees: gcnDenseArrays of them with its headroom) and the kept
+// entries of the dropped-out features. Measured peaks: docs/performance.md.
+func memGCN(p registry.Values, in map[string][]registry.InputSize) int64 {
+	s := gnnInputShapes(in)
+	if !s.ok {
+		return 2*memInputBytes(in) + memBase
+	}
+	h := int64(max(p.Int("hidden"), 1))
+	return gnnBase(s, in) + gcnDenseArrays*s.n*h*8 + 12*s.nnzX
+}
+
+// memGAT: gnnBase plus the n×(heads·hidden) arrays of both passes
+// (gatDenseArrays of them), the per-edge arrays of each attention layer
+// (coefficients, dropped coefficients, masks and score gradients for
+// every head: gatEdgeArrays per head and edge) and the kept features.
+func memGAT(p registry.Values, in map[string][]registry.InputSize) int64 {
+	s := gnnInputShapes(in)
+	if !s.ok {
+		return 2*memInputBytes(in) + memBase
+	}
+	width := int64(max(p.Int("heads"), 1) * max(p.Int("hidden"), 1))
+	heads := int64(max(p.Int("heads"), 1) + max(p.Int("output_heads"), 1))
+	return gnnBase(s, in) + gatDenseArrays*s.n*width*8 + gatEdgeArrays*heads*s.nnzA*8 + 12*s.nnzX
+}
+
+// memHyLaGCN: memGCN's arrays plus φ(Z) and its intermediates: rows × D
+// (rows the feature columns at level features, the nodes at level nodes;
+// D the samples' features), hylaGCNMapArrays of them.
+func memHyLaGCN(p registry.Values, in map[string][]registry.InputSize) int64 {
+	s := gnnInputShapes(in)
+	if !s.ok {
+		return 2*memInputBytes(in) + memBase
+	}
+	rows := s.f
+	if p.String("level") == "nodes" {
+		rows = s.n
+	}
+	var d int64
+	if sm := in["samples"]; len(sm) == 1 {
+		if l := sm[0].Shapes[schema.MemberLambda]; len(l) == 1 {
+			d = int64(l[0])
+		}
+	}
+	return memGCN(p, in) + hylaGCNMapArrays*rows*d*8
+}
+
+// The array counts of memGCN, memGAT and memHyLaGCN (fitted so that each
+// estimate is at least the measured peak and at most about twice it).
+const (
+	gcnDenseArrays   = 48
+	gatDenseArrays   = 40
+	gatEdgeArrays    = 10
+	hylaGCNMapArrays = 8
+)

@@ -724,8 +724,9 @@ func WriteMember(w io.Writer, a *Bundle, name string) (ext string, err error) {
 
 // Shapes returns the shapes of a bundle's arrays by member name without
 // reading their data: a dense matrix or vector the shape in its .npy
-// header, a sparse matrix its (rows, cols) from its small shape array.
-// Files and JSON members are left out.
+// header, a sparse matrix NAME its (rows, cols) from its small shape array
+// and, as NAME.data, the length of its data array (the stored entries, for
+// memory estimates). Files and JSON members are left out.
 func Shapes(r io.ReaderAt, size int64) (map[string][]int, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
@@ -745,7 +746,7 @@ func Shapes(r io.ReaderAt, size int64) (map[string][]int, error) {
 			}
 			continue
 		}
-		if strings.HasSuffix(name, ".data") || strings.HasSuffix(name, ".indices") || strings.HasSuffix(name, ".indptr") || strings.HasSuffix(name, ".format") {
+		if strings.HasSuffix(name, ".indices") || strings.HasSuffix(name, ".indptr") || strings.HasSuffix(name, ".format") {
 			continue
 		}
 		rc, err := f.Open()

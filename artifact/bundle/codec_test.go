@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -723,4 +724,24 @@ func BenchmarkSmall(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Shapes reads the array headers only: a dense member's shape, a sparse
+// member's (rows, cols) and its stored entries as NAME.data.
+func TestShapes(t *testing.T) {
+	a := New("graph")
+	a.SetSparse("adj", &sparse.CSR{Rows: 3, Cols: 4, Indptr: []int{0, 2, 2, 3}, Indices: []int32{0, 3, 1}, Data: []float64{1.5, -2, 7}})
+	a.SetDense("x", mat.NewDense(2, 5, nil))
+	var buf bytes.Buffer
+	if err := a.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Shapes(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]int{"adj": {3, 4}, "adj.data": {3}, "x": {2, 5}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Shapes = %v, want %v", got, want)
+	}
 }
