@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -278,6 +279,58 @@ func TestTable1LongBaselines(t *testing.T) {
 	}
 	for _, inst := range load(t, "table1.hcl", map[string]string{"seeds": "[0,1]"}).Instances {
 		if inst.Block == "gat.hgcn_long" || inst.Block == "gcn.hgcn_long" {
+			t.Errorf("baselines = on has %s", inst.Address)
+		}
+	}
+}
+
+// baselines = "long" adds "hnn (long)" on Disease and Airport: HGCN's
+// config defaults for HNN (act relu, no dropout or weight decay, c = 1, dim
+// 16), the hgcn rows' depth (two hyperbolic layers on Airport), HGCN's
+// protocol (up to 5000 epochs, patience 100, selection on F1), Airport on
+// HGCN's augmented features, read by evaluate.table1_hyp["long"];
+// baselines = "on" has none of it.
+func TestTable1LongHNN(t *testing.T) {
+	p := load(t, "table1.hcl", map[string]string{"seeds": "[0,1]", "baselines": "long"})
+	layers := map[string]int{}
+	for _, inst := range p.Instances {
+		if inst.Block != "hnn.hgcn_long" {
+			continue
+		}
+		prm := inst.Params
+		if prm.String("act") != "relu" || prm.Float("dropout") != 0 || prm.Float("weight_decay") != 0 || prm.Float("c") != 1 || prm.Bool("learn_c") ||
+			prm.Int("dim") != 16 || prm.Int("epochs") != 5000 || prm.Int("patience") != 100 || prm.String("select") != "f1" || prm.String("label") != "hnn (long)" {
+			t.Errorf("%s: %v, want HGCN's HNN defaults and protocol labelled \"hnn (long)\"", inst.Address, prm)
+		}
+		g := p.ByAddress[inst.Inputs["graph"][0].Producer]
+		airport := strings.Contains(inst.EachKey, "dataset=airport")
+		if airport != (g.Block == "augment.hgcn_gnn") {
+			t.Errorf("%s reads %s, want HGCN's augmented features on Airport only", inst.Address, g.Address)
+		}
+		layers[inst.EachKey] = prm.Int("layers")
+	}
+	want := map[string]int{"dataset=disease,seed=0": 2, "dataset=disease,seed=1": 2, "dataset=airport,seed=0": 3, "dataset=airport,seed=1": 3}
+	if !maps.Equal(layers, want) {
+		t.Errorf("hnn.hgcn_long layers %v, want %v", layers, want)
+	}
+	ev := p.ByAddress[`evaluate.table1_hyp["long"]`]
+	if ev == nil {
+		t.Fatal("no evaluate.table1_hyp[\"long\"]")
+	}
+	if m := ev.Params.Strings("models"); !slices.Contains(m, "hnn (long)") {
+		t.Errorf("evaluate.table1_hyp models %v, want the hnn (long) row", m)
+	}
+	runs := 0
+	for _, ref := range ev.Inputs["runs"] {
+		if p.ByAddress[ref.Producer].Block == "hnn.hgcn_long" {
+			runs++
+		}
+	}
+	if runs != 4 {
+		t.Errorf("evaluate.table1_hyp reads %d hnn (long) runs, want 4", runs)
+	}
+	for _, inst := range load(t, "table1.hcl", map[string]string{"seeds": "[0,1]"}).Instances {
+		if inst.Block == "hnn.hgcn_long" {
 			t.Errorf("baselines = on has %s", inst.Address)
 		}
 	}
