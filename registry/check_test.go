@@ -67,6 +67,8 @@ func TestRegisterChecksRanges(t *testing.T) {
 		{Param{Name: "s", Type: String, Default: "a", Range: AtLeast(1)}, "a range needs a numeric type, not string"},
 		{Param{Name: "n", Type: Int, Required: true, Range: Above(1).AtMost(1)}, "empty range > 1 and ≤ 1"},
 		{Param{Name: "n", Type: Int, Required: true, Range: Between(2, 1)}, "empty range 2 … 1"},
+		{Param{Name: "n", Type: Int, Required: true, KeyOmitDefault: true}, `parameter "n" is required, so it has no default to leave out of the key`},
+		{Param{Name: "n", Type: Int, Default: 0, KeyOmitDefault: true}, ""},
 	}
 	for _, c := range cases {
 		err := New().Register(&Type{Name: "x", Version: "1", Run: run, Outputs: out, Params: []Param{c.p}})

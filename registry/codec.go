@@ -285,8 +285,9 @@ func CloneValue(v any) any {
 // EncodeParams returns the canonical JSON of every declared parameter of t
 // (values missing from v are an error): strings and paths as JSON strings
 // (HTML characters not escaped), numbers in Go's shortest round-trip form,
-// lists as JSON arrays ([] for empty). This is what cache keys are computed
-// from: it must never change for an existing value.
+// lists as JSON arrays ([] for empty). A parameter marked KeyOmitDefault
+// is left out while its value encodes as its default does. This is what
+// cache keys are computed from: it must never change for an existing value.
 func EncodeParams(t *Type, v Values) (map[string]string, error) {
 	out := make(map[string]string, len(t.Params))
 	for _, p := range t.Params {
@@ -294,20 +295,20 @@ func EncodeParams(t *Type, v Values) (map[string]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("parameter %q of stage type %q has no value", p.Name, t.Name)
 		}
-		if err := checkValue(p.Type, x); err != nil {
-			return nil, fmt.Errorf("parameter %q of stage type %q: %w", p.Name, t.Name, err)
-		}
-		x, err := codecs[p.Type].canonical(x)
+		s, err := encodeParam(p, x)
 		if err != nil {
 			return nil, fmt.Errorf("parameter %q of stage type %q: %w", p.Name, t.Name, err)
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(x); err != nil {
-			return nil, fmt.Errorf("parameter %q of stage type %q: %w", p.Name, t.Name, err)
+		if p.KeyOmitDefault {
+			d, err := encodeParam(p, p.Default)
+			if err != nil {
+				return nil, fmt.Errorf("parameter %q of stage type %q: default: %w", p.Name, t.Name, err)
+			}
+			if s == d {
+				continue
+			}
 		}
-		out[p.Name] = strings.TrimSuffix(buf.String(), "\n")
+		out[p.Name] = s
 	}
 	for name := range v {
 		if _, ok := t.Param(name); !ok {
@@ -317,12 +318,35 @@ func EncodeParams(t *Type, v Values) (map[string]string, error) {
 	return out, nil
 }
 
+// encodeParam returns the canonical JSON of one value of parameter p.
+func encodeParam(p Param, x any) (string, error) {
+	if err := checkValue(p.Type, x); err != nil {
+		return "", err
+	}
+	x, err := codecs[p.Type].canonical(x)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(buf.String(), "\n"), nil
+}
+
 // DecodeParams is the inverse of EncodeParams: it decodes each parameter's
-// canonical JSON by t's schema.
+// canonical JSON by t's schema (a KeyOmitDefault parameter the record
+// leaves out has its default).
 func DecodeParams(t *Type, enc map[string]string) (Values, error) {
 	v := make(Values, len(t.Params))
 	for _, p := range t.Params {
 		raw, ok := enc[p.Name]
+		if !ok && p.KeyOmitDefault {
+			v[p.Name] = CloneValue(p.Default)
+			continue
+		}
 		if !ok {
 			return nil, fmt.Errorf("parameter %q of stage type %q is missing from the key record", p.Name, t.Name)
 		}

@@ -54,6 +54,61 @@ func TestEncodeParams(t *testing.T) {
 	}
 }
 
+// TestKeyOmitDefault: a parameter added with KeyOmitDefault leaves the
+// encoding (so every existing key) as it was while it holds its default,
+// enters it otherwise, and decodes to its default when the record lacks it.
+func TestKeyOmitDefault(t *testing.T) {
+	old := codecType()
+	added := codecType()
+	added.Params = append(added.Params,
+		Param{Name: "att", Type: Bool, Default: false, KeyOmitDefault: true},
+		Param{Name: "k", Type: Float, Default: 2.0, KeyOmitDefault: true},
+		Param{Name: "tags", Type: Strings, Default: []string{}, KeyOmitDefault: true})
+	base := Values{"s": "x", "i": 3, "f": 0.5, "b": true, "ss": []string{"a"}, "is": []int{}, "fs": []float64{1}, "p": ""}
+	encOld, err := EncodeParams(old, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		att   bool
+		k     float64
+		tags  []string
+		extra map[string]string // the entries beyond the old type's
+	}{
+		{false, 2, []string{}, nil},
+		{false, 2, nil, nil}, // nil encodes as the default's []
+		{true, 2, []string{}, map[string]string{"att": "true"}},
+		{false, 0.5, []string{"t"}, map[string]string{"k": "0.5", "tags": `["t"]`}},
+	}
+	for _, c := range cases {
+		v := Values{"att": c.att, "k": c.k, "tags": c.tags}
+		for name, x := range base {
+			v[name] = x
+		}
+		enc, err := EncodeParams(added, v)
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		want := map[string]string{}
+		for name, x := range encOld {
+			want[name] = x
+		}
+		for name, x := range c.extra {
+			want[name] = x
+		}
+		if fmt.Sprint(enc) != fmt.Sprint(want) {
+			t.Errorf("%+v: encoded %v\nwant %v", c, enc, want)
+		}
+		dec, err := DecodeParams(added, enc)
+		if err != nil {
+			t.Fatalf("%+v: decode: %v", c, err)
+		}
+		if got, want := fmt.Sprint(dec["att"], dec["k"], dec["tags"]), fmt.Sprint(c.att, c.k, c.tags); got != want {
+			t.Errorf("%+v: decoded %s, want %s", c, got, want)
+		}
+	}
+}
+
 func TestEncodeParamsErrors(t *testing.T) {
 	full := func(name string, x any) Values {
 		v := Values{"s": "", "i": 0, "f": 0.0, "b": false, "ss": []string{}, "is": []int{}, "fs": []float64{}, "p": ""}

@@ -46,6 +46,13 @@ type Param struct {
 	// pipeline, so a bad value fails validate and plan, not a run.
 	Range *Range
 	Doc   string
+	// KeyOmitDefault leaves the parameter out of the cache key while it
+	// holds its default value. For a parameter added to a stage type whose
+	// keys are already in use: every existing instance keeps its key (and
+	// its cached outputs), and only an instance that sets another value
+	// gets a new one, whose record names the parameter ("param X added"
+	// in plan's reasons). Not allowed on a Required parameter.
+	KeyOmitDefault bool
 }
 
 // Input describes an input slot: a parameter whose value is a reference to
@@ -256,6 +263,9 @@ func (t *Type) check() error {
 			return fmt.Errorf("registry: stage type %q: duplicate parameter %q", t.Name, p.Name)
 		}
 		seen[p.Name] = true
+		if p.Required && p.KeyOmitDefault {
+			return fmt.Errorf("registry: stage type %q: parameter %q is required, so it has no default to leave out of the key", t.Name, p.Name)
+		}
 		if !p.Required {
 			if err := checkValue(p.Type, p.Default); err != nil {
 				return fmt.Errorf("registry: stage type %q: default of %q: %w", t.Name, p.Name, err)
