@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
+	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
 	"gonum.org/v1/gonum/mat"
 )
@@ -146,5 +148,78 @@ func TestHypLabelsTakePaperValues(t *testing.T) {
 		if len(lt.Cells) != 1 || lt.Cells[0].PaperMean == nil || *lt.Cells[0].PaperMean != tc.want {
 			t.Fatalf("%s: cells %+v, want one cell with the paper's Disease value %v", tc.typ, lt.Cells, tc.want)
 		}
+	}
+}
+
+// TestHypKeyPinned pins the cache key of table1.hcl's
+// hgcn.planetoid["dataset=cora,seed=0"] (type version 2, its parameters and
+// its graph input as a run stored them, 2026-11-27): a parameter added to
+// the hgcn type later (use_att) must leave every existing key, and so every
+// cached run, as it is (registry.Param.KeyOmitDefault). Setting use_att
+// gives another key.
+func TestHypKeyPinned(t *testing.T) {
+	st, ok := Default().Lookup("hgcn")
+	if !ok {
+		t.Fatal("no hgcn stage type")
+	}
+	key := func(extra registry.Values) string {
+		given := registry.Values{"dropout": 0.5, "weight_decay": 0.001, "learn_c": true, "epochs": 100, "seed": 0}
+		for k, v := range extra {
+			given[k] = v
+		}
+		vals, err := st.Complete(given)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := registry.EncodeParams(st, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &cache.KeyRecord{Address: `hgcn.planetoid["dataset=cora,seed=0"]`, StageType: st.Name, Version: st.Version, Params: enc,
+			Inputs: map[string][]string{"graph": {"de28091dc02ae18698a6e8e2267a31f985c082bcb94f7e91a4d542e69a3cc10b/graph"}}}
+		return cache.ComputeKey(rec)
+	}
+	const want = "b2b6b5848e210ef99aef3cbed73a16d8eed2e1d715a76ab83991cee0bc840b54"
+	if got := key(nil); got != want {
+		t.Errorf("key %s, want %s (the key table1's runs are cached under)", got, want)
+	}
+	if got := key(registry.Values{"use_att": false}); got != want {
+		t.Errorf("use_att = false: key %s, want %s", got, want)
+	}
+	if got := key(registry.Values{"use_att": true}); got == want {
+		t.Errorf("use_att = true has the key of the run without attention")
+	}
+}
+
+// TestHypAttentionStage: hgcn with use_att learns, is the same with one or
+// two workers, says so in its metrics and is labelled apart; it is refused
+// with pretrained embeddings.
+func TestHypAttentionStage(t *testing.T) {
+	g, sp := gnnGraph(t, true)
+	in := map[string][]*bundle.Bundle{"graph": {g}, "split": {sp}}
+	params := map[string]any{"epochs": 40, "seed": 3, "learn_c": true, "use_att": true}
+	var tests []float64
+	for _, workers := range []int{1, 2} {
+		m := hypMetrics(t, learnRun(t, "hgcn", params, in, 11, workers))
+		if m["model"] != "hgcn (att)" || m["encoder"] != "hgcn" || m["attention"] != true {
+			t.Fatalf("metrics: model %v, encoder %v, attention %v", m["model"], m["encoder"], m["attention"])
+		}
+		test, _ := m["test"].(float64)
+		if test < 0.6 || test > 1 {
+			t.Errorf("test accuracy %v on the synthetic Disease graph, want ≥ 0.6", test)
+		}
+		tests = append(tests, test)
+	}
+	if tests[0] != tests[1] {
+		t.Errorf("test accuracy %v with 1 worker, %v with 2", tests[0], tests[1])
+	}
+	plain := hypMetrics(t, learnRun(t, "hgcn", map[string]any{"epochs": 40, "seed": 3, "learn_c": true}, in, 11, 1))
+	if _, ok := plain["attention"]; ok || plain["model"] != "hgcn" {
+		t.Errorf("without attention the metrics say model %v, attention %v", plain["model"], plain["attention"])
+	}
+	lp := learnRun(t, "linkpred", map[string]any{"epochs": 2, "seed": 1}, map[string][]*bundle.Bundle{"graph": {g}}, 5, 1)
+	in["embeddings"] = []*bundle.Bundle{lp["embedding"]}
+	if _, err := learnRunErr("hgcn", map[string]any{"use_att": true}, in, 1, 1, nil); err == nil || !strings.Contains(err.Error(), "Shallow") {
+		t.Errorf("use_att with embeddings: error %v, want one naming the Shallow classifier", err)
 	}
 }

@@ -22,7 +22,10 @@ import (
 // edges is not in the inputs' shapes (a sparse matrix's stored shape is
 // rows × cols): it is bounded by the inputs' size (12 stored bytes per
 // adjacency entry, two entries per edge) and by an average degree of
-// hypMaxDegree, twice Table 1's densest graph (Pubmed, 4.5).
+// hypMaxDegree, twice Table 1's densest graph (Pubmed, 4.5). HGCN with
+// attention (use_att) adds, per layer, about hypEdgeArrays float64 per
+// stored entry of D^-1(A+I) (the edge scores, their sigmoids, the weights
+// and their gradients), also counted twice.
 //
 // Measured peak RSS (`/usr/bin/time -v hylaflow run --force STAGE` with
 // its inputs cached, 20 epochs, Pubmed with row-normalised features, a
@@ -35,6 +38,7 @@ const (
 	hypShallowArrays = 25
 	hypPairArrays    = 12
 	hypMaxDegree     = 9
+	hypEdgeArrays    = 8
 )
 
 // hypNodes returns the number of nodes of the graph input (0 if unknown).
@@ -63,7 +67,13 @@ func memHyp(p registry.Values, in map[string][]registry.InputSize) int64 {
 	if len(in["embeddings"]) > 0 {
 		return base + 2*hypShallowArrays*row
 	}
-	return base + 2*hypNodeArrays*int64(max(p.Int("layers")-1, 1))*row
+	layers := int64(max(p.Int("layers")-1, 1))
+	est := base + 2*hypNodeArrays*layers*row
+	if att, ok := p["use_att"].(bool); ok && att {
+		entries := 2*min(memInputBytes(in)/24, hypMaxDegree*n/2) + n // the edges both ways and the self-loops
+		est += 2 * hypEdgeArrays * layers * entries * 8
+	}
+	return est
 }
 
 // memLinkPred is linkpred's: layers hyperbolic layers and the training

@@ -64,6 +64,11 @@ func TestMemHypShape(t *testing.T) {
 	if growth := int64(3 * (4<<20 - 256<<10)); !(b-a > growth) {
 		t.Errorf("linkpred: %d (256 KiB input) and %d (4 MiB) differ by no more than the decoded input's %d: the edges do not count", a, b, growth)
 	}
+	// Attention adds per-edge arrays to hgcn's estimate.
+	plain, att := memHyp(v(16, 2), in(10000, 4<<20)), memHyp(registry.Values{"dim": 16, "layers": 2, "use_att": true}, in(10000, 4<<20))
+	if !(att > plain) {
+		t.Errorf("hgcn with attention: estimate %d, without %d", att, plain)
+	}
 	if c-b != 3*(60<<20) {
 		t.Errorf("linkpred: %d (64 MiB input) − %d (4 MiB) = %d, want only the decoded input's growth %d (the degree bound)", c, b, c-b, 3*(60<<20))
 	}

@@ -26,6 +26,11 @@
 //     the Linear decoder applies dropout to its output logits.
 //   - Weight decay is PyTorch Adam's, on every parameter (curvature and
 //     biases included).
+//   - Attention (HGCN's --use-att, DenseAtt, without --local-agg): edge
+//     (i, j) of the propagation matrix is weighted by
+//     σ(a_dst·t_i + a_src·t_j + b), t the log map at the origin of the
+//     layer's points, and not renormalised (HGCN multiplies D^-1(A+I) by
+//     the sigmoids); DenseAtt's dropout is never applied.
 package hgcn
 
 import (
@@ -76,6 +81,7 @@ type Config struct {
 	Bias     bool        // HGCN's --bias
 	C        float64     // curvature (> 0); its initial value when LearnC
 	LearnC   bool        // HGCN's "--c None": the last curvature is trained
+	Att      bool        // HGCN's --use-att: attention-weighted aggregation (hgcn only)
 	Classes  int         // 0 for link prediction (no decoder)
 	LinkPred bool        // encoder for link prediction: one more layer, as get_dim_act_curv
 	Input    *sparse.CSR // node features (shallow: the pretrained embeddings)
@@ -88,6 +94,9 @@ type layer struct {
 	w, b       int
 	cIn, cOut  int
 	aggregates bool
+	// attention parameters (HGCN's DenseAtt: Linear(2·dim → 1) split into
+	// the destination's and the source's halves, and its bias); −1 without.
+	attDst, attSrc, attB int
 }
 
 // Net is HNN, HGCN or the Shallow classifier.
@@ -96,16 +105,18 @@ type Net struct {
 	params []*Param
 	layers []layer
 	// curvature k is params[curv[k]] when ≥ 0, else the constant fixed.
-	curv     []int
-	fixed    float64
-	in       *manifold.Input
-	a        *autodiff.Sparse
-	emb      *mat.Dense // shallow: the fixed embeddings
-	decW     int        // decoder weight index (−1 for link prediction)
-	decB     int
-	mlpW     int // shallow's hidden layer
-	mlpB     int
-	manifold manifold.Poincare
+	curv  []int
+	fixed float64
+	in    *manifold.Input
+	a     *autodiff.Sparse
+	// adjValues holds the stored entries of cfg.Adj (nnz×1), with attention.
+	adjValues *mat.Dense
+	emb       *mat.Dense // shallow: the fixed embeddings
+	decW      int        // decoder weight index (−1 for link prediction)
+	decB      int
+	mlpW      int // shallow's hidden layer
+	mlpB      int
+	manifold  manifold.Poincare
 }
 
 // glorot returns an r×c matrix uniform in ±gain·√(6/(r+c)) (PyTorch's
@@ -179,7 +190,7 @@ func New(cfg Config, rng *rand.Rand) (*Net, error) {
 	}
 	in := f
 	for l := 0; l < n; l++ {
-		ly := layer{aggregates: cfg.Kind != "hnn"}
+		ly := layer{aggregates: cfg.Kind != "hnn", attDst: -1, attSrc: -1, attB: -1}
 		out := cfg.Dim
 		if cfg.Kind == "lgcn" {
 			// LorentzLinear maps the space part: dim−1 outputs, the time
@@ -217,9 +228,26 @@ func New(cfg Config, rng *rand.Rand) (*Net, error) {
 			m.decB = add("decoder.b", b)
 		}
 	}
+	if cfg.Att {
+		// Drawn after every other parameter, so that a model with and one
+		// without attention start from the same weights for the same seed.
+		for l := range m.layers {
+			w, b := linearInit(rng, 2*cfg.Dim, 1)
+			raw := w.RawMatrix().Data
+			m.layers[l].attDst = add(fmt.Sprintf("layer%d.att.dst", l), mat.NewDense(cfg.Dim, 1, raw[:cfg.Dim]))
+			m.layers[l].attSrc = add(fmt.Sprintf("layer%d.att.src", l), mat.NewDense(cfg.Dim, 1, raw[cfg.Dim:]))
+			m.layers[l].attB = add(fmt.Sprintf("layer%d.att.b", l), b)
+		}
+	}
 	m.in = manifold.NewInput(autodiff.NewSparse(cfg.Input))
 	if cfg.Kind == "hgcn" || cfg.Kind == "lgcn" {
 		m.a = autodiff.NewSparse(cfg.Adj)
+	}
+	if cfg.Att {
+		// The propagation matrix's entries as an nnz×1 column (one row
+		// when it has none, as the edge operations want).
+		m.adjValues = mat.NewDense(max(cfg.Adj.NNZ(), 1), 1, nil)
+		copy(m.adjValues.RawMatrix().Data, cfg.Adj.Data)
 	}
 	return m, nil
 }
@@ -258,6 +286,9 @@ func (c *Config) check() error {
 	}
 	if c.Kind == "lgcn" && c.Dim < 2 {
 		return fmt.Errorf("hgcn: LGCN dimension %d, want ≥ 2 (it counts the time coordinate)", c.Dim)
+	}
+	if c.Att && c.Kind != "hgcn" {
+		return fmt.Errorf("hgcn: attention (use_att) is HGCN's aggregation, not %s's", c.Kind)
 	}
 	if c.Kind == "lgcn" && c.LinkPred {
 		return fmt.Errorf("hgcn: link prediction with LGCN is not implemented")
@@ -331,13 +362,40 @@ func (m *Net) Encode(tp *autodiff.Tape, p []*autodiff.Node, train bool, rng *ran
 		}
 		// HypAgg: aggregation in the tangent space at the origin.
 		if ly.aggregates {
-			h = ball.Proj(tp, ball.ExpMap0(tp, tp.SpMM(m.a, ball.LogMap0(tp, h, cIn)), cIn), cIn)
+			t := ball.LogMap0(tp, h, cIn)
+			var agg *autodiff.Node
+			if ly.attDst >= 0 {
+				agg = m.attend(tp, p, ly, t)
+			} else {
+				agg = tp.SpMM(m.a, t)
+			}
+			h = ball.Proj(tp, ball.ExpMap0(tp, agg, cIn), cIn)
 		}
 		// HypAct: the activation in the tangent space, onto the next
 		// curvature.
 		h = ball.Proj(tp, ball.ExpMap0(tp, m.act(tp, ball.LogMap0(tp, h, cIn)), cOut), cOut)
 	}
 	return h
+}
+
+// attend is HGCN's attention aggregation (HypAgg with use_att, DenseAtt):
+// out_i = Σ_j a_ij·σ(a_dst·t_i + a_src·t_j + b)·t_j over the stored entries
+// a_ij of D^-1(A+I), t the tangent vectors at the origin.
+func (m *Net) attend(tp *autodiff.Tape, p []*autodiff.Node, ly layer, t *autodiff.Node) *autodiff.Node {
+	g := m.cfg.Adj
+	e := tp.EdgeScores(g, tp.MatMul(t, p[ly.attDst]), tp.MatMul(t, p[ly.attSrc]))
+	e = tp.AddB(e, p[ly.attB])
+	sig := tp.Map(e, sigmoid, func(_, y float64) float64 { return y * (1 - y) })
+	return tp.EdgeAggregate(g, tp.MulB(sig, tp.Const(m.adjValues)), t)
+}
+
+// sigmoid is 1/(1+e^−x), computed without overflow for either sign.
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	z := math.Exp(x)
+	return z / (1 + z)
 }
 
 // Logits returns the decoder's class scores from the embeddings h: HGCN's

@@ -70,7 +70,10 @@ func newNet(t *testing.T, kind string, learnC bool, adj, x *sparse.CSR, classes 
 	if err != nil {
 		t.Fatal(err)
 	}
-	net, err := New(Config{Kind: kind, Dim: 8, Layers: 2, Act: "relu", Bias: true, C: 1, LearnC: learnC,
+	// "hgcn-att": HGCN with attention.
+	att := kind == "hgcn-att"
+	kind = strings.TrimSuffix(kind, "-att")
+	net, err := New(Config{Kind: kind, Dim: 8, Layers: 2, Act: "relu", Bias: true, C: 1, LearnC: learnC, Att: att,
 		Classes: classes, Input: x, Adj: a}, rand.New(rand.NewPCG(seed, 2)))
 	if err != nil {
 		t.Fatal(err)
@@ -86,14 +89,16 @@ func TestNetGradients(t *testing.T) {
 		kind   string
 		learnC bool
 		lp     bool
-	}{{"hgcn", true, false}, {"hgcn", false, false}, {"hnn", true, false}, {"hgcn", true, true}, {"lgcn", true, false}} {
+		att    bool
+	}{{"hgcn", true, false, false}, {"hgcn", false, false, false}, {"hnn", true, false, false}, {"hgcn", true, true, false},
+		{"lgcn", true, false, false}, {"hgcn", true, false, true}, {"hgcn", false, true, true}} {
 		a, _ := RowNormalizeSelfLoops(adj)
 		classes := 2
 		if tc.lp {
 			classes = 0
 		}
 		net, err := New(Config{Kind: tc.kind, Dim: 3, Layers: 2, Act: "relu", Bias: true, C: 0.8, LearnC: tc.learnC,
-			Classes: classes, LinkPred: tc.lp, Input: x, Adj: a}, rand.New(rand.NewPCG(1, 2)))
+			Classes: classes, LinkPred: tc.lp, Att: tc.att, Input: x, Adj: a}, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,6 +138,22 @@ func TestNetGradients(t *testing.T) {
 			}
 			return loss(tp, ns).Scalar()
 		}
+		if tc.att {
+			// The attention parameters are there and the loss depends on
+			// them (else the finite differences below would be zero too).
+			found := 0
+			for pi, p := range ps {
+				if strings.Contains(p.Name, ".att.") {
+					found++
+					if g := nodes[pi].Grad; g == nil || mat.Norm(g, 2) == 0 {
+						t.Errorf("%s (lp %v): %s has no gradient", tc.kind, tc.lp, p.Name)
+					}
+				}
+			}
+			if layers := map[bool]int{false: 1, true: 2}[tc.lp]; found != 3*layers {
+				t.Errorf("%s (lp %v): %d attention parameters, want %d", tc.kind, tc.lp, found, 3*layers)
+			}
+		}
 		for pi, p := range ps {
 			raw := p.Value.RawMatrix().Data
 			for k := range raw {
@@ -149,7 +170,7 @@ func TestNetGradients(t *testing.T) {
 					got = g.RawMatrix().Data[k]
 				}
 				if math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
-					t.Errorf("%s (learn c %v, lp %v): %s[%d]: gradient %.9g, finite difference %.9g", tc.kind, tc.learnC, tc.lp, p.Name, k, got, want)
+					t.Errorf("%s (learn c %v, lp %v, att %v): %s[%d]: gradient %.9g, finite difference %.9g", tc.kind, tc.learnC, tc.lp, tc.att, p.Name, k, got, want)
 				}
 			}
 		}
@@ -158,7 +179,7 @@ func TestNetGradients(t *testing.T) {
 
 func TestTrainLearnsAndIsDeterministic(t *testing.T) {
 	adj, x, s := communities(5, 3, 30)
-	for _, kind := range []string{"hgcn", "hnn", "lgcn"} {
+	for _, kind := range []string{"hgcn", "hnn", "lgcn", "hgcn-att"} {
 		run := func(workers int) *Result {
 			net := newNet(t, kind, kind != "hnn", adj, x, 3, 4)
 			res, err := Train(context.Background(), net, s, adj.Rows, TrainConfig{Epochs: 120, LR: 0.01, Select: "accuracy", Workers: workers},
@@ -174,7 +195,7 @@ func TestTrainLearnsAndIsDeterministic(t *testing.T) {
 		}
 		// The graph makes the communities easy for HGCN; HNN sees only
 		// the noisy features.
-		want := map[string]float64{"hgcn": 0.9, "hnn": 0.6, "lgcn": 0.9}[kind]
+		want := map[string]float64{"hgcn": 0.9, "hnn": 0.6, "lgcn": 0.9, "hgcn-att": 0.9}[kind]
 		if a.Test < want {
 			t.Errorf("%s: test accuracy %.3f, want ≥ %.2f", kind, a.Test, want)
 		}
@@ -208,4 +229,79 @@ func TestDivergenceIsReported(t *testing.T) {
 		t.Fatalf("message %q does not name the epoch and a parameter", err)
 	}
 	t.Logf("diverged: %v", err)
+}
+
+// TestAttention checks HGCN's attention aggregation against the formula
+// computed by hand on a 3-node graph, that it starts from the same weights
+// as the model without attention, and that it is refused for the other
+// models.
+func TestAttention(t *testing.T) {
+	adj, err := sparse.FromCOO(3, 3, []int{0, 1, 1, 2}, []int{1, 0, 2, 1}, []float64{1, 1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := RowNormalizeSelfLoops(adj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := sparse.FromDense(mat.NewDense(3, 2, []float64{1, 0, 0, 1, 0.5, 0.5}))
+	cfg := Config{Kind: "hgcn", Dim: 2, Layers: 2, Act: "relu", Bias: true, C: 1, Classes: 2, Input: x, Adj: a}
+	plain, err := New(cfg, rand.New(rand.NewPCG(7, 7)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Att = true
+	net, err := New(cfg, rand.New(rand.NewPCG(7, 7)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(net.Params()) != len(plain.Params())+3 {
+		t.Fatalf("%d parameters with attention, %d without: want 3 more", len(net.Params()), len(plain.Params()))
+	}
+	for i, p := range plain.Params() {
+		if q := net.Params()[i]; q.Name != p.Name || !mat.Equal(q.Value, p.Value) {
+			t.Errorf("parameter %d: %s differs from %s without attention", i, q.Name, p.Name)
+		}
+	}
+	ly := net.layers[0]
+	ps := net.Params()
+	ps[ly.attDst].Value = mat.NewDense(2, 1, []float64{0.3, -0.2})
+	ps[ly.attSrc].Value = mat.NewDense(2, 1, []float64{-0.5, 0.4})
+	ps[ly.attB].Value = mat.NewDense(1, 1, []float64{0.1})
+	tv := mat.NewDense(3, 2, []float64{0.2, -0.1, 0.4, 0.3, -0.6, 0.5})
+	tp := autodiff.New(1)
+	nodes := make([]*autodiff.Node, len(ps))
+	for i, p := range ps {
+		nodes[i] = tp.Param(p.Value)
+	}
+	got := net.attend(tp, nodes, ly, tp.Const(tv)).Value
+	// D^-1(A+I) of the path 0–1–2: rows (1/2, 1/2, 0), (1/3, 1/3, 1/3), (0, 1/2, 1/2).
+	p := [3][3]float64{{0.5, 0.5, 0}, {1.0 / 3, 1.0 / 3, 1.0 / 3}, {0, 0.5, 0.5}}
+	for i := 0; i < 3; i++ {
+		for q := 0; q < 2; q++ {
+			var want float64
+			for j := 0; j < 3; j++ {
+				if p[i][j] == 0 {
+					continue
+				}
+				e := 0.3*tv.At(i, 0) - 0.2*tv.At(i, 1) - 0.5*tv.At(j, 0) + 0.4*tv.At(j, 1) + 0.1
+				want += p[i][j] / (1 + math.Exp(-e)) * tv.At(j, q)
+			}
+			if math.Abs(got.At(i, q)-want) > 1e-15 {
+				t.Errorf("out[%d][%d] = %.17g, want %.17g", i, q, got.At(i, q), want)
+			}
+		}
+	}
+	for _, kind := range []string{"hnn", "lgcn"} {
+		c := cfg
+		c.Kind, c.Dim = kind, 3
+		if _, err := New(c, rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), "use_att") {
+			t.Errorf("%s with attention: error %v, want one naming use_att", kind, err)
+		}
+	}
+	for _, x := range []float64{-800, -1, 0, 1, 800} {
+		if s := sigmoid(x); math.IsNaN(s) || s < 0 || s > 1 || math.Abs(s-(1-sigmoid(-x))) > 1e-16 {
+			t.Errorf("sigmoid(%v) = %v", x, s)
+		}
+	}
 }
