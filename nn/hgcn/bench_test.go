@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -115,7 +116,7 @@ func syntheticPubmed() pubmedData {
 // BenchmarkEpochPubmed times one node-classification epoch of HNN, HGCN
 // and LGCN with table1.hcl's Pubmed settings (dim 16, 2 layers, bias;
 // HNN act none, dropout 0.5; HGCN and LGCN relu, dropout 0.5, weight decay
-// 0.001, learnt curvature).
+// 0.001, learnt curvature; "hgcn-att" with attention, use_att).
 func BenchmarkEpochPubmed(b *testing.B) {
 	d := pubmedGraph(b)
 	a, err := RowNormalizeSelfLoops(d.adj)
@@ -123,16 +124,18 @@ func BenchmarkEpochPubmed(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, tc := range []struct {
-		kind, act string
+		name, act string
 		learnC    bool
 		wd        float64
 	}{
 		{"hnn", "none", false, 0},
 		{"hgcn", "relu", true, 0.001},
+		{"hgcn-att", "relu", true, 0.001},
 		{"lgcn", "relu", true, 0.001},
 	} {
-		b.Run(tc.kind, func(b *testing.B) {
-			net, err := New(Config{Kind: tc.kind, Dim: 16, Layers: 2, Act: tc.act, Dropout: 0.5, Bias: true, C: 1,
+		b.Run(tc.name, func(b *testing.B) {
+			kind := strings.TrimSuffix(tc.name, "-att")
+			net, err := New(Config{Kind: kind, Dim: 16, Layers: 2, Act: tc.act, Dropout: 0.5, Bias: true, C: 1, Att: kind != tc.name,
 				LearnC: tc.learnC, Classes: d.split.Classes, Input: d.x, Adj: a}, rand.New(rand.NewPCG(0, 1)))
 			if err != nil {
 				b.Fatal(err)
