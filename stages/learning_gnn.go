@@ -183,22 +183,32 @@ func gnnRun(kind string) registry.RunFunc {
 		}
 		job.Logf("%s on %s: test %.4f (early-stopped, epoch %d), %.4f (last); %d epochs, %.2f ms/epoch",
 			label, info.Name, res.Test, res.StopEpoch, res.TestLast, res.Epochs, msPerEpoch)
-		mod, err := gnnModel(m, res)
-		if err != nil {
-			return nil, err
-		}
-		met := bundle.New(schema.KindMetrics)
-		err = met.SetJSON(schema.MemberMetrics, map[string]any{
-			"dataset": info.Name, "model": label, "metric": "accuracy", "seed": p.Int("seed"),
-			"test": res.Test, "val": res.Val, "train": res.Train, "stop_epoch": res.StopEpoch,
-			"test_last": res.TestLast, "val_last": res.ValLast, "epochs": res.Epochs, "stopped_early": res.StoppedEarly,
-			"final_loss": res.Curves[len(res.Curves)-1].Loss,
-		})
-		if err != nil {
-			return nil, err
-		}
-		return map[string]artifact.Artifact{learnOutMetrics: met, learnOutModel: mod}, nil
+		return gnnResult(m, res, map[string]any{"dataset": info.Name, "model": label, "seed": p.Int("seed")})
 	}
+}
+
+// gnnResult returns a trained GNN stage's outputs: its model (gnnModel)
+// and its metrics — the fields every GNN stage reports (metric, test, val,
+// train, stop_epoch, test_last, val_last, epochs, stopped_early,
+// final_loss) added to the stage's own (dataset, model, seed and whatever
+// the stage type adds).
+func gnnResult(m gnn.Model, res *gnn.Result, fields map[string]any) (map[string]artifact.Artifact, error) {
+	mod, err := gnnModel(m, res)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range map[string]any{
+		"metric": "accuracy", "test": res.Test, "val": res.Val, "train": res.Train, "stop_epoch": res.StopEpoch,
+		"test_last": res.TestLast, "val_last": res.ValLast, "epochs": res.Epochs, "stopped_early": res.StoppedEarly,
+		"final_loss": res.Curves[len(res.Curves)-1].Loss,
+	} {
+		fields[k] = v
+	}
+	met := bundle.New(schema.KindMetrics)
+	if err := met.SetJSON(schema.MemberMetrics, fields); err != nil {
+		return nil, err
+	}
+	return map[string]artifact.Artifact{learnOutMetrics: met, learnOutModel: mod}, nil
 }
 
 // trainGNN trains m on d with the stage's epochs, lr, stopping and

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/hylaflow/hylaflow/artifact"
-	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/hyla"
 	"github.com/hylaflow/hylaflow/nn/gnn"
 	"github.com/hylaflow/hylaflow/registry"
@@ -112,20 +111,8 @@ func hylaGCNRun(ctx context.Context, job *registry.Job) (map[string]artifact.Art
 	job.Logf("%s %s on %s: test %.4f (early-stopped, epoch %d), %.4f (last); %d epochs, %.2f ms/epoch",
 		label, level, info.Name, res.Test, res.StopEpoch, res.TestLast, res.Epochs,
 		msPerEpoch)
-	mod, err := gnnModel(m, res)
-	if err != nil {
-		return nil, err
-	}
-	met := bundle.New(schema.KindMetrics)
-	err = met.SetJSON(schema.MemberMetrics, map[string]any{
-		"dataset": info.Name, "model": label, "metric": "accuracy", "seed": p.Int("seed"), "level": level,
+	return gnnResult(m, res, map[string]any{
+		"dataset": info.Name, "model": label, "seed": p.Int("seed"), "level": level,
 		"dim": sinfo.Dim, "features": sinfo.Features,
-		"test": res.Test, "val": res.Val, "train": res.Train, "stop_epoch": res.StopEpoch,
-		"test_last": res.TestLast, "val_last": res.ValLast, "epochs": res.Epochs, "stopped_early": res.StoppedEarly,
-		"final_loss": res.Curves[len(res.Curves)-1].Loss,
 	})
-	if err != nil {
-		return nil, err
-	}
-	return map[string]artifact.Artifact{learnOutMetrics: met, learnOutModel: mod}, nil
 }
