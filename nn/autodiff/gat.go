@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/hylaflow/hylaflow/internal/parallel"
-	"github.com/hylaflow/hylaflow/internal/vec"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -86,7 +84,10 @@ func column(m *mat.Dense) []float64 {
 // ConcatCols or Mean — and the dropout masks take the same draws: for each
 // head in order, one rng.Float64 per edge in storage order (at least one).
 // Without the chain's ~8 full-size intermediate nodes per head it is several
-// times faster, and rows run in parallel on the tape's workers.
+// times faster, and rows run in parallel on the tape's workers. Each row (and,
+// backward, each source) runs over its edges once with all heads' columns
+// side by side, and the LeakyReLU and dropout factors are selected without
+// branches.
 func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop float64, rng *rand.Rand, mean bool) *Node {
 	g := ag.G
 	heads := len(aSrc)
@@ -109,8 +110,10 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 	hv := h.Value.RawMatrix()
 	ctx := context.Background()
 	workers := max(t.Workers, 1)
-	// Per-node and per-edge values are stored head by head: entry m·n + i
-	// of a node array, m·nnz + k of an edge array.
+	// Per-node and per-edge values hold all heads side by side: entry
+	// i·heads + m of a node array, k·heads + m of an edge array, so that a
+	// row's loops run over its edges once with the heads inside (every
+	// value is still the same sum, in the same order, as per head).
 
 	// d_i and s_i per head, each a sum over the head's columns in order
 	// (the product h·a of MatMul, whose zero terms gonum skips).
@@ -120,33 +123,42 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 			row := hv.Data[i*hv.Stride : i*hv.Stride+hc]
 			for m := range heads {
 				var sd, ss float64
+				am, bm := ad[m], as[m]
 				for q, x := range row[m*c : (m+1)*c] {
 					if x != 0 {
-						sd += x * ad[m][q]
-						ss += x * as[m][q]
+						sd += x * am[q]
+						ss += x * bm[q]
 					}
 				}
-				dst[m*n+i], src[m*n+i] = sd, ss
+				dst[i*heads+m], src[i*heads+m] = sd, ss
 			}
 		}
 	})
 
-	// The dropout masks, head by head (Dropout's draws on each head's
-	// nnz×1 coefficients).
-	var mask []float64
+	// The dropout masks: Dropout's draws on each head's nnz×1
+	// coefficients, head by head, stored as one byte per edge and head (1:
+	// kept), edge-major like the coefficients. A coefficient is multiplied
+	// by factor[byte] (0 or 1/(1−drop), Dropout's mask values).
+	var mask []uint8
+	var factor [2]float64
 	if drop > 0 {
-		draws := max(nnz, 1)
-		mask = t.floats(draws * heads)
-		keep := 1 / (1 - drop)
-		for k := range mask {
-			if rng.Float64() >= drop {
-				mask[k] = keep
+		factor[1] = 1 / (1 - drop)
+		mask = t.bytes(nnz * heads)
+		for m := range heads {
+			if nnz == 0 {
+				rng.Float64() // Dropout draws at least once
+				continue
+			}
+			for k := range nnz {
+				if rng.Float64() >= drop {
+					mask[k*heads+m] = 1
+				}
 			}
 		}
-		if nnz == 0 {
-			mask = mask[:0]
-		}
 	}
+	// LeakyReLU(e) is e·leaky[e > 0], without a branch (the sign of a score
+	// is unpredictable): slope·e or e·1 = e, the same bits.
+	leaky := [2]float64{slope, 1}
 
 	width := hc
 	if mean {
@@ -163,53 +175,73 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 	}
 	inv := 1 / float64(heads)
 	parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
-		// Each head's sum for one row (mean: before the heads are added).
+		// The heads' sums for one row (mean: before the heads are added),
+		// and each head's running maximum and sum of the softmax.
 		o := make([]float64, hc)
+		mx, sum := make([]float64, heads), make([]float64, heads)
 		for i := lo; i < hi; i++ {
 			k0, k1 := g.Indptr[i], g.Indptr[i+1]
 			if k0 == k1 {
 				continue
 			}
 			idx := g.Indices[k0:k1]
+			// LeakyReLU(d_i + s_j), then the softmax over the row, per head.
+			di := dst[i*heads : (i+1)*heads]
+			al := alpha[k0*heads : k1*heads]
+			for m := range mx {
+				mx[m] = math.Inf(-1)
+			}
+			for p, j := range idx {
+				sj := src[int(j)*heads : int(j)*heads+heads]
+				ap := al[p*heads : p*heads+heads]
+				for m, d := range di {
+					e := d + sj[m]
+					e *= leaky[b2i(e > 0)]
+					ap[m] = e
+					if e > mx[m] { // math.Max but for NaNs, which make the loss NaN anyway
+						mx[m] = e
+					}
+				}
+			}
+			clear(sum)
+			for p := range idx {
+				ap := al[p*heads : p*heads+heads]
+				for m, e := range ap {
+					a := math.Exp(e - mx[m])
+					ap[m] = a
+					sum[m] += a
+				}
+			}
+			for p := range idx {
+				ap := al[p*heads : p*heads+heads]
+				for m, s := range sum {
+					ap[m] /= s
+				}
+			}
+			w := al
+			if mask != nil {
+				w = da[k0*heads : k1*heads]
+				for e, b := range mask[k0*heads : k1*heads] {
+					w[e] = al[e] * factor[b&1]
+				}
+			}
+			// Σ_k drop(α)_k h_j over the row, in edge order, each product
+			// rounded before it is added (as vec.SpMMRow), into each head's
+			// columns: one pass over the sources' full rows.
 			out := vr.Data[i*vr.Stride : i*vr.Stride+width]
-			acc := out
+			acc := out // zero: a new row of the tape
 			if mean {
 				acc = o
+				clear(acc)
 			}
-			for m := range heads {
-				// LeakyReLU(d_i + s_j), then the softmax over the row.
-				di, sm := dst[m*n+i], src[m*n:(m+1)*n]
-				al := alpha[m*nnz+k0 : m*nnz+k1]
-				mx := math.Inf(-1)
-				for p, j := range idx {
-					e := di + sm[j]
-					if !(e > 0) {
-						e = slope * e
-					}
-					al[p] = e
-					if e > mx { // math.Max but for NaNs, which make the loss NaN anyway
-						mx = e
+			for p, j := range idx {
+				hj := hv.Data[int(j)*hv.Stride : int(j)*hv.Stride+hc]
+				for m, wm := range w[p*heads : p*heads+heads] {
+					am, xm := acc[m*c:(m+1)*c], hj[m*c:(m+1)*c]
+					for q, x := range xm {
+						am[q] += float64(wm * x)
 					}
 				}
-				var s float64
-				for p, e := range al {
-					a := math.Exp(e - mx)
-					al[p] = a
-					s += a
-				}
-				for p := range al {
-					al[p] /= s
-				}
-				w := al
-				if mask != nil {
-					w = da[m*nnz+k0 : m*nnz+k1]
-					for p, mk := range mask[m*nnz+k0 : m*nnz+k1] {
-						w[p] = al[p] * mk
-					}
-				}
-				// Σ_k drop(α)_k h_j over the row, in edge order, into
-				// the head's columns.
-				vec.SpMMRow(idx, w, hv.Data[m*c:], hv.Stride, acc[m*c:(m+1)*c], false)
 			}
 			if mean {
 				copy(out, acc[:c])
@@ -251,42 +283,48 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 			}
 			gdata, gstride, gcol = gmean, c, 0
 		}
-		grow := func(i, m int) []float64 { return gdata[i*gstride+m*gcol : i*gstride+m*gcol+c] }
 		// Per destination row: the gradient of each edge's score (through
 		// the aggregation, dropout, softmax and LeakyReLU) and of d_i.
 		ge := t.floats(nnz * heads)
 		gdst := t.floats(n * heads)
 		parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
+			dot, sum := make([]float64, heads), make([]float64, heads)
 			for i := lo; i < hi; i++ {
 				k0, k1 := g.Indptr[i], g.Indptr[i+1]
 				idx := g.Indices[k0:k1]
-				for m := range heads {
-					gi := grow(i, m)
-					al, gm := alpha[m*nnz+k0:m*nnz+k1], ge[m*nnz+k0:m*nnz+k1]
-					var dot float64
-					for p, j := range idx {
+				al, gm := alpha[k0*heads:k1*heads], ge[k0*heads:k1*heads]
+				gi := gdata[i*gstride:]
+				clear(dot)
+				for p, j := range idx {
+					hj := hv.Data[int(j)*hv.Stride : int(j)*hv.Stride+hc]
+					for m := range heads {
+						gim := gi[m*gcol : m*gcol+c]
 						var s float64
-						for q, x := range hv.Data[int(j)*hv.Stride+m*c : int(j)*hv.Stride+(m+1)*c] {
-							s += gi[q] * x
+						for q, x := range hj[m*c : (m+1)*c] {
+							s += gim[q] * x
 						}
 						ga := 0 + s
 						if mask != nil {
-							ga = 0 + ga*mask[m*nnz+k0+p]
+							ga = 0 + ga*factor[mask[(k0+p)*heads+m]&1]
 						}
-						gm[p] = ga
-						dot += al[p] * ga
+						gm[p*heads+m] = ga
+						dot[m] += al[p*heads+m] * ga
 					}
-					di, sm := dst[m*n+i], src[m*n:(m+1)*n]
-					var sum float64
-					for p, j := range idx {
-						gl := 0 + al[p]*(gm[p]-dot)
-						if !(di+sm[j] > 0) {
-							gl = 0 + gl*slope
-						}
-						gm[p] = gl
-						sum += gl
+				}
+				di := dst[i*heads : (i+1)*heads]
+				clear(sum)
+				for p, j := range idx {
+					sj := src[int(j)*heads : int(j)*heads+heads]
+					for m, d := range di {
+						// 0 + gl·1 = gl: gl is never −0.
+						gl := 0 + al[p*heads+m]*(gm[p*heads+m]-dot[m])
+						gl = 0 + gl*leaky[b2i(d+sj[m] > 0)]
+						gm[p*heads+m] = gl
+						sum[m] += gl
 					}
-					gdst[m*n+i] = 0 + sum
+				}
+				for m, s := range sum {
+					gdst[i*heads+m] = 0 + s
 				}
 			}
 		})
@@ -299,28 +337,42 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 			gh = h.grad()
 		}
 		parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
-			acc := make([]float64, c)
-			var w []float64
+			acc := make([]float64, hc)
+			sum := make([]float64, heads)
 			for j := lo; j < hi; j++ {
 				p0, p1 := ag.srcPtr[j], ag.srcPtr[j+1]
 				edges, dsts := ag.bySrc[p0:p1], ag.srcDst[p0:p1]
-				w = slices.Grow(w[:0], len(edges))[:len(edges)]
+				clear(sum)
+				for _, k := range edges {
+					for m, x := range ge[k*heads : k*heads+heads] {
+						sum[m] += x
+					}
+				}
+				gs := gsrc[j*heads : (j+1)*heads]
+				for m, s := range sum {
+					gs[m] = 0 + s
+				}
+				if gh == nil {
+					continue
+				}
+				// Σ drop(α)_k g_i over the source's edges, in order, each
+				// product rounded before it is added (as vec.SpMMRow).
+				clear(acc)
+				for p, k := range edges {
+					gi := gdata[int(dsts[p])*gstride:]
+					for m, w := range da[k*heads : k*heads+heads] {
+						am, ym := acc[m*c:(m+1)*c], gi[m*gcol:m*gcol+c]
+						for q, y := range ym {
+							am[q] += float64(w * y)
+						}
+					}
+				}
+				ghr := gh.RawRowView(j)
+				gd := gdst[j*heads : (j+1)*heads]
 				for m := range heads {
-					var s float64
-					for p, k := range edges {
-						s += ge[m*nnz+k]
-						w[p] = da[m*nnz+k]
-					}
-					gsrc[m*n+j] = 0 + s
-					if gh == nil {
-						continue
-					}
-					// Σ drop(α)_k g_i over the source's edges, in order.
-					vec.SpMMRow(dsts, w, gdata[m*gcol:], gstride, acc, false)
-					ghr := gh.RawRowView(j)[m*c : (m+1)*c]
-					gs, gd := gsrc[m*n+j], gdst[m*n+j]
-					for q := range acc {
-						ghr[q] += (acc[q] + gs*as[m][q]) + gd*ad[m][q]
+					am, asm, adm, ghm := acc[m*c:(m+1)*c], as[m], ad[m], ghr[m*c:(m+1)*c]
+					for q := range am {
+						ghm[q] += (am[q] + gs[m]*asm[q]) + gd[m]*adm[q]
 					}
 				}
 			}
@@ -329,7 +381,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 			return
 		}
 		// The attention vectors' gradients hᵀ·g_s and hᵀ·g_d, each a sum
-		// over the nodes in order (as MatMul's backward), one vector per
+		// over the nodes in order (as MatMul's backward), one head per
 		// task. Their gradient matrices come from the tape, which is not
 		// safe for concurrent use: allocated here, before the workers start.
 		for m := range heads {
@@ -339,29 +391,44 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 				}
 			}
 		}
-		parallel.Balanced(ctx, 2*heads, 1, workers, func(lo, hi int) {
-			for task := lo; task < hi; task++ {
-				m, node, gv := task/2, aSrc[task/2], gsrc
-				if task%2 == 1 {
-					node, gv = aDst[m], gdst
-				}
-				if !node.needs {
-					continue
-				}
-				gv = gv[m*n : (m+1)*n]
-				acc := make([]float64, c)
+		parallel.Balanced(ctx, heads, 1, workers, func(lo, hi int) {
+			accS, accD := make([]float64, c), make([]float64, c)
+			for m := lo; m < hi; m++ {
+				ns, nd := aSrc[m].needs, aDst[m].needs
+				clear(accS)
+				clear(accD)
 				for l := range n {
+					gsl, gdl := gsrc[l*heads+m], gdst[l*heads+m]
 					for q, x := range hv.Data[l*hv.Stride+m*c : l*hv.Stride+(m+1)*c] {
 						if x != 0 {
-							acc[q] += x * gv[l]
+							accS[q] += x * gsl
+							accD[q] += x * gdl
 						}
 					}
 				}
-				gn := node.Grad
-				for q, s := range acc {
-					gn.Set(q, 0, gn.At(q, 0)+s)
+				for _, u := range []struct {
+					node *Node
+					acc  []float64
+					need bool
+				}{{aSrc[m], accS, ns}, {aDst[m], accD, nd}} {
+					if !u.need {
+						continue
+					}
+					gn := u.node.Grad
+					for q, s := range u.acc {
+						gn.Set(q, 0, gn.At(q, 0)+s)
+					}
 				}
 			}
 		})
 	}, inputs...)
+}
+
+// b2i is 1 for true and 0 for false (compiled without a branch).
+func b2i(b bool) int {
+	x := 0
+	if b {
+		x = 1
+	}
+	return x
 }

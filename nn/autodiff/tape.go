@@ -83,6 +83,9 @@ type Tape struct {
 	recycling bool
 	owned     [][]float64
 	free      map[int][][]float64
+	// The same for byte buffers (dropout masks).
+	ownedBytes [][]uint8
+	freeBytes  map[int][][]uint8
 }
 
 // floats returns n zeroed float64s: a buffer Recycle took back when one of
@@ -104,6 +107,23 @@ func (t *Tape) floats(n int) []float64 {
 	return b
 }
 
+// bytes returns n zeroed bytes, recycled as floats' buffers are.
+func (t *Tape) bytes(n int) []uint8 {
+	if !t.recycling {
+		return make([]uint8, n)
+	}
+	var b []uint8
+	if l := t.freeBytes[n]; len(l) > 0 {
+		b = l[len(l)-1]
+		t.freeBytes[n] = l[:len(l)-1]
+		clear(b)
+	} else {
+		b = make([]uint8, n)
+	}
+	t.ownedBytes = append(t.ownedBytes, b)
+	return b
+}
+
 // dense returns a zeroed r×c matrix from floats.
 func (t *Tape) dense(r, c int) *mat.Dense { return mat.NewDense(r, c, t.floats(r*c)) }
 
@@ -115,12 +135,16 @@ func (t *Tape) dense(r, c int) *mat.Dense { return mat.NewDense(r, c, t.floats(r
 // turns the recycling on.
 func (t *Tape) Recycle() {
 	if t.free == nil {
-		t.free = map[int][][]float64{}
+		t.free, t.freeBytes = map[int][][]float64{}, map[int][][]uint8{}
 	}
 	for _, b := range t.owned {
 		t.free[len(b)] = append(t.free[len(b)], b)
 	}
 	t.owned = t.owned[:0]
+	for _, b := range t.ownedBytes {
+		t.freeBytes[len(b)] = append(t.freeBytes[len(b)], b)
+	}
+	t.ownedBytes = t.ownedBytes[:0]
 	t.recycling = true
 	t.Reset()
 }
