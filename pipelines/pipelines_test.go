@@ -336,6 +336,35 @@ func TestTable1LongHNN(t *testing.T) {
 	}
 }
 
+// table1's 100-epoch HNN rows: HGCN's README command for Pubmed (act none,
+// dropout 0.5, no weight decay, c = 1) on Pubmed, Disease and Airport; on
+// Cora and Citeseer the dropout 0.2 and weight decay 0.001 of its HNN
+// command for Cora, which validation prefers there (docs/reproduction.md).
+func TestTable1HNNRegularisation(t *testing.T) {
+	type reg struct{ dropout, wd float64 }
+	want := map[string]reg{"pubmed": {0.5, 0}, "disease": {0.5, 0}, "airport": {0.5, 0}, "cora": {0.2, 0.001}, "citeseer": {0.2, 0.001}}
+	seen := map[string]int{}
+	for _, inst := range load(t, "table1.hcl", map[string]string{"seeds": "[0,1]"}).Instances {
+		if inst.Block != "hnn.planetoid" && inst.Block != "hnn.hgcn" {
+			continue
+		}
+		prm := inst.Params
+		ds := strings.TrimPrefix(strings.Split(inst.EachKey, ",")[0], "dataset=")
+		w, ok := want[ds]
+		if !ok {
+			t.Fatalf("%s: unexpected dataset %q", inst.Address, ds)
+		}
+		if got := (reg{prm.Float("dropout"), prm.Float("weight_decay")}); got != w || prm.String("act") != "none" || prm.Float("c") != 1 ||
+			prm.Bool("learn_c") || prm.Int("epochs") != 100 || prm.String("select") != "accuracy" || prm.String("label") != "" {
+			t.Errorf("%s: %v, want dropout %v, weight decay %v and otherwise HGCN's Pubmed command, 100 epochs", inst.Address, prm, w.dropout, w.wd)
+		}
+		seen[ds]++
+	}
+	if len(seen) != 5 {
+		t.Errorf("hnn rows on %v, want the five datasets", seen)
+	}
+}
+
 // The CI version of table1.hcl: one seed, two epochs, every cell present.
 func TestTable1Smoke(t *testing.T) {
 	root := dataRoot(t)
