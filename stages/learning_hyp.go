@@ -116,7 +116,8 @@ func hypNCType(kind string) *registry.Type {
 func hypLPType() *registry.Type {
 	params := append(hypModelParams("relu", 0), hypTrainParams(0.01, 0, 5000)...)
 	params = append(params,
-		registry.Param{Name: "model", Type: registry.String, Default: "hgcn", Enum: []string{"hgcn", "hnn"}, Doc: "encoder"},
+		registry.Param{Name: "model", Type: registry.String, Default: "hgcn", Enum: []string{"hgcn", "hnn", "lgcn"},
+			Doc: "encoder: HGCN's or HNN's on the Poincaré ball, or LGCN's on the hyperboloid (then the decoder reads LGCN's squared Lorentzian distance −2(c + ⟨x, y⟩_L); LGCN's README command for Pubmed: dim 64, lr 0.005, dropout 0.5, learn_c)"},
 		registry.Param{Name: "val_prop", Type: registry.Float, Range: registry.AtLeast(0).Below(1), Default: 0.05, Doc: "fraction of the edges held out for validation (HGCN: 0.05)"},
 		registry.Param{Name: "test_prop", Type: registry.Float, Range: registry.AtLeast(0).Below(1), Default: 0.10, Doc: "fraction held out for test (HGCN: 0.10)"},
 		registry.Param{Name: "r", Type: registry.Float, Range: registry.Between(-1e6, 1e6), Default: 2.0, Doc: "Fermi-Dirac decoder's r: p = 1/(exp((d² − r)/t) + 1)"},
@@ -126,7 +127,7 @@ func hypLPType() *registry.Type {
 		Name:    "linkpred",
 		Version: "2", // 2: as hnn/hgcn/lgcn, fused hyperbolic maps (other bits)
 		Doc: "HGCN's link-prediction task: the edges split 85/5/10 (train/val/test, shuffled with the seed; as many " +
-			"negative pairs as positives for val and test, uniform non-edges), HGCN's or HNN's encoder on the training " +
+			"negative pairs as positives for val and test, uniform non-edges), HGCN's, HNN's or LGCN's encoder on the training " +
 			"edges' graph, squared hyperbolic distances through the Fermi-Dirac decoder, binary cross-entropy against as " +
 			"many fresh negatives per epoch; the epoch with the best validation (ROC-AUC + AP)/2 is kept (HGCN's rule, " +
 			"patience 100 after 100 epochs). Writes ROC-AUC and AP and that epoch's embeddings, which an hgcn stage " +
@@ -135,7 +136,7 @@ func hypLPType() *registry.Type {
 		Inputs: []registry.Input{{Name: "graph", Kind: schema.KindGraph, Doc: "graph with node features (a dataset stage, or a normalize stage whose adj_raw is used)"}},
 		Outputs: []registry.Output{
 			{Name: learnOutMetrics, Kind: schema.KindMetrics, Doc: "metrics: test_roc, test_ap, val_roc, val_ap (test = test_roc), stop_epoch, epochs, c, edges"},
-			{Name: learnOutEmbedding, Kind: schema.KindEmbedding, Doc: "Z: the selected epoch's embeddings (points of the ball of curvature c), info"},
+			{Name: learnOutEmbedding, Kind: schema.KindEmbedding, Doc: "Z: the selected epoch's embeddings (points of the ball of curvature c; with model lgcn, of the hyperboloid), info"},
 		},
 		Run:         hypLPRun,
 		EstimateMem: memLinkPred,
@@ -336,10 +337,14 @@ func hypLPRun(ctx context.Context, job *registry.Job) (map[string]artifact.Artif
 	job.Logf("linkpred (%s) on %s: test ROC-AUC %.4f AP %.4f (epoch %d of %d), c %.4g, %d/%d/%d edges, %.2f ms/epoch",
 		p.String("model"), info.Name, res.TestROC, res.TestAP, res.StopEpoch, res.Epochs, res.Curvature,
 		len(split.Train), len(split.Val), len(split.Test), float64(time.Since(start).Microseconds())/1000/float64(res.Epochs))
+	space := "poincare"
+	if p.String("model") == "lgcn" {
+		space = "lorentz" // LGCN's hyperboloid −x₀² + ‖x_{1:}‖² = −c
+	}
 	emb := bundle.New(schema.KindEmbedding)
 	emb.SetDense(schema.MemberZ, res.Embeddings)
 	if err := emb.SetJSON(schema.MemberInfo, map[string]any{"dataset": info.Name, "model": p.String("model"),
-		"curvature": res.Curvature, "manifold": "poincare", "stop_epoch": res.StopEpoch}); err != nil {
+		"curvature": res.Curvature, "manifold": space, "stop_epoch": res.StopEpoch}); err != nil {
 		return nil, err
 	}
 	met := bundle.New(schema.KindMetrics)

@@ -98,6 +98,52 @@ func TestHypLinkPredictionFeedsHGCN(t *testing.T) {
 	}
 }
 
+// TestHypLinkPredictionLGCN: linkpred with LGCN's encoder learns the
+// stochastic block model's held-out edges, writes points of LGCN's
+// hyperboloid −x₀² + ‖x_{1:}‖² = −c, and is the same with one or two
+// workers.
+func TestHypLinkPredictionLGCN(t *testing.T) {
+	g := learnRun(t, "dataset", map[string]any{"source": "synthetic", "name": "sbm", "nodes": 300, "edges": 1500,
+		"features": 20, "classes": 4}, nil, 1, 2)["graph"]
+	var rocs []float64
+	for _, workers := range []int{1, 2} {
+		lp := learnRun(t, "linkpred", map[string]any{"model": "lgcn", "epochs": 200, "seed": 1, "learn_c": true},
+			map[string][]*bundle.Bundle{"graph": {g}}, 5, workers)
+		m := hypMetrics(t, lp)
+		roc, _ := m["test_roc"].(float64)
+		ap, _ := m["test_ap"].(float64)
+		if roc < 0.6 || roc > 1 || ap < 0.5 || ap > 1 || m["model"] != "linkpred-lgcn" {
+			t.Fatalf("LGCN link prediction metrics %v", m)
+		}
+		rocs = append(rocs, roc)
+		var info map[string]any
+		if err := lp["embedding"].JSON(schema.MemberInfo, &info); err != nil {
+			t.Fatal(err)
+		}
+		if info["manifold"] != "lorentz" {
+			t.Errorf("embeddings on %v, want lorentz", info["manifold"])
+		}
+		z, err := lp["embedding"].Dense(schema.MemberZ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := m["c"].(float64)
+		for i := 0; i < z.RawMatrix().Rows; i++ {
+			row := z.RawRowView(i)
+			q := -row[0] * row[0]
+			for _, v := range row[1:] {
+				q += v * v
+			}
+			if !(row[0] > 0) || math.Abs(q+c) > 1e-6*math.Max(1, row[0]*row[0]) {
+				t.Fatalf("embedding %d: ⟨x, x⟩_L = %v, want −c = %v", i, q, -c)
+			}
+		}
+	}
+	if rocs[0] != rocs[1] {
+		t.Errorf("test ROC-AUC %v with 1 worker, %v with 2", rocs[0], rocs[1])
+	}
+}
+
 func TestHypStageErrors(t *testing.T) {
 	g, sp := gnnGraph(t, true)
 	in := map[string][]*bundle.Bundle{"graph": {g}, "split": {sp}}

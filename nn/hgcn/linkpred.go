@@ -256,7 +256,7 @@ func (m *Net) scoreEdges(h *mat.Dense, c float64, dec FermiDirac, pos, neg []Edg
 			return nil
 		}
 		a, b := ends(es)
-		d := m.manifold.SqDist(tp, tp.GatherRows(hn, a), tp.GatherRows(hn, b), cn).Value
+		d := m.sqDist(tp, tp.GatherRows(hn, a), tp.GatherRows(hn, b), cn).Value
 		out := make([]float64, len(es))
 		for k := range out {
 			out[k] = dec.Prob(d.At(k, 0))

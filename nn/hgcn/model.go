@@ -290,9 +290,6 @@ func (c *Config) check() error {
 	if c.Att && c.Kind != "hgcn" {
 		return fmt.Errorf("hgcn: attention (use_att) is HGCN's aggregation, not %s's", c.Kind)
 	}
-	if c.Kind == "lgcn" && c.LinkPred {
-		return fmt.Errorf("hgcn: link prediction with LGCN is not implemented")
-	}
 	if c.Kind == "hgcn" || c.Kind == "lgcn" {
 		if c.Adj == nil || c.Adj.Rows != c.Input.Rows || c.Adj.Cols != c.Input.Rows {
 			return fmt.Errorf("hgcn: the adjacency does not match the %d feature rows", c.Input.Rows)
@@ -462,11 +459,19 @@ func (m *Net) encodeLorentz(tp *autodiff.Tape, p []*autodiff.Node, drop float64,
 }
 
 // SqDist returns the squared hyperbolic distances between the rows a[k]
-// and b[k] of the embeddings h (HGCN's LP decoder input), on the model's
-// curvature.
+// and b[k] of the embeddings h (the link-prediction decoder's input), on
+// the model's curvature: the Poincaré ball's for HNN and HGCN, LGCN's
+// squared Lorentzian distance for LGCN.
 func (m *Net) SqDist(tp *autodiff.Tape, p []*autodiff.Node, h *autodiff.Node, a, b []int) *autodiff.Node {
-	c := m.curvature(tp, p, len(m.curv)-1)
-	return m.manifold.SqDist(tp, tp.GatherRows(h, a), tp.GatherRows(h, b), c)
+	return m.sqDist(tp, tp.GatherRows(h, a), tp.GatherRows(h, b), m.curvature(tp, p, len(m.curv)-1))
+}
+
+// sqDist is the model's squared distance between the rows of x and y.
+func (m *Net) sqDist(tp *autodiff.Tape, x, y, c *autodiff.Node) *autodiff.Node {
+	if m.cfg.Kind == "lgcn" {
+		return manifold.Lorentz{}.SqDist(tp, x, y, c)
+	}
+	return m.manifold.SqDist(tp, x, y, c)
 }
 
 // RowNormalizeSelfLoops returns HGCN's propagation matrix D^-1 (A + I),

@@ -91,7 +91,7 @@ func TestNetGradients(t *testing.T) {
 		lp     bool
 		att    bool
 	}{{"hgcn", true, false, false}, {"hgcn", false, false, false}, {"hnn", true, false, false}, {"hgcn", true, true, false},
-		{"lgcn", true, false, false}, {"hgcn", true, false, true}, {"hgcn", false, true, true}} {
+		{"lgcn", true, false, false}, {"lgcn", true, true, false}, {"hgcn", true, false, true}, {"hgcn", false, true, true}} {
 		a, _ := RowNormalizeSelfLoops(adj)
 		classes := 2
 		if tc.lp {
