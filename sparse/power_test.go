@@ -34,10 +34,50 @@ func refMul(m *CSR, x [][]float64) [][]float64 {
 // the column blocks, several powers and worker counts.
 func TestPowerDenseBitIdentical(t *testing.T) {
 	t.Run("whole", testPowerDenseBitIdentical)
-	// Segments of 40 rows of a 32-column block: the segmented products.
-	defer func(b int) { spmmSegmentBytes = b }(spmmSegmentBytes)
-	spmmSegmentBytes = 40 * 32 * 8
+	// Segments of 40 rows of a 32-column block, and MulDense's segments of
+	// 64 KiB of x's rows (8 to 8192 rows, by width): the segmented products.
+	defer func(b, mb int) { spmmSegmentBytes, mulSegmentBytes = b, mb }(spmmSegmentBytes, mulSegmentBytes)
+	spmmSegmentBytes, mulSegmentBytes = 40*32*8, 64<<10
 	t.Run("segmented", testPowerDenseBitIdentical)
+}
+
+// TestMulDenseSegmentsUnsorted checks that MulDense with small segments
+// gives refMul's bits on a sorted matrix (segmented) and on the same one
+// with its rows shuffled (one pass), for 1 and 3 workers.
+func TestMulDenseSegmentsUnsorted(t *testing.T) {
+	defer func(mb int) { mulSegmentBytes = mb }(mulSegmentBytes)
+	mulSegmentBytes = 8 * 8 * 8 // 8 rows of an 8-column x
+	rng := rand.New(rand.NewPCG(31, 32))
+	sorted := randCSR(rng, 300, 200, 0.05)
+	unsorted := sorted.Clone()
+	for i := 0; i < unsorted.Rows; i++ {
+		lo, hi := unsorted.Indptr[i], unsorted.Indptr[i+1]
+		rng.Shuffle(hi-lo, func(a, b int) {
+			unsorted.Indices[lo+a], unsorted.Indices[lo+b] = unsorted.Indices[lo+b], unsorted.Indices[lo+a]
+			unsorted.Data[lo+a], unsorted.Data[lo+b] = unsorted.Data[lo+b], unsorted.Data[lo+a]
+		})
+	}
+	x := randDense(rng, 200, 8)
+	rows := make([][]float64, 200)
+	for i := range rows {
+		rows[i] = mat.Row(nil, i, x)
+	}
+	for _, m := range []*CSR{sorted, unsorted} {
+		want := refMul(m, rows)
+		for _, workers := range []int{1, 3} {
+			got, err := MulDense(context.Background(), m, x, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, row := range want {
+				for c, w := range row {
+					if g := got.At(i, c); math.Float64bits(g) != math.Float64bits(w) {
+						t.Fatalf("sorted=%v, %d workers: (%d,%d) = %v, want %v", m == sorted, workers, i, c, g, w)
+					}
+				}
+			}
+		}
+	}
 }
 
 func testPowerDenseBitIdentical(t *testing.T) {
