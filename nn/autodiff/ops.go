@@ -45,17 +45,28 @@ func (t *Tape) SpMM(s *Sparse, x *Node) *Node {
 	if s.A.Cols != x.Rows() {
 		panic(fmt.Sprintf("autodiff: SpMM of %d×%d and %d×%d", s.A.Rows, s.A.Cols, x.Rows(), x.Cols()))
 	}
-	v, err := sparse.MulDense(context.Background(), s.A, x.Value, t.Workers)
-	if err != nil {
+	v := t.mulSparse(s.A, x.Value)
+	return t.record(v, func(out *Node) {
+		x.grad().Add(x.Grad, t.mulSparse(s.AT, out.Grad))
+	}, x)
+}
+
+// mulSparse returns a·x in a matrix from the tape's buffers (MulDense's
+// bits), so that recycled memory serves the large products.
+func (t *Tape) mulSparse(a *sparse.CSR, x *mat.Dense) *mat.Dense {
+	_, c := x.Dims()
+	if a.Rows == 0 || c == 0 {
+		v, err := sparse.MulDense(context.Background(), a, x, t.Workers)
+		if err != nil {
+			panic(err) // shapes were checked
+		}
+		return v
+	}
+	v := t.dense(a.Rows, c)
+	if err := sparse.MulDenseTo(context.Background(), a, x, v, t.Workers); err != nil {
 		panic(err) // shapes were checked
 	}
-	return t.record(v, func(out *Node) {
-		g, err := sparse.MulDense(context.Background(), s.AT, out.Grad, t.Workers)
-		if err != nil {
-			panic(err)
-		}
-		x.grad().Add(x.Grad, g)
-	}, x)
+	return v
 }
 
 // SpMMDropout returns (M∘A)·x where M keeps each stored entry of A with
@@ -100,10 +111,7 @@ func (t *Tape) SpMMDrop(s *Sparse, x *Node, p float64, rng *rand.Rand) *Node {
 		}
 		m.Indptr[i+1] = len(m.Data)
 	}
-	v, err := sparse.MulDense(context.Background(), m, x.Value, t.Workers)
-	if err != nil {
-		panic(err) // shapes were checked
-	}
+	v := t.mulSparse(m, x.Value)
 	return t.record(v, func(out *Node) {
 		r, c := x.Value.Dims()
 		g := t.dense(r, c)

@@ -70,6 +70,12 @@ func pubmedLike(b *testing.B) *Data {
 // work of a busy machine changes less than the wall time).
 func benchTrain(b *testing.B, d *Data, lr float64, newModel func(rng *rand.Rand) (Model, error)) {
 	b.Helper()
+	benchTrainEpochs(b, d, lr, benchEpochs, newModel)
+}
+
+// benchTrainEpochs is benchTrain with runs of the given number of epochs.
+func benchTrainEpochs(b *testing.B, d *Data, lr float64, benchEpochs int, newModel func(rng *rand.Rand) (Model, error)) {
+	b.Helper()
 	var total, cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -118,4 +124,60 @@ func BenchmarkHyLaGCNPubmedLike(b *testing.B) {
 		return NewHyLaGCN(d, HyLaGCNConfig{Map: fm, Z0: hylaInit(rng, d.X.Cols, 16, 0.05), Level: "features", LREmbedding: 0.5,
 			Center: true, Hidden: 16, Dropout: 0.5, WeightDecay: 5e-4}, rng)
 	})
+}
+
+// r8Like returns a synthetic problem of R8's corpus-graph size (the same
+// for every call): 15 362 nodes (7 674 documents, then 7 688 words) with
+// one-hot inputs, a symmetric normalised adjacency of about 3.5 million
+// stored entries (random pairs plus self loops), 8 classes,
+// 5 485/500/2 189 labelled documents.
+func r8Like(b *testing.B) *Data {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(5, 6))
+	docs, n, pairs := 7674, 15362, 1_750_000
+	ri, ci := make([]int, 0, 2*pairs+n), make([]int, 0, 2*pairs+n)
+	for i := range n {
+		ri, ci = append(ri, i), append(ci, i)
+	}
+	for range pairs {
+		i, j := rng.IntN(n), rng.IntN(n)
+		ri, ci = append(ri, i, j), append(ci, j, i)
+	}
+	a, err := sparse.FromCOO(n, n, ri, ci, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if a, err = sparse.SymNormalize(a); err != nil {
+		b.Fatal(err)
+	}
+	x := &sparse.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1), Indices: make([]int32, n), Data: make([]float64, n)}
+	for i := range n {
+		x.Indptr[i+1], x.Indices[i], x.Data[i] = i+1, int32(i), 1
+	}
+	d := &Data{A: a, X: x, Classes: 8, Labels: make([]int, n)}
+	for i := range d.Labels {
+		d.Labels[i] = -1
+		if i < docs {
+			d.Labels[i] = rng.IntN(8)
+		}
+	}
+	for i := range 5485 {
+		d.Train = append(d.Train, i)
+	}
+	for i := 5485; i < 5985; i++ {
+		d.Val = append(d.Val, i)
+	}
+	for i := docs - 2189; i < docs; i++ {
+		d.Test = append(d.Test, i)
+	}
+	return d
+}
+
+// BenchmarkTextGCNR8Like is table2's TextGCN on R8: hidden 200, dropout
+// 0.5, learning rate 0.02; 3 epochs a run.
+//
+//	go test -run '^$' -bench TextGCNR8Like -benchtime 1x ./nn/gnn
+func BenchmarkTextGCNR8Like(b *testing.B) {
+	d := r8Like(b)
+	benchTrainEpochs(b, d, 0.02, 3, func(rng *rand.Rand) (Model, error) { return NewTextGCN(d, 200, 0.5, 0, rng) })
 }
