@@ -98,19 +98,20 @@ func (t *Tape) SpMMDrop(s *Sparse, x *Node, p float64, rng *rand.Rand) *Node {
 	if a.Cols != x.Rows() {
 		panic(fmt.Sprintf("autodiff: SpMM of %d×%d and %d×%d", a.Rows, a.Cols, x.Rows(), x.Cols()))
 	}
+	// Every entry is written at the next free place, which advances only
+	// if it is kept: no branch on the draw, which is unpredictable.
 	m := &sparse.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: make([]int, a.Rows+1)}
-	kept := int(float64(len(a.Data))*(1-p)) + 16
-	m.Indices, m.Data = make([]int32, 0, kept), make([]float64, 0, kept)
+	idx, val := t.int32s(len(a.Data)), t.floats(len(a.Data))
 	keep := 1 / (1 - p)
+	w := 0
 	for i := 0; i < a.Rows; i++ {
 		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
-			if rng.Float64() >= p {
-				m.Indices = append(m.Indices, a.Indices[k])
-				m.Data = append(m.Data, a.Data[k]*keep)
-			}
+			idx[w], val[w] = a.Indices[k], a.Data[k]*keep
+			w += b2i(rng.Float64() >= p)
 		}
-		m.Indptr[i+1] = len(m.Data)
+		m.Indptr[i+1] = w
 	}
+	m.Indices, m.Data = idx[:w], val[:w]
 	v := t.mulSparse(m, x.Value)
 	return t.record(v, func(out *Node) {
 		r, c := x.Value.Dims()

@@ -83,9 +83,12 @@ type Tape struct {
 	recycling bool
 	owned     [][]float64
 	free      map[int][][]float64
-	// The same for byte buffers (dropout masks).
+	// The same for byte buffers (dropout masks) and int32 ones (the column
+	// indices of dropped-out sparse inputs).
 	ownedBytes [][]uint8
 	freeBytes  map[int][][]uint8
+	ownedInt32 [][]int32
+	freeInt32  map[int][][]int32
 }
 
 // floats returns n zeroed float64s: a buffer Recycle took back when one of
@@ -95,16 +98,7 @@ func (t *Tape) floats(n int) []float64 {
 	if !t.recycling {
 		return make([]float64, n)
 	}
-	var b []float64
-	if l := t.free[n]; len(l) > 0 {
-		b = l[len(l)-1]
-		t.free[n] = l[:len(l)-1]
-		clear(b)
-	} else {
-		b = make([]float64, n)
-	}
-	t.owned = append(t.owned, b)
-	return b
+	return take(n, t.free, &t.owned)
 }
 
 // bytes returns n zeroed bytes, recycled as floats' buffers are.
@@ -112,16 +106,38 @@ func (t *Tape) bytes(n int) []uint8 {
 	if !t.recycling {
 		return make([]uint8, n)
 	}
-	var b []uint8
-	if l := t.freeBytes[n]; len(l) > 0 {
+	return take(n, t.freeBytes, &t.ownedBytes)
+}
+
+// int32s returns n zeroed int32s, recycled as floats' buffers are.
+func (t *Tape) int32s(n int) []int32 {
+	if !t.recycling {
+		return make([]int32, n)
+	}
+	return take(n, t.freeInt32, &t.ownedInt32)
+}
+
+// take returns a zeroed buffer of length n from free (else new memory) and
+// adds it to owned.
+func take[E any](n int, free map[int][][]E, owned *[][]E) []E {
+	var b []E
+	if l := free[n]; len(l) > 0 {
 		b = l[len(l)-1]
-		t.freeBytes[n] = l[:len(l)-1]
+		free[n] = l[:len(l)-1]
 		clear(b)
 	} else {
-		b = make([]uint8, n)
+		b = make([]E, n)
 	}
-	t.ownedBytes = append(t.ownedBytes, b)
+	*owned = append(*owned, b)
 	return b
+}
+
+// giveBack moves every buffer of owned to free, by length.
+func giveBack[E any](owned [][]E, free map[int][][]E) [][]E {
+	for _, b := range owned {
+		free[len(b)] = append(free[len(b)], b)
+	}
+	return owned[:0]
 }
 
 // dense returns a zeroed r×c matrix from floats.
@@ -135,16 +151,11 @@ func (t *Tape) dense(r, c int) *mat.Dense { return mat.NewDense(r, c, t.floats(r
 // turns the recycling on.
 func (t *Tape) Recycle() {
 	if t.free == nil {
-		t.free, t.freeBytes = map[int][][]float64{}, map[int][][]uint8{}
+		t.free, t.freeBytes, t.freeInt32 = map[int][][]float64{}, map[int][][]uint8{}, map[int][][]int32{}
 	}
-	for _, b := range t.owned {
-		t.free[len(b)] = append(t.free[len(b)], b)
-	}
-	t.owned = t.owned[:0]
-	for _, b := range t.ownedBytes {
-		t.freeBytes[len(b)] = append(t.freeBytes[len(b)], b)
-	}
-	t.ownedBytes = t.ownedBytes[:0]
+	t.owned = giveBack(t.owned, t.free)
+	t.ownedBytes = giveBack(t.ownedBytes, t.freeBytes)
+	t.ownedInt32 = giveBack(t.ownedInt32, t.freeInt32)
 	t.recycling = true
 	t.Reset()
 }
