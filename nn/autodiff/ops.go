@@ -185,29 +185,60 @@ func (t *Tape) elementwise(x *Node, f func(float64) float64, df func(x, y float6
 }
 
 // ReLU returns max(x, 0) elementwise (gradient 0 at 0, as PyTorch).
+// Its loops are written out (elementwise's with the functions inlined:
+// the same operations, without a call per entry).
 func (t *Tape) ReLU(x *Node) *Node {
-	return t.elementwise(x, func(v float64) float64 { return math.Max(v, 0) },
-		func(x, _ float64) float64 {
-			if x > 0 {
-				return 1
+	r, c := x.Value.Dims()
+	v := t.dense(r, c)
+	for i := 0; i < r; i++ {
+		xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
+		for j, xv := range xr {
+			vr[j] = math.Max(xv, 0)
+		}
+	}
+	return t.record(v, func(out *Node) {
+		gx := x.grad()
+		for i := 0; i < r; i++ {
+			xr, gr, gxr := x.Value.RawRowView(i), out.Grad.RawRowView(i), gx.RawRowView(i)
+			for j, xv := range xr {
+				d := 0.0
+				if xv > 0 {
+					d = 1
+				}
+				gxr[j] += gr[j] * d
 			}
-			return 0
-		})
+		}
+	}, x)
 }
 
-// ELU returns x for x > 0 and e^x − 1 otherwise (α = 1).
+// ELU returns x for x > 0 and e^x − 1 otherwise (α = 1). Its loops are
+// written out as ReLU's.
 func (t *Tape) ELU(x *Node) *Node {
-	return t.elementwise(x, func(v float64) float64 {
-		if v > 0 {
-			return v
+	r, c := x.Value.Dims()
+	v := t.dense(r, c)
+	for i := 0; i < r; i++ {
+		xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
+		for j, xv := range xr {
+			if xv > 0 {
+				vr[j] = xv
+			} else {
+				vr[j] = math.Expm1(xv)
+			}
 		}
-		return math.Expm1(v)
-	}, func(x, y float64) float64 {
-		if x > 0 {
-			return 1
+	}
+	return t.record(v, func(out *Node) {
+		gx := x.grad()
+		for i := 0; i < r; i++ {
+			xr, vr, gr, gxr := x.Value.RawRowView(i), out.Value.RawRowView(i), out.Grad.RawRowView(i), gx.RawRowView(i)
+			for j, xv := range xr {
+				d := 1.0
+				if !(xv > 0) {
+					d = vr[j] + 1
+				}
+				gxr[j] += gr[j] * d
+			}
 		}
-		return y + 1
-	})
+	}, x)
 }
 
 // LeakyReLU returns x for x > 0 and slope·x otherwise.

@@ -232,3 +232,59 @@ func TestBackwardNeedsScalar(t *testing.T) {
 		t.Fatal("Backward of a 2×1 value: no error")
 	}
 }
+
+// TestActivationsEqualElementwise compares ReLU and ELU, whose loops are
+// written out, with elementwise and the functions they had before, bit for
+// bit: values and gradients, on entries that include ±0, tiny and large
+// ones of both signs.
+func TestActivationsEqualElementwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 17))
+	x := randDense(rng, 40, 7)
+	raw := x.RawMatrix().Data
+	copy(raw, []float64{0, math.Copysign(0, -1), 1e-300, -1e-300, 700, -700, 1e-17, -1e-17, 0.5, -0.5})
+	g := randDense(rng, 40, 7)
+	for _, a := range []struct {
+		name string
+		op   func(*Tape, *Node) *Node
+		f    func(float64) float64
+		df   func(x, y float64) float64
+	}{
+		{"relu", (*Tape).ReLU, func(v float64) float64 { return math.Max(v, 0) }, func(x, _ float64) float64 {
+			if x > 0 {
+				return 1
+			}
+			return 0
+		}},
+		{"elu", (*Tape).ELU, func(v float64) float64 {
+			if v > 0 {
+				return v
+			}
+			return math.Expm1(v)
+		}, func(x, y float64) float64 {
+			if x > 0 {
+				return 1
+			}
+			return y + 1
+		}},
+	} {
+		run := func(ref bool) (*mat.Dense, *mat.Dense) {
+			tp := New(1)
+			p := tp.Param(mat.DenseCopyOf(x))
+			var y *Node
+			if ref {
+				y = tp.elementwise(p, a.f, a.df)
+			} else {
+				y = a.op(tp, p)
+			}
+			if err := tp.Backward(project(tp, y, g)); err != nil {
+				t.Fatal(err)
+			}
+			return y.Value, p.Grad
+		}
+		wantV, wantG := run(true)
+		gotV, gotG := run(false)
+		if !bitsEqual(gotV, wantV) || !bitsEqual(gotG, wantG) {
+			t.Errorf("%s: values equal %v, gradients equal %v, want both", a.name, bitsEqual(gotV, wantV), bitsEqual(gotG, wantG))
+		}
+	}
+}
