@@ -365,6 +365,46 @@ func TestTable1HNNRegularisation(t *testing.T) {
 	}
 }
 
+// baselines = "long" adds LGCN's link prediction with its README's command
+// (dim 64, lr 0.005, dropout 0.5, no weight decay, learnt curvature) and its
+// config's protocol (3000 epochs, patience 200 after 100) on the
+// three citation graphs and Disease's link-prediction graph, beside
+// HGCN's in evaluate.linkpred; baselines = "on" has none of it.
+func TestTable1LinkPredLGCN(t *testing.T) {
+	p := load(t, "table1.hcl", map[string]string{"seeds": "[0,1]", "baselines": "long"})
+	var got []string
+	for _, inst := range p.Instances {
+		if inst.Block != "linkpred.lgcn" && inst.Block != "linkpred.lgcn_disease" {
+			continue
+		}
+		prm := inst.Params
+		if prm.String("model") != "lgcn" || prm.Int("dim") != 64 || prm.Float("lr") != 0.005 || prm.Float("dropout") != 0.5 ||
+			prm.Float("weight_decay") != 0 || !prm.Bool("learn_c") || prm.Int("layers") != 2 || prm.String("act") != "relu" || prm.Int("epochs") != 3000 || prm.Int("patience") != 200 || prm.Int("min_epochs") != 100 {
+			t.Errorf("%s: %v, want LGCN's README command and its config's protocol", inst.Address, prm)
+		}
+		got = append(got, inst.EachKey)
+	}
+	slices.Sort(got)
+	if want := []string{"citeseer", "cora", "disease_lp", "pubmed"}; !slices.Equal(got, want) {
+		t.Errorf("LGCN link prediction on %v, want %v", got, want)
+	}
+	ev := p.ByAddress[`evaluate.linkpred["long"]`]
+	if ev == nil {
+		t.Fatal("no evaluate.linkpred[\"long\"]")
+	}
+	if m := ev.Params.Strings("models"); !slices.Equal(m, []string{"linkpred-hgcn", "linkpred-lgcn"}) {
+		t.Errorf("evaluate.linkpred models %v", m)
+	}
+	if n := len(ev.Inputs["runs"]); n != 8 {
+		t.Errorf("evaluate.linkpred reads %d runs, want 8 (HGCN's and LGCN's on four graphs)", n)
+	}
+	for _, inst := range load(t, "table1.hcl", map[string]string{"seeds": "[0,1]"}).Instances {
+		if inst.Block == "linkpred.lgcn" || inst.Block == "linkpred.lgcn_disease" {
+			t.Errorf("baselines = on has %s", inst.Address)
+		}
+	}
+}
+
 // The CI version of table1.hcl: one seed, two epochs, every cell present.
 func TestTable1Smoke(t *testing.T) {
 	root := dataRoot(t)
