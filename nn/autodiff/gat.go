@@ -118,7 +118,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 
 	// d_i and s_i per head, each a sum over the head's columns in order
 	// (the product h·a of MatMul, whose zero terms gonum skips).
-	dst, src := t.floats(n*heads), t.floats(n*heads)
+	dst, src := t.floatsFull(n*heads), t.floatsFull(n*heads) // every entry written
 	parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := hv.Data[i*hv.Stride : i*hv.Stride+hc]
@@ -169,10 +169,11 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 	vr := v.RawMatrix()
 	// alpha holds the attention coefficients, da the dropped-out ones
 	// (alpha itself without dropout).
-	alpha := t.floats(nnz * heads)
+	// Every edge belongs to a row, so both are written entirely.
+	alpha := t.floatsFull(nnz * heads)
 	da := alpha
 	if mask != nil {
-		da = t.floats(nnz * heads)
+		da = t.floatsFull(nnz * heads)
 	}
 	inv := 1 / float64(heads)
 	parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
@@ -278,8 +279,8 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 		}
 		// Per destination row: the gradient of each edge's score (through
 		// the aggregation, dropout, softmax and LeakyReLU) and of d_i.
-		ge := t.floats(nnz * heads)
-		gdst := t.floats(n * heads)
+		ge := t.floatsFull(nnz * heads) // every edge and row written
+		gdst := t.floatsFull(n * heads)
 		parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
 			dot, sum := make([]float64, heads), make([]float64, heads)
 			for i := lo; i < hi; i++ {
@@ -324,7 +325,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 		// Per source j: the gradient of s_j, and h's gradient (the
 		// aggregation's, then through s_j and d_j as MatMul's backward
 		// adds them: a_src's product first).
-		gsrc := t.floats(n * heads)
+		gsrc := t.floatsFull(n * heads) // every source written
 		var gh *mat.Dense
 		if h.needs {
 			gh = h.grad()

@@ -226,8 +226,11 @@ func TestSpMMDropEqualsMaskedProduct(t *testing.T) {
 // tape that recycles its memory between passes (with an evaluation pass in
 // between, as training does) and on a new tape per step: every value and
 // gradient must be the same bits, and the recycling tape must reuse its
-// buffers.
+// buffers. The buffers handed out without clearing (floatsFull) come back
+// full of NaNs, so an entry an operation fails to write shows.
 func TestRecycleSameBits(t *testing.T) {
+	poisonFull = true
+	defer func() { poisonFull = false }()
 	rng := rand.New(rand.NewPCG(5, 5))
 	n, f, heads, c := 300, 12, 3, 4
 	ag, err := NewAttnGraph(randGraph(rng, n, 4))
@@ -252,7 +255,7 @@ func TestRecycleSameBits(t *testing.T) {
 		drng := rand.New(rand.NewPCG(seed, 1))
 		h := tp.SpMMDrop(xs, nodes[0], drop, drng)
 		out := tp.GATHeads(ag, h, nodes[2:2+heads], nodes[2+heads:], 0.2, drop, drng, false)
-		hid := tp.Dropout(tp.ELU(tp.AddBias(out, nodes[1])), drop, drng)
+		hid := tp.Dropout(tp.ReLU(tp.ELU(tp.AddBias(out, nodes[1]))), drop, drng)
 		loss, err := tp.CrossEntropy(tp.MatMul(hid, tp.Const(randDense(rand.New(rand.NewPCG(seed, 2)), heads*c, heads*c))), rows, labels)
 		if err != nil {
 			t.Fatal(err)

@@ -62,7 +62,7 @@ func (t *Tape) mulSparse(a *sparse.CSR, x *mat.Dense) *mat.Dense {
 		}
 		return v
 	}
-	v := t.dense(a.Rows, c)
+	v := t.denseFull(a.Rows, c) // MulDenseTo writes every entry
 	if err := sparse.MulDenseTo(context.Background(), a, x, v, t.Workers); err != nil {
 		panic(err) // shapes were checked
 	}
@@ -189,7 +189,7 @@ func (t *Tape) elementwise(x *Node, f func(float64) float64, df func(x, y float6
 // the same operations, without a call per entry).
 func (t *Tape) ReLU(x *Node) *Node {
 	r, c := x.Value.Dims()
-	v := t.dense(r, c)
+	v := t.denseFull(r, c)
 	for i := 0; i < r; i++ {
 		xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
 		for j, xv := range xr {
@@ -215,7 +215,7 @@ func (t *Tape) ReLU(x *Node) *Node {
 // written out as ReLU's.
 func (t *Tape) ELU(x *Node) *Node {
 	r, c := x.Value.Dims()
-	v := t.dense(r, c)
+	v := t.denseFull(r, c)
 	for i := 0; i < r; i++ {
 		xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
 		for j, xv := range xr {

@@ -33,6 +33,7 @@ package autodiff
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -100,6 +101,33 @@ func (t *Tape) floats(n int) []float64 {
 	}
 	return take(n, t.free, &t.owned)
 }
+
+// floatsFull is floats for a caller that writes every entry before reading
+// any: a recycled buffer is handed out as it is, not cleared.
+func (t *Tape) floatsFull(n int) []float64 {
+	if !t.recycling {
+		return make([]float64, n)
+	}
+	if l := t.free[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		t.free[n] = l[:len(l)-1]
+		t.owned = append(t.owned, b)
+		if poisonFull {
+			for k := range b {
+				b[k] = math.NaN()
+			}
+		}
+		return b
+	}
+	return take(n, t.free, &t.owned)
+}
+
+// poisonFull makes floatsFull fill the buffers it reuses with NaNs, so that
+// a test sees any entry its caller failed to write.
+var poisonFull bool
+
+// denseFull is dense from floatsFull: every entry must be written.
+func (t *Tape) denseFull(r, c int) *mat.Dense { return mat.NewDense(r, c, t.floatsFull(r*c)) }
 
 // bytes returns n zeroed bytes, recycled as floats' buffers are.
 func (t *Tape) bytes(n int) []uint8 {
