@@ -65,7 +65,8 @@ func MulDenseTo(ctx context.Context, m *CSR, x, out *mat.Dense, workers int) err
 // gathering from all of it waits on memory for most entries. On the 2-core
 // VM of docs/performance.md a 200-column product by a 3.5-million-entry
 // matrix of 15 000 rows (TextGCN on R8) took 1.7–2.8× less CPU in 4 MiB
-// segments than unsegmented, and less than in 1.6 or 8 MiB ones.
+// segments than unsegmented, and less than in 1.6 or 8 MiB ones (figures
+// and the benchmark that measures them: docs/performance.md).
 // (A variable so that tests can make segments small.)
 var mulSegmentBytes = 4 << 20
 
