@@ -20,9 +20,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/hylaflow/hylaflow/internal/cputime"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
@@ -214,37 +215,37 @@ func (e *env) data(ctx context.Context, row Row) (rowData, Phases, error) {
 	if e.root != "" && params["source"] != "synthetic" {
 		params["root"] = e.root
 	}
-	t, c := time.Now(), cpuSeconds()
+	t, c := time.Now(), cputime.Process().Seconds()
 	out, err := e.run(ctx, "dataset", params, nil, e.workers)
 	if err != nil {
 		return rowData{}, ph, err
 	}
 	g := out["graph"]
-	ph.Load, ph.LoadCPU = time.Since(t).Seconds(), cpuSeconds()-c
-	t, c = time.Now(), cpuSeconds()
+	ph.Load, ph.LoadCPU = time.Since(t).Seconds(), cputime.Process().Seconds()-c
+	t, c = time.Now(), cputime.Process().Seconds()
 	if out, err = e.run(ctx, "normalize", row.Normalize, map[string][]artifact.Artifact{"graph": {g}}, e.workers); err != nil {
 		return rowData{}, ph, err
 	}
 	ng := out["graph"]
-	ph.Normalize, ph.NormalizeCPU = time.Since(t).Seconds(), cpuSeconds()-c
+	ph.Normalize, ph.NormalizeCPU = time.Since(t).Seconds(), cputime.Process().Seconds()-c
 	if row.SplitPerSeed {
 		return rowData{raw: g, graph: ng}, ph, nil
 	}
 	in := map[string][]artifact.Artifact{"graph": {ng}}
 	if row.Split != nil {
-		t, c = time.Now(), cpuSeconds()
+		t, c = time.Now(), cputime.Process().Seconds()
 		if out, err = e.run(ctx, "split", row.Split, map[string][]artifact.Artifact{"graph": {g}}, e.workers); err != nil {
 			return rowData{}, ph, err
 		}
 		in["split"] = []artifact.Artifact{out["split"]}
-		ph.Split, ph.SplitCPU = time.Since(t).Seconds(), cpuSeconds()-c
+		ph.Split, ph.SplitCPU = time.Since(t).Seconds(), cputime.Process().Seconds()-c
 	}
-	t, c = time.Now(), cpuSeconds()
+	t, c = time.Now(), cputime.Process().Seconds()
 	out, err = e.run(ctx, "precompute", map[string]any{"k": row.K, "level": row.Level, "inductive": row.Inductive}, in, e.workers)
 	if err != nil {
 		return rowData{}, ph, err
 	}
-	ph.Precompute, ph.PrecomputeCPU = time.Since(t).Seconds(), cpuSeconds()-c
+	ph.Precompute, ph.PrecomputeCPU = time.Since(t).Seconds(), cputime.Process().Seconds()-c
 	if e.verbose != nil {
 		fmt.Fprintf(e.verbose, "bench: %s data path, wall / CPU s: load %.2f / %.2f, normalize %.2f / %.2f, split %.2f / %.2f, precompute %.2f / %.2f\n",
 			row.Name, ph.Load, ph.LoadCPU, ph.Normalize, ph.NormalizeCPU, ph.Split, ph.SplitCPU, ph.Precompute, ph.PrecomputeCPU)
@@ -399,15 +400,6 @@ func PeakRSS() int64 {
 	return 0
 }
 
-// cpuSeconds returns the process's user+system CPU time in seconds.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
 // resetPeak returns memory to the OS and resets VmHWM (Linux ≥ 4.0;
 // silently skipped elsewhere), so the next row's peak is its own.
 func resetPeak() {
@@ -525,7 +517,7 @@ func Run(ctx context.Context, cells []Cell, opts Options) ([]Result, float64, er
 	for _, c := range cells {
 		row := c.Row
 		resetPeak()
-		cpu0 := cpuSeconds()
+		cpu0 := cputime.Process().Seconds()
 		data, ph, err := e.data(ctx, row)
 		if err != nil {
 			return results, time.Since(start).Seconds(), fmt.Errorf("%s: %w", row.Name, err)
@@ -553,8 +545,8 @@ func Run(ctx context.Context, cells []Cell, opts Options) ([]Result, float64, er
 				res.Total += ph.Load + ph.Normalize + ph.Split + ph.Precompute
 			}
 			res.PeakRSS = PeakRSS()
-			res.CPU = cpuSeconds() - cpu0
-			cpu0 = cpuSeconds()
+			res.CPU = cputime.Process().Seconds() - cpu0
+			cpu0 = cputime.Process().Seconds()
 			results = append(results, res)
 		}
 	}

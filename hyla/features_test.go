@@ -5,8 +5,9 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"syscall"
 	"testing"
+
+	"github.com/hylaflow/hylaflow/internal/cputime"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -299,7 +300,7 @@ func benchmarkMap(b *testing.B, fm FeatureMap, m, d0 int, backward bool) {
 	g := randomDense(rng, m, fm.Features())
 	grad := mat.NewDense(m, d0, nil)
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		fm.Forward(z, out)
 		if backward {
@@ -310,7 +311,7 @@ func benchmarkMap(b *testing.B, fm FeatureMap, m, d0 int, backward bool) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/entries, "ns/entry")
 	// CPU time of the whole process per entry: less sensitive than wall time
 	// to other processes on a shared machine.
-	b.ReportMetric(float64(cpuTime()-cpu0)/entries, "cpu-ns/entry")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/entries, "cpu-ns/entry")
 }
 
 // BenchmarkHyLa measures the Citeseer-sized map (3703×500, d0 = 16).
@@ -339,7 +340,7 @@ func BenchmarkHyLaNaive(b *testing.B) {
 	z := randomBallPoints(rng, 3703, 16, 0.9)
 	out := mat.NewDense(3703, 500, nil)
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		for i := 0; i < 3703; i++ {
 			zi := z.RawRowView(i)
@@ -350,7 +351,7 @@ func BenchmarkHyLaNaive(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(3703*500), "ns/entry")
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/(3703*500), "cpu-ns/entry")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/(3703*500), "cpu-ns/entry")
 }
 
 // BenchmarkRFF measures the Citeseer-sized RFF map (3703×500, d0 = 16) with
@@ -366,15 +367,6 @@ func BenchmarkRFF(b *testing.B) {
 			benchmarkMap(b, fm, 3703, 16, true)
 		})
 	}
-}
-
-// cpuTime returns the process's user+system CPU time in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // TestReleaseReusesArrays: after Release, the next map's Forward takes the

@@ -3,19 +3,10 @@ package sparse
 import (
 	"context"
 	"math/rand/v2"
-	"syscall"
 	"testing"
-	"time"
-)
 
-// cpuTime returns the process CPU time (user + system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/hylaflow/hylaflow/internal/cputime"
+)
 
 // BenchmarkPowerDenseScale times S²X on a graph at a tenth of Reddit's
 // scale with Reddit's average degree (~50 neighbours, no locality, like the
@@ -36,11 +27,11 @@ func BenchmarkPowerDenseScale(b *testing.B) {
 	s, _ := SymNormalize(a)
 	x := randDense(rng, n, 602)
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if _, err := PowerDense(context.Background(), s, x, 2, 2); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/internal/cputime"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -319,13 +321,13 @@ func BenchmarkPowerDenseK2(b *testing.B) {
 	x := randDense(rng, n, 500)
 	for _, w := range []int{1, 2} {
 		b.Run(map[int]string{1: "workers=1", 2: "workers=2"}[w], func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				if _, err := PowerDense(context.Background(), s, x, 2, w); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/internal/cputime"
+
 	"github.com/hylaflow/hylaflow/sparse"
 )
 
@@ -60,7 +62,7 @@ func BenchmarkGATHeads(b *testing.B) {
 			b.Run(l.name+"/"+impl, func(b *testing.B) {
 				tp := New(1)
 				drng := rand.New(rand.NewPCG(4, 4))
-				cpu0 := processCPU()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					tp.Recycle()
 					nodes := make([]*Node, len(params))
@@ -78,7 +80,7 @@ func BenchmarkGATHeads(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric((processCPU()-cpu0).Seconds()*1e3/float64(b.N), "cpu-ms/op")
+				b.ReportMetric((cputime.Process()-cpu0).Seconds()*1e3/float64(b.N), "cpu-ms/op")
 			})
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hylaflow/hylaflow/internal/cputime"
+
 	"github.com/hylaflow/hylaflow/hyla"
 	"github.com/hylaflow/hylaflow/sparse"
 )
@@ -86,12 +88,12 @@ func benchTrainEpochs(b *testing.B, d *Data, lr float64, benchEpochs int, newMod
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		start, cpu0 := time.Now(), processCPU()
+		start, cpu0 := time.Now(), cputime.Process()
 		if _, err := Train(context.Background(), m, d, Config{Epochs: benchEpochs, LR: lr, Stopping: "accuracy", Workers: 2}, rng); err != nil {
 			b.Fatal(err)
 		}
 		total += time.Since(start)
-		cpu += processCPU() - cpu0
+		cpu += cputime.Process() - cpu0
 	}
 	epochs := float64(b.N * benchEpochs)
 	b.ReportMetric(total.Seconds()/epochs, "s/epoch")

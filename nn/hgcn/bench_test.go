@@ -8,9 +8,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/hylaflow/hylaflow/internal/cputime"
 
 	"github.com/hylaflow/hylaflow/datasets/planetoid"
 	"github.com/hylaflow/hylaflow/internal/testenv"
@@ -144,13 +144,13 @@ func BenchmarkEpochPubmed(b *testing.B) {
 			rng := rand.New(rand.NewPCG(0, 2))
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for i := 0; i < b.N; i++ {
 				if _, err := Train(context.Background(), net, d.split, d.adj.Rows, cfg, rng); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }
@@ -184,20 +184,11 @@ func BenchmarkLinkPredEpochPubmed(b *testing.B) {
 	neg, drop := rand.New(rand.NewPCG(0, 4)), rand.New(rand.NewPCG(0, 5))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		if _, err := TrainLinkPrediction(context.Background(), net, split, cfg, neg, drop); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
-}
-
-// cpuTime returns the process's user + system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }

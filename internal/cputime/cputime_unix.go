@@ -1,14 +1,15 @@
 //go:build unix
 
-package gnn
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time (user + system) this process has used.
-func processCPU() time.Duration {
+// Process returns the user + system CPU time this process has used so
+// far, or 0 if the system does not say.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
