@@ -44,6 +44,26 @@ func curvGrad(c *autodiff.Node, part []float64, k float64) {
 	g.Set(0, 0, g.At(0, 0)+s*k)
 }
 
+// backGrads starts a fused map's backward pass: x's gradient accumulator
+// (nil when x needs none) and the per-row partials of the curvature c's
+// gradient (curvParts).
+func backGrads(x, c *autodiff.Node, r int) (*mat.Dense, []float64) {
+	var gx *mat.Dense
+	if x.Needs() {
+		gx = x.GradAcc()
+	}
+	return gx, curvParts(c, r)
+}
+
+// curvParts returns a buffer for r per-row partials of c's gradient, which
+// curvGrad sums in row order, or nil when c needs no gradient.
+func curvParts(c *autodiff.Node, r int) []float64 {
+	if !c.Needs() {
+		return nil
+	}
+	return make([]float64, r)
+}
+
 // sqNorm is Σ x_j² in index order (the composition's RowSum(Square(x))).
 func sqNorm(x []float64) float64 {
 	var s float64
@@ -92,14 +112,7 @@ func scaleMap(tp *autodiff.Tape, x, c *autodiff.Node, coef func(nrm, sc float64)
 		}
 	})
 	return tp.Custom(v, func(out *autodiff.Node) {
-		var gx *mat.Dense
-		if x.Needs() {
-			gx = x.GradAcc()
-		}
-		var pc []float64
-		if c.Needs() {
-			pc = make([]float64, r)
-		}
+		gx, pc := backGrads(x, c, r)
 		rows(tp, r, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				g, xr := out.Grad.RawRowView(i), x.Value.RawRowView(i)
@@ -206,10 +219,7 @@ func mobiusAdd(tp *autodiff.Tape, x, y, c *autodiff.Node) *autodiff.Node {
 		// summed in row order afterwards.
 		gxs, gxBuf := gradTarget(x, r, d)
 		gys, gyBuf := gradTarget(y, r, d)
-		var pc []float64
-		if c.Needs() {
-			pc = make([]float64, r)
-		}
+		pc := curvParts(c, r)
 		rows(tp, r, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				g, o := out.Grad.RawRowView(i), out.Value.RawRowView(i)
@@ -298,14 +308,7 @@ func distTail(tp *autodiff.Tape, z, c *autodiff.Node) *autodiff.Node {
 		}
 	})
 	return tp.Custom(v, func(out *autodiff.Node) {
-		var gz *mat.Dense
-		if z.Needs() {
-			gz = z.GradAcc()
-		}
-		var pc []float64
-		if c.Needs() {
-			pc = make([]float64, r)
-		}
+		gz, pc := backGrads(z, c, r)
 		rows(tp, r, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				nrm := nrms[i]

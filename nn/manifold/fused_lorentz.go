@@ -38,14 +38,8 @@ func lorentzExp0(tp *autodiff.Tape, v, c *autodiff.Node) *autodiff.Node {
 		}
 	})
 	return tp.Custom(out, func(o *autodiff.Node) {
-		var gv *mat.Dense
-		if v.Needs() {
-			gv = v.GradAcc()
-		}
-		var pc, pc2 []float64
-		if c.Needs() {
-			pc, pc2 = make([]float64, r), make([]float64, r)
-		}
+		gv, pc := backGrads(v, c, r)
+		pc2 := curvParts(c, r) // through √β in the exp factor
 		rows(tp, r, func(lo, hi int) {
 			y := make([]float64, d-1)
 			gy := make([]float64, d-1)
@@ -147,14 +141,7 @@ func lorentzLog0(tp *autodiff.Tape, x, c *autodiff.Node) *autodiff.Node {
 		}
 	})
 	return tp.Custom(out, func(o *autodiff.Node) {
-		var gx *mat.Dense
-		if x.Needs() {
-			gx = x.GradAcc()
-		}
-		var pc []float64
-		if c.Needs() {
-			pc = make([]float64, r)
-		}
+		gx, pc := backGrads(x, c, r)
 		rows(tp, r, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				g, xr := o.Grad.RawRowView(i)[1:], x.Value.RawRowView(i)
@@ -202,14 +189,7 @@ func lorentzCentroid(tp *autodiff.Tape, s, c *autodiff.Node) *autodiff.Node {
 		}
 	})
 	return tp.Custom(out, func(o *autodiff.Node) {
-		var gsN *mat.Dense
-		if s.Needs() {
-			gsN = s.GradAcc()
-		}
-		var pc []float64
-		if c.Needs() {
-			pc = make([]float64, r)
-		}
+		gsN, pc := backGrads(s, c, r)
 		rows(tp, r, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				g, sr := o.Grad.RawRowView(i), s.Value.RawRowView(i)
