@@ -58,7 +58,7 @@ func lorentzExp0(tp *autodiff.Tape, v, c *autodiff.Node) *autodiff.Node {
 					gs += gzj * y[j]
 				}
 				if ny > 1000 {
-					gny := gs * (-1000 / ((ny + 1e-7) * (ny + 1e-7)))
+					gny := gs * renormGrad(ny, 0)
 					if ny > 0 {
 						for j := range y {
 							gy[j] += gny * y[j] / ny
@@ -120,6 +120,15 @@ func renorm(v float64) float64 {
 		return 1000 / (v + 1e-7)
 	}
 	return 1
+}
+
+// renormGrad is renorm's derivative in the row norm v (the second argument,
+// renorm's value, is unused: the signature is autodiff.Tape.Map's).
+func renormGrad(v, _ float64) float64 {
+	if v > 1000 {
+		return -1000 / ((v + 1e-7) * (v + 1e-7))
+	}
+	return 0
 }
 
 // lorentzLog0 is Lorentz.LogMap0: (0, y·√β·arcosh(x₀/√β + 1e−8)/√(‖y‖² + 1e−8)).

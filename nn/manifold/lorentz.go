@@ -28,17 +28,7 @@ func (Lorentz) Normalize(tp *autodiff.Tape, x, c *autodiff.Node) *autodiff.Node 
 	n := tp.RowNorm(y)
 	// renorm(p=2, maxnorm=1000): rows above 1000 scaled to 1000 (PyTorch
 	// scales by maxnorm/(norm + 1e−7)).
-	scale := tp.Map(n, func(v float64) float64 {
-		if v > 1000 {
-			return 1000 / (v + 1e-7)
-		}
-		return 1
-	}, func(v, _ float64) float64 {
-		if v > 1000 {
-			return -1000 / ((v + 1e-7) * (v + 1e-7))
-		}
-		return 0
-	})
+	scale := tp.Map(n, renorm, renormGrad)
 	y = tp.MulB(y, scale)
 	x0 := tp.Sqrt(tp.AddB(c, rowSq(tp, y)))
 	return tp.ConcatCols(x0, y)
@@ -93,19 +83,9 @@ func (m Lorentz) SqDist(tp *autodiff.Tape, x, y, c *autodiff.Node) *autodiff.Nod
 // materialising X densely.
 func (m Lorentz) SparseTangent(tp *autodiff.Tape, norms, c *autodiff.Node) *autodiff.Node {
 	sq := tp.Square(norms)
-	e := expScale(tp, sq, c)                  // space part after exp0: e·X
-	en := tp.MulB(e, norms)                   // its norm
-	r := tp.Map(en, func(v float64) float64 { // renorm to 1000
-		if v > 1000 {
-			return 1000 / (v + 1e-7)
-		}
-		return 1
-	}, func(v, _ float64) float64 {
-		if v > 1000 {
-			return -1000 / ((v + 1e-7) * (v + 1e-7))
-		}
-		return 0
-	})
+	e := expScale(tp, sq, c)            // space part after exp0: e·X
+	en := tp.MulB(e, norms)             // its norm
+	r := tp.Map(en, renorm, renormGrad) // renorm to 1000
 	s1 := tp.MulB(e, r)
 	ysq := tp.Square(tp.MulB(s1, norms))
 	x0 := tp.Sqrt(tp.AddB(c, ysq))
