@@ -314,70 +314,22 @@ func TestGATHeadsEqualsPrevious(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	prev := func(tp *Tape, ag *AttnGraph, h *Node, as, ad []*Node, drop float64, drng *rand.Rand, mean bool) *Node {
+		return tp.gatHeadsPrev(ag, h, as, ad, 0.2, drop, drng, mean)
+	}
 	for _, c := range []struct {
-		name     string
-		ag       *AttnGraph
-		heads, c int
-		drop     float64
-		mean     bool
+		ag *AttnGraph
+		gatCase
 	}{
-		{"gat-layer1", hole, 8, 8, 0.6, false},
-		{"gat-layer2", hole, 8, 3, 0.6, true},
-		{"wide", hole, 3, 19, 0.5, false},
-		{"wide-mean", hole, 2, 17, 0, true},
-		{"one-head", hole, 1, 8, 0, false},
-		{"one-head-mean", hole, 1, 5, 0.3, true},
-		{"no-dropout", hole, 8, 8, 0, false},
-		{"no-edges", empty, 2, 8, 0.6, false},
+		{hole, gatCase{"gat-layer1", 8, 8, 0.6, false}},
+		{hole, gatCase{"gat-layer2", 8, 3, 0.6, true}},
+		{hole, gatCase{"wide", 3, 19, 0.5, false}},
+		{hole, gatCase{"wide-mean", 2, 17, 0, true}},
+		{hole, gatCase{"one-head", 1, 8, 0, false}},
+		{hole, gatCase{"one-head-mean", 1, 5, 0.3, true}},
+		{hole, gatCase{"no-dropout", 8, 8, 0, false}},
+		{empty, gatCase{"no-edges", 2, 8, 0.6, false}},
 	} {
-		params := gatParams(rng, n, c.heads, c.c)
-		for i, raw := 0, params[0].RawMatrix().Data; i < len(raw); i += 5 {
-			raw[i] = 0
-		}
-		width := c.heads * c.c
-		if c.mean {
-			width = c.c
-		}
-		r := randDense(rng, n, width)
-		rh := randDense(rng, n, c.heads*c.c)
-		run := func(prev bool, workers int) ([]*mat.Dense, *mat.Dense, uint64) {
-			tp := New(workers)
-			nodes := make([]*Node, len(params))
-			for i, p := range params {
-				nodes[i] = tp.Param(p)
-			}
-			h, as, ad := split(nodes, c.heads)
-			drng := rand.New(rand.NewPCG(4, 4))
-			var out *Node
-			if prev {
-				out = tp.gatHeadsPrev(c.ag, h, as, ad, 0.2, c.drop, drng, c.mean)
-			} else {
-				out = tp.GATHeads(c.ag, h, as, ad, 0.2, c.drop, drng, c.mean)
-			}
-			loss := tp.Add(project(tp, out, r), project(tp, h, rh))
-			if err := tp.Backward(loss); err != nil {
-				t.Fatal(err)
-			}
-			grads := make([]*mat.Dense, len(nodes))
-			for i, nd := range nodes {
-				grads[i] = nd.Grad
-			}
-			return grads, out.Value, drng.Uint64()
-		}
-		wantG, wantV, wantNext := run(true, 1)
-		for _, workers := range []int{1, 2, 3} {
-			gotG, gotV, gotNext := run(false, workers)
-			if !bitsEqual(gotV, wantV) {
-				t.Errorf("%s, %d workers: values differ from the previous implementation's", c.name, workers)
-			}
-			for i := range wantG {
-				if !bitsEqual(gotG[i], wantG[i]) {
-					t.Errorf("%s, %d workers: gradient of parameter %d differs from the previous implementation's", c.name, workers, i)
-				}
-			}
-			if gotNext != wantNext {
-				t.Errorf("%s, %d workers: the draws after the masks differ (%d, previously %d)", c.name, workers, gotNext, wantNext)
-			}
-		}
+		checkGATHeadsBits(t, rng, c.ag, c.gatCase, 5, 4, prev, "the previous implementation's", 1, 2, 3)
 	}
 }

@@ -87,71 +87,95 @@ func TestGATHeadsGradients(t *testing.T) {
 	}
 }
 
+// gatCase is one shape of the multi-head attention operation the
+// bit-identity comparisons run.
+type gatCase struct {
+	name     string
+	heads, c int
+	drop     float64
+	mean     bool
+}
+
+// gatHeadsImpl is an implementation of GATHeads' operation (slope 0.2) as
+// the bit-identity comparisons call it.
+type gatHeadsImpl func(tp *Tape, ag *AttnGraph, h *Node, aSrc, aDst []*Node, drop float64, rng *rand.Rand, mean bool) *Node
+
+// checkGATHeadsBits runs GATHeads on each worker count and ref on one
+// worker with the same parameters (every zeroEvery-th entry of h an exact
+// zero, which gonum's product skips), the same mask seed and a loss that
+// projects the output and h (so h's gradient has a second consumer), and
+// fails unless values, every gradient and the draws left agree bit for bit.
+func checkGATHeadsBits(t *testing.T, rng *rand.Rand, ag *AttnGraph, c gatCase, zeroEvery int, maskSeed uint64, ref gatHeadsImpl, refName string, workers ...int) {
+	t.Helper()
+	n := ag.G.Rows
+	params := gatParams(rng, n, c.heads, c.c)
+	for i, raw := 0, params[0].RawMatrix().Data; i < len(raw); i += zeroEvery {
+		raw[i] = 0
+	}
+	width := c.heads * c.c
+	if c.mean {
+		width = c.c
+	}
+	r := randDense(rng, n, width)
+	rh := randDense(rng, n, c.heads*c.c)
+	fused := func(tp *Tape, ag *AttnGraph, h *Node, as, ad []*Node, drop float64, drng *rand.Rand, mean bool) *Node {
+		return tp.GATHeads(ag, h, as, ad, 0.2, drop, drng, mean)
+	}
+	run := func(impl gatHeadsImpl, workers int) ([]*mat.Dense, *mat.Dense, uint64) {
+		tp := New(workers)
+		nodes := make([]*Node, len(params))
+		for i, p := range params {
+			nodes[i] = tp.Param(p)
+		}
+		h, as, ad := split(nodes, c.heads)
+		drng := rand.New(rand.NewPCG(maskSeed, maskSeed))
+		out := impl(tp, ag, h, as, ad, c.drop, drng, c.mean)
+		if err := tp.Backward(tp.Add(project(tp, out, r), project(tp, h, rh))); err != nil {
+			t.Fatal(err)
+		}
+		grads := make([]*mat.Dense, len(nodes))
+		for i, nd := range nodes {
+			grads[i] = nd.Grad
+		}
+		return grads, out.Value, drng.Uint64()
+	}
+	wantG, wantV, wantNext := run(ref, 1)
+	for _, w := range workers {
+		gotG, gotV, gotNext := run(fused, w)
+		if !bitsEqual(gotV, wantV) {
+			t.Errorf("%s, %d workers: values differ from %s", c.name, w, refName)
+		}
+		for i := range wantG {
+			if !bitsEqual(gotG[i], wantG[i]) {
+				t.Errorf("%s, %d workers: gradient of parameter %d differs from %s", c.name, w, i, refName)
+			}
+		}
+		if gotNext != wantNext {
+			t.Errorf("%s, %d workers: the draws after the masks differ (%d, %s %d)", c.name, w, gotNext, refName, wantNext)
+		}
+	}
+}
+
 // TestGATHeadsEqualsChain compares GATHeads with the per-head chain bit
 // for bit: values, every gradient (with other consumers of h adding to
 // its gradient too), and the random draws left, for 1 and 3 workers.
 func TestGATHeadsEqualsChain(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	n := 700 // several row blocks
-	ag, err := NewAttnGraph(holeGraph(rng, n, 6, 5))
+	ag, err := NewAttnGraph(holeGraph(rng, 700, 6, 5)) // several row blocks
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		heads, c int
-		drop     float64
-		mean     bool
-	}{{3, 4, 0.6, false}, {2, 3, 0.6, true}, {1, 5, 0.5, true}, {4, 2, 0, false}, {2, 3, 0, true}} {
-		params := gatParams(rng, n, c.heads, c.c)
-		// Some exact zeros in h (which gonum's product skips).
-		for i, raw := 0, params[0].RawMatrix().Data; i < len(raw); i += 7 {
-			raw[i] = 0
-		}
-		width := c.heads * c.c
-		if c.mean {
-			width = c.c
-		}
-		r := randDense(rng, n, width)
-		rh := randDense(rng, n, c.heads*c.c)
-		run := func(fused bool, workers int) ([]*mat.Dense, *mat.Dense, uint64) {
-			tp := New(workers)
-			nodes := make([]*Node, len(params))
-			for i, p := range params {
-				nodes[i] = tp.Param(p)
-			}
-			h, as, ad := split(nodes, c.heads)
-			drng := rand.New(rand.NewPCG(3, 3))
-			var out *Node
-			if fused {
-				out = tp.GATHeads(ag, h, as, ad, 0.2, c.drop, drng, c.mean)
-			} else {
-				out = gatChain(tp, ag.G, h, as, ad, 0.2, c.drop, drng, c.mean)
-			}
-			loss := tp.Add(project(tp, out, r), project(tp, h, rh))
-			if err := tp.Backward(loss); err != nil {
-				t.Fatal(err)
-			}
-			grads := make([]*mat.Dense, len(nodes))
-			for i, nd := range nodes {
-				grads[i] = nd.Grad
-			}
-			return grads, out.Value, drng.Uint64()
-		}
-		wantG, wantV, wantNext := run(false, 1)
-		for _, workers := range []int{1, 3} {
-			gotG, gotV, gotNext := run(true, workers)
-			if !bitsEqual(gotV, wantV) {
-				t.Errorf("%+v, %d workers: values differ from the chain's", c, workers)
-			}
-			for i := range wantG {
-				if !bitsEqual(gotG[i], wantG[i]) {
-					t.Errorf("%+v, %d workers: gradient of parameter %d differs from the chain's", c, workers, i)
-				}
-			}
-			if gotNext != wantNext {
-				t.Errorf("%+v, %d workers: the draws after the masks differ (%d, chain %d)", c, workers, gotNext, wantNext)
-			}
-		}
+	chain := func(tp *Tape, ag *AttnGraph, h *Node, as, ad []*Node, drop float64, drng *rand.Rand, mean bool) *Node {
+		return gatChain(tp, ag.G, h, as, ad, 0.2, drop, drng, mean)
+	}
+	for _, c := range []gatCase{
+		{"3×4", 3, 4, 0.6, false},
+		{"2×3-mean", 2, 3, 0.6, true},
+		{"1×5-mean", 1, 5, 0.5, true},
+		{"4×2-no-dropout", 4, 2, 0, false},
+		{"2×3-mean-no-dropout", 2, 3, 0, true},
+	} {
+		checkGATHeadsBits(t, rng, ag, c, 7, 3, chain, "the chain's", 1, 3)
 	}
 }
 
