@@ -450,11 +450,15 @@ func (s *scheduler) done(ctx context.Context, d execDone) {
 // worker slots; it is tried again later (it is then usually cached).
 func (s *scheduler) busy(es *execStep) {
 	es.started = false
+	first := es.busyWait == 0
 	es.busyWait = nextBusyWait(es.busyWait)
 	es.retryAt = time.Now().Add(es.busyWait)
 	s.wait = append(s.wait, es)
-	s.obs.Event(Event{Kind: EventProgress, Time: time.Now(), Address: es.Instance.Address,
-		Msg: "another process is computing it; running other stages meanwhile"})
+	if first {
+		// Once: the retries are silent, as their starts are.
+		s.obs.Event(Event{Kind: EventWait, Time: time.Now(), Address: es.Instance.Address,
+			Msg: "another process is computing it; running other stages meanwhile"})
+	}
 }
 
 // nextBusyWait doubles a busy stage's retry interval within

@@ -540,6 +540,19 @@ func TestLogProgressLines(t *testing.T) {
 			t.Errorf("log output lacks %q:\n%s", want, got)
 		}
 	}
+	// A stage another process computes: a waiting line, once, at Normal.
+	buf.Reset()
+	wait := runner.Event{Kind: runner.EventWait, Address: "train.x", Msg: "another process is computing it"}
+	lp.Event(wait)
+	if got, want := buf.String(), "12:00:01 waiting  train.x  (another process is computing it)\n"; got != want {
+		t.Errorf("waiting line %q, want %q", got, want)
+	}
+	buf.Reset()
+	quiet := runner.NewLogProgress(&buf, runner.Quiet)
+	quiet.Event(wait)
+	if buf.Len() != 0 {
+		t.Errorf("quiet output has a waiting line: %q", buf.String())
+	}
 	buf.Reset()
 	q := runner.NewLogProgress(&buf, runner.Quiet)
 	execRun(t, p, executortest.NewMemStore(), runner.RunOptions{Jobs: 1, KeepGoing: true, Observer: q})

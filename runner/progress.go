@@ -20,6 +20,7 @@ const (
 	EventLog                       // a running stage wrote a log line
 	EventDone                      // a stage finished (any status, including cached and skipped)
 	EventPlan                      // before anything runs: Total = the run's number of stages
+	EventWait                      // a started stage's key is being computed by another process: it waits outside the worker slots (once per stage)
 )
 
 // Event is one thing that happened during a run.
@@ -32,7 +33,7 @@ type Event struct {
 	Duration time.Duration // EventDone
 	Done     int           // EventProgress
 	Total    int           // EventProgress (0 = unknown); EventPlan: stages in the run
-	Msg      string        // EventProgress: the stage's message; EventLog: the line
+	Msg      string        // EventProgress: the stage's message; EventLog: the line; EventWait: why it waits
 	Err      error         // EventDone of a failed stage
 	MemMB    int64         // EventStart: the memory the budget counts for the stage (MiB; 0 none)
 }
@@ -63,6 +64,13 @@ const (
 //	12:00:01 cached   dataset.cora
 //	12:00:01 start    train.cora["3"]
 //	12:00:02 ran      train.cora["3"]  1.2s
+//
+// A stage whose key another process is computing gets a waiting line after
+// its start line, and later its cached line (the other process's outputs):
+//
+//	12:00:01 start    train.cora["4"]
+//	12:00:01 waiting  train.cora["4"]  (another process is computing it; …)
+//	12:00:09 cached   train.cora["4"]
 //
 // Stages canceled by Ctrl-C get no line each: the run's summary counts them.
 type LogProgress struct {
@@ -99,6 +107,10 @@ func (p *LogProgress) Event(e Event) {
 			fmt.Fprintf(p.w, "%s start    %s  (%s)\n", p.stamp(e.Time), e.Address, e.Reason)
 		} else if p.level >= Normal {
 			fmt.Fprintf(p.w, "%s start    %s\n", p.stamp(e.Time), e.Address)
+		}
+	case EventWait:
+		if p.level >= Normal {
+			fmt.Fprintf(p.w, "%s waiting  %s  (%s)\n", p.stamp(e.Time), e.Address, e.Msg)
 		}
 	case EventDone:
 		if e.Status == StatusCanceled || p.level < Normal && e.Status != StatusFailed {
@@ -230,7 +242,7 @@ func (p *TermProgress) Event(e Event) {
 		}
 		p.running[e.Address] = &termLine{start: e.Time}
 		p.redraw(false)
-	case EventProgress:
+	case EventProgress, EventWait:
 		if l, ok := p.running[e.Address]; ok {
 			l.done, l.total, l.msg = e.Done, e.Total, e.Msg
 		}

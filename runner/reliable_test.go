@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -156,11 +157,13 @@ func TestTwoRunsShareWork(t *testing.T) {
 	results := make([]*runner.RunResult, 2)
 	errs := make([]error, 2)
 	start := time.Now()
+	logs := make([]*syncWriter, 2)
 	for i, s := range []*cache.Cache{c, other} {
+		logs[i] = &syncWriter{w: &bytes.Buffer{}}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = runner.Run(context.Background(), p, s, runner.RunOptions{Jobs: 2})
+			results[i], errs[i] = runner.Run(context.Background(), p, s, runner.RunOptions{Jobs: 2, Observer: runner.NewLogProgress(logs[i], runner.Normal)})
 		}()
 	}
 	wg.Wait()
@@ -191,7 +194,29 @@ func TestTwoRunsShareWork(t *testing.T) {
 			t.Errorf("%s computed %d times, want once", st.Address, ran[st.Address])
 		}
 	}
-	t.Logf("two runs of 8 × 150 ms stages at -j 2 each: %v (one run alone: about 600 ms of sleeping)", wall)
+	// The log says which stages waited for the other run: each such stage
+	// has one waiting line, after its start line, and ends cached there.
+	waited := 0
+	for i, r := range results {
+		log := logs[i].w.(*bytes.Buffer).String()
+		for _, st := range r.Stages {
+			n := strings.Count(log, " waiting  "+st.Address+"  (another process is computing it")
+			if n == 0 {
+				continue
+			}
+			waited++
+			if n != 1 || st.Status != runner.StatusCached ||
+				strings.Index(log, " start    "+st.Address+"\n") > strings.Index(log, " waiting  "+st.Address) {
+				t.Errorf("run %d: %s waited %d times and ended %s; log:\n%s", i, st.Address, n, st.Status, log)
+			}
+		}
+	}
+	if waited == 0 {
+		// Both runs computed sleeping stages, so they overlapped, and a run
+		// meets the stages the other holds before it finds free ones.
+		t.Errorf("no waiting line in either log:\n%s\n%s", logs[0].w, logs[1].w)
+	}
+	t.Logf("two runs of 8 × 150 ms stages at -j 2 each: %v (one run alone: about 600 ms of sleeping); %d stages waited for the other run", wall, waited)
 }
 
 // concurrency records the most stages running at once.
