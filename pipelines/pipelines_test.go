@@ -187,6 +187,37 @@ func TestTable1HyperParameters(t *testing.T) {
 	}
 }
 
+// TestTable1HyLaGCNSwitch: -var hyla_gcn=false leaves out the HyLa-GCN
+// rows (their samples, runs and tables) and nothing else, so with
+// baselines off what is left is the 5 × 3 × 10 table of the performance
+// budget; the default has the 50 runs at table1's addresses.
+func TestTable1HyLaGCNSwitch(t *testing.T) {
+	count := func(p *runner.Pipeline) (hylaGCN, other int, runs map[string]bool) {
+		runs = map[string]bool{}
+		for _, inst := range p.Instances {
+			if inst.Type.Name == "hyla_gcn" || strings.Contains(inst.Block, "hylagcn") || inst.Block == "sample.hyla_gcn" {
+				hylaGCN++
+			} else {
+				other++
+			}
+			if inst.Type.Name == "hyla_gcn" {
+				runs[inst.Address] = true
+			}
+		}
+		return hylaGCN, other, runs
+	}
+	on := load(t, "table1.hcl", map[string]string{"baselines": "off", "reddit": "off"})
+	off := load(t, "table1.hcl", map[string]string{"baselines": "off", "reddit": "off", "hyla_gcn": "false"})
+	onN, onOther, runs := count(on)
+	offN, offOther, _ := count(off)
+	if onN != 50+50+2 || offN != 0 || onOther != offOther {
+		t.Errorf("HyLa-GCN stages %d on, %d off (want 102, 0); the others %d and %d (want equal)", onN, offN, onOther, offOther)
+	}
+	if len(runs) != 50 || !runs[`hyla_gcn.hgcn["dataset=airport,seed=0"]`] || !runs[`hyla_gcn.planetoid["dataset=cora,seed=9"]`] {
+		t.Errorf("%d hyla_gcn runs, want 50 with table1's addresses", len(runs))
+	}
+}
+
 // Table 1's SGC on Airport trains on HGCN's augmented features (the
 // normalised features, then the degree one-hot and the constant column);
 // Disease's SGC and every HyLa/RFF cell do not go through augment.
@@ -429,7 +460,7 @@ func TestTable1Smoke(t *testing.T) {
 	}
 	// HyLa-GCN (no paper value) has its five cells too.
 	hg := map[string]int{}
-	for _, cell := range evaluateTable(t, c, res, "evaluate.table1_hylagcn") {
+	for _, cell := range evaluateTable(t, c, res, `evaluate.table1_hylagcn["on"]`) {
 		hg[cell.Dataset+"/"+cell.Model] = cell.Runs
 	}
 	for _, ds := range []string{"disease", "airport", "pubmed", "citeseer", "cora"} {
