@@ -23,11 +23,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hylaflow/hylaflow/internal/cputime"
-
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/hyla"
+	"github.com/hylaflow/hylaflow/internal/cputime"
 	"github.com/hylaflow/hylaflow/openblas" // selects OpenBLAS for blas64 in builds with -tags openblas
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/registry"
@@ -545,8 +544,8 @@ func Run(ctx context.Context, cells []Cell, opts Options) ([]Result, float64, er
 				res.Total += ph.Load + ph.Normalize + ph.Split + ph.Precompute
 			}
 			res.PeakRSS = PeakRSS()
-			res.CPU = cputime.Process().Seconds() - cpu0
-			cpu0 = cputime.Process().Seconds()
+			now := cputime.Process().Seconds()
+			res.CPU, cpu0 = now-cpu0, now
 			results = append(results, res)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/internal/cputime"
-
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/internal/cputime"
-
 	"github.com/hylaflow/hylaflow/sparse"
 )
 

@@ -108,18 +108,13 @@ func (t *Tape) floatsFull(n int) []float64 {
 	if !t.recycling {
 		return make([]float64, n)
 	}
-	if l := t.free[n]; len(l) > 0 {
-		b := l[len(l)-1]
-		t.free[n] = l[:len(l)-1]
-		t.owned = append(t.owned, b)
-		if poisonFull {
-			for k := range b {
-				b[k] = math.NaN()
-			}
+	b, reused := takeFull(n, t.free, &t.owned)
+	if reused && poisonFull {
+		for k := range b {
+			b[k] = math.NaN()
 		}
-		return b
 	}
-	return take(n, t.free, &t.owned)
+	return b
 }
 
 // poisonFull makes floatsFull fill the buffers it reuses with NaNs, so that
@@ -148,16 +143,24 @@ func (t *Tape) int32s(n int) []int32 {
 // take returns a zeroed buffer of length n from free (else new memory) and
 // adds it to owned.
 func take[E any](n int, free map[int][][]E, owned *[][]E) []E {
-	var b []E
-	if l := free[n]; len(l) > 0 {
-		b = l[len(l)-1]
-		free[n] = l[:len(l)-1]
+	b, reused := takeFull(n, free, owned)
+	if reused {
 		clear(b)
+	}
+	return b
+}
+
+// takeFull is take without the clearing: a buffer from free as it was left
+// (reused true) or new zeroed memory, added to owned.
+func takeFull[E any](n int, free map[int][][]E, owned *[][]E) (b []E, reused bool) {
+	if l := free[n]; len(l) > 0 {
+		b, reused = l[len(l)-1], true
+		free[n] = l[:len(l)-1]
 	} else {
 		b = make([]E, n)
 	}
 	*owned = append(*owned, b)
-	return b
+	return b, reused
 }
 
 // giveBack moves every buffer of owned to free, by length.

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hylaflow/hylaflow/internal/cputime"
-
 	"github.com/hylaflow/hylaflow/hyla"
+	"github.com/hylaflow/hylaflow/internal/cputime"
 	"github.com/hylaflow/hylaflow/sparse"
 )
 

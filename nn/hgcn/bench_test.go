@@ -10,9 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/internal/cputime"
-
 	"github.com/hylaflow/hylaflow/datasets/planetoid"
+	"github.com/hylaflow/hylaflow/internal/cputime"
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/sparse"
 )
