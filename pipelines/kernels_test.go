@@ -12,7 +12,7 @@ import (
 	"github.com/hylaflow/hylaflow/internal/vec"
 )
 
-var updateKernels = flag.Bool("update", false, "rewrite testdata/kernels.golden")
+var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata/ (kernels.golden, keys.golden) of the tests that run")
 
 // TestKernelDigests runs testdata/kernels.hcl (HyLa-SGC and RFF-SGC on
 // Cora, node-level HyLa on Airport: every vector kernel, its scalar
@@ -41,7 +41,7 @@ func TestKernelDigests(t *testing.T) {
 	sort.Strings(lines)
 	got := strings.Join(lines, "\n") + "\n"
 	golden := filepath.Join("testdata", "kernels.golden")
-	if *updateKernels {
+	if *updateGolden {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

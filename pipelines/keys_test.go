@@ -1,0 +1,194 @@
+package pipelines_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/stages"
+)
+
+// keyCases are the -var combinations of table1.hcl and table2.hcl that the
+// pipelines' headers, the docs, the tests and CI (.ci/reduced.sh) use.
+var keyCases = []struct {
+	file string
+	vars []string // NAME=VALUE, as -var takes them
+}{
+	{"table1.hcl", nil},
+	{"table1.hcl", []string{"hyperparameters=appendix"}},
+	{"table1.hcl", []string{"hyperparameters=json50d"}},
+	{"table1.hcl", []string{"hyperparameters=grid"}},
+	{"table1.hcl", []string{"hyperparameters=validated"}},
+	{"table1.hcl", []string{"seeds=[0,1]", "epochs=5"}},
+	{"table1.hcl", []string{"seeds=[0,1]", "epochs=10"}},
+	{"table1.hcl", []string{"seeds=[0]", "epochs=2", "reddit=off"}},
+	{"table1.hcl", []string{"reddit=off"}},
+	{"table1.hcl", []string{"reddit=files"}},
+	{"table1.hcl", []string{"baselines=long"}},
+	{"table1.hcl", []string{"baselines=off"}},
+	{"table1.hcl", []string{"hyla_gcn=false"}},
+	{"table1.hcl", []string{"baselines=off", "hyla_gcn=false", "reddit=off"}},
+	{"table1.hcl", []string{"airport_split=disjoint", "seeds=[0,1]"}},
+	{"table1.hcl", []string{"baselines=long", "seeds=[0,1]", "epochs=10", "hyperparameters=validated"}},
+	{"table2.hcl", nil},
+	{"table2.hcl", []string{"seeds=[0,1]", "epochs=20"}},
+	{"table2.hcl", []string{"seeds=[0]", "epochs=2", `datasets=["r8"]`}},
+	{"table2.hcl", []string{`datasets=["r8","mr","ohsumed"]`, "seeds=[0]"}},
+	{"table2.hcl", []string{`datasets=["r8"]`, "seeds=[1]", `settings=["transductive"]`}},
+	{"table2.hcl", []string{`settings=["inductive"]`}},
+	{"table2.hcl", []string{"baselines=off"}},
+	{"table2.hcl", []string{"hyperparameters=json"}},
+	{"table2.hcl", []string{"hyperparameters=validated", "baselines=off"}},
+}
+
+// keyRegistry is the stage library with what does not come from the
+// pipeline file taken out of the keys: every type's Version is one constant
+// and no type fingerprints its outside data (a stage version bump or a
+// changed data file changes the real keys, not the pipelines), and
+// dataset_present says false (the Reddit files are absent, as on CI).
+func keyRegistry(t *testing.T) *registry.Registry {
+	t.Helper()
+	def := stages.Default()
+	r := registry.New()
+	for _, name := range def.Names() {
+		typ, _ := def.Lookup(name)
+		c := *typ
+		c.Version, c.Fingerprint = "pinned", nil
+		if err := r.Register(&c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range def.Functions() {
+		if f.Name == "dataset_present" {
+			f.Make = func(string) function.Function {
+				return function.New(&function.Spec{
+					Params:   []function.Parameter{{Name: "name", Type: cty.String}},
+					VarParam: &function.Parameter{Name: "root", Type: cty.String},
+					Type:     function.StaticReturnType(cty.Bool),
+					Impl: func([]cty.Value, cty.Type) (cty.Value, error) {
+						return cty.False, nil
+					},
+				})
+			}
+		}
+		if err := r.AddFunction(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// TestTableKeys pins the cache key of every stage instance of table1.hcl and
+// table2.hcl, under every -var combination of keyCases, to
+// testdata/keys.golden: a rewrite of the pipelines (matrix for setproduct
+// maps, new variables) must give the same address → key map, so that it
+// reuses every cached artifact. The keys leave out the stage versions and
+// the data fingerprints (keyRegistry): those change with the stage code
+// and the data, not with the pipeline text. A deliberate change of a
+// pipeline's stages or of a parameter schema rewrites the golden file with
+// `go test ./pipelines -run TestTableKeys -update`; its diff shows which
+// instances the change touches.
+func TestTableKeys(t *testing.T) {
+	reg := keyRegistry(t)
+	// pairs: "address key" → the cases (indexes into keyCases) that plan it.
+	pairs := map[string][]int{}
+	var out strings.Builder
+	for i, kc := range keyCases {
+		vars := map[string]string{}
+		for _, v := range kc.vars {
+			name, value, _ := strings.Cut(v, "=")
+			vars[name] = value
+		}
+		p, diags := runner.Load(reg, kc.file, runner.LoadOptions{Vars: vars})
+		if diags.HasErrors() {
+			t.Fatalf("%s %v: %s", kc.file, kc.vars, diags.Error())
+		}
+		plan, err := runner.MakePlan(p, nil, runner.PlanOptions{})
+		if err != nil {
+			t.Fatalf("%s %v: %v", kc.file, kc.vars, err)
+		}
+		for _, s := range plan.Steps {
+			pair := s.Instance.Address + " " + s.Key()[:16]
+			pairs[pair] = append(pairs[pair], i)
+		}
+		fmt.Fprintf(&out, "# case %d: %s %s (%d instances)\n", i, kc.file, strings.Join(kc.vars, " "), len(plan.Steps))
+	}
+	lines := make([]string, 0, len(pairs))
+	for pair, cases := range pairs {
+		lines = append(lines, pair+" "+caseRanges(cases))
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		out.WriteString(l + "\n")
+	}
+	got := out.String()
+	golden := filepath.Join("testdata", "keys.golden")
+	if *updateGolden {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", golden)
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("the instances or keys of table1.hcl/table2.hcl differ from %s:\n%s", golden, lineDiff(string(want), got))
+	}
+}
+
+// caseRanges writes ascending case numbers as ranges: 0-4,7,9-10.
+func caseRanges(cases []int) string {
+	var parts []string
+	for i := 0; i < len(cases); {
+		j := i
+		for j+1 < len(cases) && cases[j+1] == cases[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, fmt.Sprint(cases[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", cases[i], cases[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+// lineDiff lists the lines only in want (-) and only in got (+), at most
+// 40 of them.
+func lineDiff(want, got string) string {
+	inWant, inGot := map[string]bool{}, map[string]bool{}
+	for _, l := range strings.Split(want, "\n") {
+		inWant[l] = true
+	}
+	for _, l := range strings.Split(got, "\n") {
+		inGot[l] = true
+	}
+	var diff []string
+	for l := range inWant {
+		if !inGot[l] {
+			diff = append(diff, "- "+l)
+		}
+	}
+	for l := range inGot {
+		if !inWant[l] {
+			diff = append(diff, "+ "+l)
+		}
+	}
+	sort.Strings(diff)
+	if len(diff) > 40 {
+		diff = append(diff[:40], fmt.Sprintf("… and %d more", len(diff)-40))
+	}
+	return strings.Join(diff, "\n")
+}
