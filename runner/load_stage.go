@@ -262,7 +262,10 @@ func expandForEach(val cty.Value) ([]string, []cty.Value, error) {
 
 // expandMatrix turns an object of lists into their cross product: keys
 // "a=1,b=x" (dimensions in name order, the first varying slowest) and
-// each.value objects {a = 1, b = "x"}.
+// each.value objects {a = 1, b = "x"}. An empty dimension gives no
+// instances, as an empty for_each does: that is how a pipeline switches a
+// sweep off (matrix = { dataset = var.on ? local.all : [], seed = var.seeds }).
+// Every dimension is checked all the same.
 func expandMatrix(val cty.Value) ([]string, []cty.Value, error) {
 	ty := val.Type()
 	if !ty.IsObjectType() && !ty.IsMapType() {
@@ -282,6 +285,9 @@ func expandMatrix(val cty.Value) ([]string, []cty.Value, error) {
 		if !vt.IsListType() && !vt.IsTupleType() && !vt.IsSetType() {
 			return nil, nil, fmt.Errorf("matrix dimension %q must be a list; got %s", name, vt.FriendlyName())
 		}
+		if v.IsNull() {
+			return nil, nil, fmt.Errorf("matrix dimension %q is null; an empty list [] gives no instances", name)
+		}
 		dm := dim{name: name}
 		seen := map[string]bool{}
 		for e := v.ElementIterator(); e.Next(); {
@@ -296,17 +302,17 @@ func expandMatrix(val cty.Value) ([]string, []cty.Value, error) {
 			seen[ks] = true
 			dm.keys, dm.vals = append(dm.keys, ks), append(dm.vals, ev)
 		}
-		if len(dm.keys) == 0 {
-			return nil, nil, fmt.Errorf("matrix dimension %q is empty", name)
-		}
-		total *= len(dm.keys)
-		if total > maxInstances {
-			return nil, nil, fmt.Errorf("matrix expands to more than %d instances", maxInstances)
-		}
+		total = min(total*len(dm.keys), maxInstances+1) // saturated: an empty dimension after a large one still gives 0
 		dims = append(dims, dm)
 	}
 	if len(dims) == 0 {
 		return nil, nil, fmt.Errorf("matrix has no dimensions")
+	}
+	switch {
+	case total == 0:
+		return nil, nil, nil
+	case total > maxInstances:
+		return nil, nil, fmt.Errorf("matrix expands to more than %d instances", maxInstances)
 	}
 	keys := make([]string, 0, total)
 	vals := make([]cty.Value, 0, total)

@@ -65,6 +65,10 @@ func TestLoadExpansion(t *testing.T) {
 			[]string{"dataset=cora,seed=1", "dataset=cora,seed=0", "dataset=pubmed,seed=1", "dataset=pubmed,seed=0"},
 			[]string{"cora/1", "cora/0", "pubmed/1", "pubmed/0"}},
 		{"empty for_each gives no instances", `for_each = []`, `name = "x"`, nil, nil},
+		{"matrix with an empty dimension gives no instances", "matrix = {\n seed = [0, 1]\n dataset = []\n}", `name = "x"`, nil, nil},
+		{"matrix switched off by a condition", "matrix = {\n seed = [0, 1]\n dataset = 1 > 2 ? [\"cora\"] : []\n}", `name = each.value.dataset`, nil, nil},
+		{"matrix switched on by a condition", "matrix = {\n seed = [0]\n dataset = 1 < 2 ? [\"cora\"] : []\n}", `name = each.value.dataset`,
+			[]string{"dataset=cora,seed=0"}, []string{"cora"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

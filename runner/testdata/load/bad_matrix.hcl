@@ -1,6 +1,21 @@
+# An empty dimension gives no instances, but the other dimensions are
+# still checked.
 stage "source" "empty" {
   matrix = {
     a = []
+    b = "x"
+  }
+  name = "x"
+}
+
+variable "none" {
+  type    = list(number)
+  default = null
+}
+
+stage "source" "null" {
+  matrix = {
+    seed = var.none
   }
   name = "x"
 }
