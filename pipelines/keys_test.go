@@ -192,3 +192,106 @@ func lineDiff(want, got string) string {
 	}
 	return strings.Join(diff, "\n")
 }
+
+// TestTableScopes: the datasets, models and settings variables leave out
+// every stage that no listed column, row and setting needs, and keep the
+// keys of the stages they keep (only the tables, which read fewer runs,
+// change).
+func TestTableScopes(t *testing.T) {
+	reg := keyRegistry(t)
+	plan := func(t *testing.T, file string, vars map[string]string) *runner.Plan {
+		t.Helper()
+		p, diags := runner.Load(reg, file, runner.LoadOptions{Vars: vars})
+		if diags.HasErrors() {
+			t.Fatalf("%s %v: %s", file, vars, diags.Error())
+		}
+		pl, err := runner.MakePlan(p, nil, runner.PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl
+	}
+	cases := []struct {
+		name, file string
+		vars       map[string]string
+		want       map[string]int // stage block → instances
+	}{
+		{"table1 on Cora", "table1.hcl", map[string]string{"datasets": `["cora"]`}, map[string]int{
+			"dataset.planetoid": 1, "normalize.planetoid": 1, "normalize.planetoid_sgc": 1,
+			"precompute.planetoid_hyla": 1, "precompute.planetoid_rff": 1, "precompute.planetoid_sgc": 1,
+			"sample.planetoid_hyla": 2, "train.planetoid_hyla": 2, "sample.planetoid_rff": 2, "train.planetoid_rff": 2, "train.planetoid_sgc": 2,
+			"gcn.planetoid": 2, "gat.planetoid": 2, "hgcn.planetoid": 2, "lgcn.planetoid": 2, "hnn.planetoid": 2,
+			"sample.hyla_gcn": 2, "hyla_gcn.planetoid": 2,
+			"evaluate.table1": 1, "evaluate.table1_val": 1, "evaluate.table1_gnn": 1, "evaluate.table1_hyp": 1,
+			"evaluate.table1_hylagcn": 1, "evaluate.table1_hylagcn_val": 1,
+		}},
+		{"table1 SGC and GCN on Airport", "table1.hcl", map[string]string{"datasets": `["airport"]`, "models": `["sgc", "gcn"]`}, map[string]int{
+			"dataset.hgcn": 1, "normalize.hgcn_sgc": 1, "augment.hgcn_sgc": 1, "normalize.hgcn_gnn": 1, "augment.hgcn_gnn": 1,
+			"hgcn_split.hgcn": 2, "precompute.hgcn_sgc": 2, "train.hgcn_sgc": 2, "gcn.hgcn": 2,
+			"evaluate.table1": 1, "evaluate.table1_val": 1, "evaluate.table1_gnn": 1,
+		}},
+		{"table1 HyLa-SGC on Reddit and Disease", "table1.hcl", map[string]string{"datasets": `["disease", "reddit"]`, "models": `["hyla-sgc"]`}, map[string]int{
+			"dataset.hgcn": 1, "normalize.hgcn": 1, "hgcn_split.hgcn": 2, "precompute.hgcn_hyla": 2, "sample.hgcn_hyla": 2, "train.hgcn_hyla": 2,
+			"evaluate.table1": 1, "evaluate.table1_val": 1,
+			"dataset.reddit": 1, "normalize.reddit": 1, "precompute.reddit": 1, "sample.reddit": 2, "train.reddit": 2, "evaluate.reddit": 1,
+		}},
+		{"table1 HGCN's protocol on Disease", "table1.hcl", map[string]string{"datasets": `["disease"]`, "models": `["sgc", "hgcn"]`, "baselines": "long"}, map[string]int{
+			"dataset.hgcn": 1, "normalize.hgcn_sgc": 1, "hgcn_split.hgcn": 2, "precompute.hgcn_sgc": 2, "train.hgcn_sgc": 2,
+			"hgcn.hgcn": 2, "hgcn.hgcn_long": 2, "dataset.disease_lp": 1, "linkpred.disease": 1,
+			"evaluate.table1": 1, "evaluate.table1_val": 1, "evaluate.table1_hyp": 1, "evaluate.linkpred": 1,
+		}},
+		{"table2 TextGCN, inductive, R8", "table2.hcl", map[string]string{"datasets": `["r8"]`, "models": `["textgcn"]`, "settings": `["inductive"]`}, map[string]int{
+			"dataset.corpus_ind": 1, "normalize.corpus_ind": 1, "textgcn.ind": 2, "evaluate.inductive_textgcn": 1,
+		}},
+		{"table2 SGC and LR on MR", "table2.hcl", map[string]string{"datasets": `["mr"]`, "models": `["sgc", "lr"]`}, map[string]int{
+			"dataset.corpus": 1, "normalize.corpus": 1, "precompute.corpus": 1, "train.textsgc": 2,
+			"dataset.docs": 1, "normalize.docs": 1, "precompute.docs": 1, "train.lr": 2,
+			"evaluate.transductive": 1, "evaluate.inductive": 1,
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.vars["seeds"] = "[0, 1]"
+			scoped := plan(t, c.file, c.vars)
+			fullVars := map[string]string{"seeds": "[0, 1]"}
+			if b, ok := c.vars["baselines"]; ok {
+				fullVars["baselines"] = b
+			}
+			full := plan(t, c.file, fullVars)
+			got := map[string]int{}
+			for _, s := range scoped.Steps {
+				got[s.Instance.Block]++
+				if strings.HasPrefix(s.Instance.Block, "evaluate.") {
+					continue
+				}
+				f, ok := full.ByAddress[s.Instance.Address]
+				if !ok {
+					t.Errorf("%s is not in the unscoped pipeline", s.Instance.Address)
+				} else if f.Key() != s.Key() {
+					t.Errorf("%s: key %.12s scoped, %.12s in the unscoped pipeline", s.Instance.Address, s.Key(), f.Key())
+				}
+			}
+			for _, b := range sortedNames(got, c.want) {
+				if got[b] != c.want[b] {
+					t.Errorf("%s: %d instances, want %d", b, got[b], c.want[b])
+				}
+			}
+		})
+	}
+}
+
+// sortedNames is the union of the maps' keys, sorted.
+func sortedNames(ms ...map[string]int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range ms {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -15,7 +15,17 @@
 #   hylaflow run pipelines/table1.hcl -var reddit=off                # without the Reddit section (about 6 of its minutes)
 #   hylaflow run pipelines/table1.hcl -var baselines=long            # also GCN, GAT, HGCN and HNN with HGCN's long protocol (HGCN: with its link-prediction pretraining), and LGCN's link prediction
 #   hylaflow run pipelines/table1.hcl -var baselines=off             # without the GCN, GAT, HGCN, LGCN and HNN rows
+#   hylaflow run pipelines/table1.hcl -var datasets='["cora"]' -var seeds='[0]'       # one column, one seed
+#   hylaflow run pipelines/table1.hcl -var models='["hyla-sgc","gcn"]'                # two rows
 #   hylaflow report latest                                           # the table again, from the cache
+#
+# datasets (columns: disease, airport, pubmed, citeseer, cora, reddit) and
+# models (rows: hyla-sgc, rff-sgc, sgc, gcn, gat, hgcn, lgcn, hnn, hyla-gcn)
+# scope a run; every stage that no listed column and row needs is left out,
+# and the rest keep their cache keys. The main table needs one of the first
+# five datasets and one of hyla-sgc, rff-sgc and sgc; baselines, hyla_gcn and
+# reddit switch their groups off whatever the lists say. A scoped run
+# publishes its (smaller) tables into results/table1/ like a full one.
 #
 # HyLa-SGC uses the tuned values of the official code's
 # nc/hyper_parameters_16d.json by default (hyperparameters = "json"), of
@@ -51,6 +61,28 @@ variable "seeds" {
   validation {
     condition     = length(var.seeds) > 0 && length([for s in var.seeds : s if s < 0 || floor(s) != s]) == 0
     error_message = "seeds must be a non-empty list of whole numbers ≥ 0, as in [0, 1, 2]."
+  }
+}
+
+variable "datasets" {
+  type        = list(string)
+  default     = ["disease", "airport", "pubmed", "citeseer", "cora", "reddit"]
+  description = "datasets (columns) to run: disease, airport, pubmed, citeseer, cora and reddit (the Reddit section, see reddit); at least one of the first five"
+
+  validation {
+    condition     = length(setsubtract(var.datasets, ["disease", "airport", "pubmed", "citeseer", "cora", "reddit"])) == 0 && length(setintersection(var.datasets, ["disease", "airport", "pubmed", "citeseer", "cora"])) > 0
+    error_message = "datasets must list at least one of disease, airport, pubmed, citeseer and cora, and nothing but those and reddit, as in [\"cora\"]."
+  }
+}
+
+variable "models" {
+  type        = list(string)
+  default     = ["hyla-sgc", "rff-sgc", "sgc", "gcn", "gat", "hgcn", "lgcn", "hnn", "hyla-gcn"]
+  description = "models (rows) to run: hyla-sgc, rff-sgc, sgc, gcn, gat, hgcn, lgcn, hnn and hyla-gcn (the baselines and hyla_gcn variables switch groups of them off); at least one of the first three, which make the main table"
+
+  validation {
+    condition     = length(setsubtract(var.models, ["hyla-sgc", "rff-sgc", "sgc", "gcn", "gat", "hgcn", "lgcn", "hnn", "hyla-gcn"])) == 0 && length(setintersection(var.models, ["hyla-sgc", "rff-sgc", "sgc"])) > 0
+    error_message = "models must list at least one of hyla-sgc, rff-sgc and sgc, and nothing but those and gcn, gat, hgcn, lgcn, hnn and hyla-gcn, as in [\"hyla-sgc\", \"gcn\"]."
   }
 }
 
@@ -220,11 +252,32 @@ locals {
     cora     = { k = 2, features = "row", lr = 0.2, weight_decay = 0.000005, epochs = 100, augment = false }
   }
 
-  # Reddit: its files when present, else the Reddit-scale synthetic graph.
-  reddit = var.reddit == "auto" ? (dataset_present("reddit", var.data_root) ? "files" : "synthetic") : var.reddit
+  # Reddit: its files when present, else the Reddit-scale synthetic graph;
+  # off when var.datasets or var.models leaves it out.
+  reddit_on = var.reddit != "off" && contains(var.datasets, "reddit") && contains(var.models, "hyla-sgc")
+  reddit    = !local.reddit_on ? "off" : var.reddit == "auto" ? (dataset_present("reddit", var.data_root) ? "files" : "synthetic") : var.reddit
 
-  planetoid = ["cora", "citeseer", "pubmed"]
-  hgcn      = ["disease", "airport"]
+  # The datasets and models of this run. The baselines' instances list the
+  # datasets in name order (sort), the order their tables have always read
+  # them in, so their cache keys stay (pipelines/keys_test.go pins them).
+  planetoid = [for d in ["cora", "citeseer", "pubmed"] : d if contains(var.datasets, d)]
+  hgcn      = [for d in ["disease", "airport"] : d if contains(var.datasets, d)]
+  columns   = [for d in ["disease", "airport", "pubmed", "citeseer", "cora"] : d if contains(var.datasets, d)]
+  on = {
+    hyla     = contains(var.models, "hyla-sgc")
+    rff      = contains(var.models, "rff-sgc")
+    sgc      = contains(var.models, "sgc")
+    gcn      = var.baselines != "off" && contains(var.models, "gcn")
+    gat      = var.baselines != "off" && contains(var.models, "gat")
+    hgcn     = var.baselines != "off" && contains(var.models, "hgcn")
+    lgcn     = var.baselines != "off" && contains(var.models, "lgcn")
+    hnn      = var.baselines != "off" && contains(var.models, "hnn")
+    hyla_gcn = var.hyla_gcn && contains(var.models, "hyla-gcn")
+  }
+  long = var.baselines == "long"
+  # Graphs with row-normalised (SGC's) features: every model but HyLa-SGC and RFF-SGC.
+  gnn       = local.on.gcn || local.on.gat || local.on.hgcn || local.on.lgcn || local.on.hnn
+  sgc_fea   = local.on.sgc || local.gnn || local.on.hyla_gcn
   hgcn_file = { disease = "disease_nc", airport = "airport" }
   # Level of the HyLa/RFF embedding: Airport has 4 features, so node level.
   level         = { disease = "features", airport = "nodes" }
@@ -243,36 +296,36 @@ stage "dataset" "planetoid" {
 # HyLa/RFF: raw features (the official node-classification code does not
 # normalise them); SGC: row-normalised.
 stage "normalize" "planetoid" {
-  for_each = toset(local.planetoid)
+  for_each = toset(local.on.hyla || local.on.rff ? local.planetoid : [])
   graph    = stage.dataset.planetoid[each.key]
 }
 
 stage "normalize" "planetoid_sgc" {
-  for_each = toset(local.planetoid)
+  for_each = toset(local.sgc_fea ? local.planetoid : [])
   graph    = stage.dataset.planetoid[each.key]
   features = local.sgc[each.value].features
 }
 
 stage "precompute" "planetoid_hyla" {
-  for_each = toset(local.planetoid)
+  for_each = toset(local.on.hyla ? local.planetoid : [])
   graph    = stage.normalize.planetoid[each.key]
   k        = local.hyla[each.value].k
 }
 
 stage "precompute" "planetoid_rff" {
-  for_each = toset(local.planetoid)
+  for_each = toset(local.on.rff ? local.planetoid : [])
   graph    = stage.normalize.planetoid[each.key]
   k        = local.rff[each.value].k
 }
 
 stage "precompute" "planetoid_sgc" {
-  for_each = toset(local.planetoid)
+  for_each = toset(local.on.sgc ? local.planetoid : [])
   graph    = stage.normalize.planetoid_sgc[each.key]
   k        = local.sgc[each.value].k
 }
 
 stage "sample" "planetoid_hyla" {
-  matrix   = { dataset = local.planetoid, seed = var.seeds }
+  matrix   = { dataset = local.on.hyla ? local.planetoid : [], seed = var.seeds }
   kind     = "hyla"
   dim      = local.hyla[each.value.dataset].dim
   features = local.hyla[each.value.dataset].features
@@ -281,7 +334,7 @@ stage "sample" "planetoid_hyla" {
 }
 
 stage "train" "planetoid_hyla" {
-  matrix        = { dataset = local.planetoid, seed = var.seeds }
+  matrix        = { dataset = local.on.hyla ? local.planetoid : [], seed = var.seeds }
   features      = stage.precompute.planetoid_hyla[each.value.dataset]
   samples       = stage.sample.planetoid_hyla[each.key]
   model         = "hyla"
@@ -292,7 +345,7 @@ stage "train" "planetoid_hyla" {
 }
 
 stage "sample" "planetoid_rff" {
-  matrix   = { dataset = local.planetoid, seed = var.seeds }
+  matrix   = { dataset = local.on.rff ? local.planetoid : [], seed = var.seeds }
   kind     = "rff"
   dim      = 16
   features = local.rff[each.value.dataset].features
@@ -301,7 +354,7 @@ stage "sample" "planetoid_rff" {
 }
 
 stage "train" "planetoid_rff" {
-  matrix        = { dataset = local.planetoid, seed = var.seeds }
+  matrix        = { dataset = local.on.rff ? local.planetoid : [], seed = var.seeds }
   features      = stage.precompute.planetoid_rff[each.value.dataset]
   samples       = stage.sample.planetoid_rff[each.key]
   model         = "rff"
@@ -312,7 +365,7 @@ stage "train" "planetoid_rff" {
 }
 
 stage "train" "planetoid_sgc" {
-  matrix        = { dataset = local.planetoid, seed = var.seeds }
+  matrix        = { dataset = local.on.sgc ? local.planetoid : [], seed = var.seeds }
   features      = stage.precompute.planetoid_sgc[each.value.dataset]
   model         = "sgc"
   lr_classifier = local.sgc[each.value.dataset].lr
@@ -332,19 +385,19 @@ stage "dataset" "hgcn" {
 }
 
 stage "normalize" "hgcn" {
-  for_each = toset(local.hgcn)
+  for_each = toset(local.on.hyla || local.on.rff || local.on.hyla_gcn ? local.hgcn : [])
   graph    = stage.dataset.hgcn[each.key]
 }
 
 stage "normalize" "hgcn_sgc" {
-  for_each = toset(local.hgcn)
+  for_each = toset(local.sgc_fea ? local.hgcn : [])
   graph    = stage.dataset.hgcn[each.key]
   features = local.sgc[each.value].features
 }
 
 # HGCN's degree features for SGC on Airport (appended after normalising).
 stage "augment" "hgcn_sgc" {
-  for_each = toset([for d in local.hgcn : d if local.sgc[d].augment])
+  for_each = toset([for d in local.hgcn : d if local.on.sgc && local.sgc[d].augment])
   graph    = stage.normalize.hgcn_sgc[each.key]
 }
 
@@ -356,7 +409,7 @@ stage "hgcn_split" "hgcn" {
 }
 
 stage "precompute" "hgcn_hyla" {
-  matrix = { dataset = local.hgcn, seed = var.seeds }
+  matrix = { dataset = local.on.hyla ? local.hgcn : [], seed = var.seeds }
   graph  = stage.normalize.hgcn[each.value.dataset]
   split  = stage.hgcn_split.hgcn[each.key]
   k      = local.hyla[each.value.dataset].k
@@ -364,7 +417,7 @@ stage "precompute" "hgcn_hyla" {
 }
 
 stage "precompute" "hgcn_rff" {
-  matrix = { dataset = local.hgcn, seed = var.seeds }
+  matrix = { dataset = local.on.rff ? local.hgcn : [], seed = var.seeds }
   graph  = stage.normalize.hgcn[each.value.dataset]
   split  = stage.hgcn_split.hgcn[each.key]
   k      = local.rff[each.value.dataset].k
@@ -372,14 +425,14 @@ stage "precompute" "hgcn_rff" {
 }
 
 stage "precompute" "hgcn_sgc" {
-  matrix = { dataset = local.hgcn, seed = var.seeds }
+  matrix = { dataset = local.on.sgc ? local.hgcn : [], seed = var.seeds }
   graph  = local.sgc[each.value.dataset].augment ? stage.augment.hgcn_sgc[each.value.dataset] : stage.normalize.hgcn_sgc[each.value.dataset]
   split  = stage.hgcn_split.hgcn[each.key]
   k      = local.sgc[each.value.dataset].k
 }
 
 stage "sample" "hgcn_hyla" {
-  matrix   = { dataset = local.hgcn, seed = var.seeds }
+  matrix   = { dataset = local.on.hyla ? local.hgcn : [], seed = var.seeds }
   kind     = "hyla"
   dim      = local.hyla[each.value.dataset].dim
   features = local.hyla[each.value.dataset].features
@@ -388,7 +441,7 @@ stage "sample" "hgcn_hyla" {
 }
 
 stage "train" "hgcn_hyla" {
-  matrix        = { dataset = local.hgcn, seed = var.seeds }
+  matrix        = { dataset = local.on.hyla ? local.hgcn : [], seed = var.seeds }
   features      = stage.precompute.hgcn_hyla[each.key]
   samples       = stage.sample.hgcn_hyla[each.key]
   model         = "hyla"
@@ -400,7 +453,7 @@ stage "train" "hgcn_hyla" {
 }
 
 stage "sample" "hgcn_rff" {
-  matrix   = { dataset = local.hgcn, seed = var.seeds }
+  matrix   = { dataset = local.on.rff ? local.hgcn : [], seed = var.seeds }
   kind     = "rff"
   dim      = 16
   features = local.rff[each.value.dataset].features
@@ -409,7 +462,7 @@ stage "sample" "hgcn_rff" {
 }
 
 stage "train" "hgcn_rff" {
-  matrix        = { dataset = local.hgcn, seed = var.seeds }
+  matrix        = { dataset = local.on.rff ? local.hgcn : [], seed = var.seeds }
   features      = stage.precompute.hgcn_rff[each.key]
   samples       = stage.sample.hgcn_rff[each.key]
   model         = "rff"
@@ -421,7 +474,7 @@ stage "train" "hgcn_rff" {
 }
 
 stage "train" "hgcn_sgc" {
-  matrix        = { dataset = local.hgcn, seed = var.seeds }
+  matrix        = { dataset = local.on.sgc ? local.hgcn : [], seed = var.seeds }
   features      = stage.precompute.hgcn_sgc[each.key]
   model         = "sgc"
   lr_classifier = local.sgc[each.value.dataset].lr
@@ -437,8 +490,8 @@ stage "evaluate" "table1" {
     stage.train.hgcn_sgc, stage.train.planetoid_sgc,
   ]
   paper_table = "table1"
-  datasets    = ["disease", "airport", "pubmed", "citeseer", "cora"]
-  models      = ["hyla-sgc", "rff-sgc", "sgc"]
+  datasets    = local.columns
+  models      = [for m in ["hyla-sgc", "rff-sgc", "sgc"] : m if contains(var.models, m)]
   title       = "Table 1: node classification, test accuracy (%)"
 }
 
@@ -452,8 +505,8 @@ stage "evaluate" "table1_val" {
   ]
   metric     = "val"
   compare_to = "none"
-  datasets   = ["disease", "airport", "pubmed", "citeseer", "cora"]
-  models     = ["hyla-sgc", "rff-sgc", "sgc"]
+  datasets   = local.columns
+  models     = [for m in ["hyla-sgc", "rff-sgc", "sgc"] : m if contains(var.models, m)]
   title      = "Table 1 runs: validation accuracy (%), last epoch"
 }
 
@@ -468,33 +521,33 @@ stage "evaluate" "table1_val" {
 # HGCN's degree features (HGCN's process and augment).
 
 stage "normalize" "hgcn_gnn" {
-  for_each = toset(["airport"])
+  for_each = toset(contains(local.hgcn, "airport") ? ["airport"] : [])
   graph    = stage.dataset.hgcn[each.key]
   features = "row"
 }
 
 stage "augment" "hgcn_gnn" {
-  for_each = toset(["airport"])
+  for_each = toset(contains(local.hgcn, "airport") ? ["airport"] : [])
   graph    = stage.normalize.hgcn_gnn[each.key]
 }
 
 stage "gcn" "planetoid" {
-  for_each = { for p in setproduct((var.baselines == "off" ? [] : local.planetoid), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
-  graph    = stage.normalize.planetoid_sgc[each.value.dataset]
-  epochs   = var.epochs > 0 ? var.epochs : 100
-  seed     = each.value.seed
+  matrix = { dataset = local.on.gcn ? sort(local.planetoid) : [], seed = var.seeds }
+  graph  = stage.normalize.planetoid_sgc[each.value.dataset]
+  epochs = var.epochs > 0 ? var.epochs : 100
+  seed   = each.value.seed
 }
 
 stage "gcn" "hgcn" {
-  for_each = { for p in setproduct((var.baselines == "off" ? [] : local.hgcn), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
-  graph    = each.value.dataset == "airport" ? stage.augment.hgcn_gnn["airport"] : stage.normalize.hgcn_sgc[each.value.dataset]
-  split    = stage.hgcn_split.hgcn[each.key]
-  epochs   = var.epochs > 0 ? var.epochs : 100
-  seed     = each.value.seed
+  matrix = { dataset = local.on.gcn ? sort(local.hgcn) : [], seed = var.seeds }
+  graph  = each.value.dataset == "airport" ? stage.augment.hgcn_gnn[each.value.dataset] : stage.normalize.hgcn_sgc[each.value.dataset]
+  split  = stage.hgcn_split.hgcn[each.key]
+  epochs = var.epochs > 0 ? var.epochs : 100
+  seed   = each.value.seed
 }
 
 stage "gat" "planetoid" {
-  for_each     = { for p in setproduct((var.baselines == "off" ? [] : local.planetoid), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
+  matrix       = { dataset = local.on.gat ? sort(local.planetoid) : [], seed = var.seeds }
   graph        = stage.normalize.planetoid_sgc[each.value.dataset]
   output_heads = each.value.dataset == "pubmed" ? 8 : 1
   lr           = each.value.dataset == "pubmed" ? 0.01 : 0.005
@@ -504,11 +557,11 @@ stage "gat" "planetoid" {
 }
 
 stage "gat" "hgcn" {
-  for_each = { for p in setproduct((var.baselines == "off" ? [] : local.hgcn), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
-  graph    = each.value.dataset == "airport" ? stage.augment.hgcn_gnn["airport"] : stage.normalize.hgcn_sgc[each.value.dataset]
-  split    = stage.hgcn_split.hgcn[each.key]
-  epochs   = var.epochs > 0 ? var.epochs : 100
-  seed     = each.value.seed
+  matrix = { dataset = local.on.gat ? sort(local.hgcn) : [], seed = var.seeds }
+  graph  = each.value.dataset == "airport" ? stage.augment.hgcn_gnn[each.value.dataset] : stage.normalize.hgcn_sgc[each.value.dataset]
+  split  = stage.hgcn_split.hgcn[each.key]
+  epochs = var.epochs > 0 ? var.epochs : 100
+  seed   = each.value.seed
 }
 
 # HGCN's code, whose GCN numbers Table 1 quotes for Disease and Airport,
@@ -518,8 +571,8 @@ stage "gat" "hgcn" {
 # paper: 81.4); this row runs HGCN's protocol, labelled "gcn (long)"
 # (-var baselines=long: it costs more than the rest of the table).
 stage "gcn" "hgcn_long" {
-  for_each     = { for p in setproduct(var.baselines == "long" ? local.hgcn : [], var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
-  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn["airport"] : stage.normalize.hgcn_sgc[each.value.dataset]
+  matrix       = { dataset = local.long && local.on.gcn ? sort(local.hgcn) : [], seed = var.seeds }
+  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn[each.value.dataset] : stage.normalize.hgcn_sgc[each.value.dataset]
   split        = stage.hgcn_split.hgcn[each.key]
   hidden       = 128
   dropout      = 0
@@ -539,8 +592,8 @@ stage "gcn" "hgcn_long" {
 # 78.0 ± 3.2; on Disease it is the absence of dropout and weight decay, not
 # the long training, that lifts GAT from one class.
 stage "gat" "hgcn_long" {
-  for_each     = { for p in setproduct(var.baselines == "long" ? local.hgcn : [], var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
-  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn["airport"] : stage.normalize.hgcn_sgc[each.value.dataset]
+  matrix       = { dataset = local.long && local.on.gat ? sort(local.hgcn) : [], seed = var.seeds }
+  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn[each.value.dataset] : stage.normalize.hgcn_sgc[each.value.dataset]
   split        = stage.hgcn_split.hgcn[each.key]
   heads        = 4
   hidden       = 32
@@ -554,11 +607,11 @@ stage "gat" "hgcn_long" {
 }
 
 stage "evaluate" "table1_gnn" {
-  for_each    = toset(var.baselines == "off" ? [] : [var.baselines])
+  for_each    = toset(local.on.gcn || local.on.gat ? [var.baselines] : [])
   runs        = [stage.gcn.hgcn, stage.gcn.planetoid, stage.gcn.hgcn_long, stage.gat.hgcn, stage.gat.planetoid, stage.gat.hgcn_long]
   paper_table = "table1"
-  datasets    = ["disease", "airport", "pubmed", "citeseer", "cora"]
-  models      = each.value == "long" ? ["gcn", "gcn (long)", "gat", "gat (long)"] : ["gcn", "gat"]
+  datasets    = local.columns
+  models      = [for m in(each.value == "long" ? ["gcn", "gcn (long)", "gat", "gat (long)"] : ["gcn", "gat"]) : m if contains(var.models, split(" ", m)[0])]
   title       = "Table 1 (baselines): GCN and GAT, test accuracy (%) of the early-stopped model"
 }
 
@@ -620,7 +673,7 @@ locals {
 }
 
 stage "hnn" "planetoid" {
-  for_each     = { for p in setproduct((var.baselines == "off" ? [] : local.planetoid), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
+  matrix       = { dataset = local.on.hnn ? sort(local.planetoid) : [], seed = var.seeds }
   graph        = stage.normalize.planetoid_sgc[each.value.dataset]
   dropout      = local.hnn[each.value.dataset].dropout
   weight_decay = local.hnn[each.value.dataset].weight_decay
@@ -629,15 +682,15 @@ stage "hnn" "planetoid" {
 }
 
 stage "hnn" "hgcn" {
-  for_each = { for p in setproduct((var.baselines == "off" ? [] : local.hgcn), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
-  graph    = each.value.dataset == "airport" ? stage.augment.hgcn_gnn["airport"] : stage.normalize.hgcn_sgc[each.value.dataset]
-  split    = stage.hgcn_split.hgcn[each.key]
-  epochs   = var.epochs > 0 ? var.epochs : 100
-  seed     = each.value.seed
+  matrix = { dataset = local.on.hnn ? sort(local.hgcn) : [], seed = var.seeds }
+  graph  = each.value.dataset == "airport" ? stage.augment.hgcn_gnn[each.value.dataset] : stage.normalize.hgcn_sgc[each.value.dataset]
+  split  = stage.hgcn_split.hgcn[each.key]
+  epochs = var.epochs > 0 ? var.epochs : 100
+  seed   = each.value.seed
 }
 
 stage "hgcn" "planetoid" {
-  for_each     = { for p in setproduct((var.baselines == "off" ? [] : local.planetoid), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
+  matrix       = { dataset = local.on.hgcn ? sort(local.planetoid) : [], seed = var.seeds }
   graph        = stage.normalize.planetoid_sgc[each.value.dataset]
   dropout      = local.hyp[each.value.dataset].dropout
   weight_decay = local.hyp[each.value.dataset].weight_decay
@@ -647,8 +700,8 @@ stage "hgcn" "planetoid" {
 }
 
 stage "hgcn" "hgcn" {
-  for_each     = { for p in setproduct((var.baselines == "off" ? [] : local.hgcn), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
-  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn["airport"] : stage.normalize.hgcn_sgc[each.value.dataset]
+  matrix       = { dataset = local.on.hgcn ? sort(local.hgcn) : [], seed = var.seeds }
+  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn[each.value.dataset] : stage.normalize.hgcn_sgc[each.value.dataset]
   split        = stage.hgcn_split.hgcn[each.key]
   dropout      = local.hyp[each.value.dataset].dropout
   weight_decay = local.hyp[each.value.dataset].weight_decay
@@ -663,7 +716,7 @@ stage "hgcn" "hgcn" {
 # link-prediction command, so the rows use the hgcn rows' per-dataset
 # values; 100 epochs, the paper's protocol.
 stage "lgcn" "planetoid" {
-  for_each     = { for p in setproduct((var.baselines == "off" ? [] : local.planetoid), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
+  matrix       = { dataset = local.on.lgcn ? sort(local.planetoid) : [], seed = var.seeds }
   graph        = stage.normalize.planetoid_sgc[each.value.dataset]
   dropout      = local.hyp[each.value.dataset].dropout
   weight_decay = local.hyp[each.value.dataset].weight_decay
@@ -673,8 +726,8 @@ stage "lgcn" "planetoid" {
 }
 
 stage "lgcn" "hgcn" {
-  for_each     = { for p in setproduct((var.baselines == "off" ? [] : local.hgcn), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
-  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn["airport"] : stage.normalize.hgcn_sgc[each.value.dataset]
+  matrix       = { dataset = local.on.lgcn ? sort(local.hgcn) : [], seed = var.seeds }
+  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn[each.value.dataset] : stage.normalize.hgcn_sgc[each.value.dataset]
   split        = stage.hgcn_split.hgcn[each.key]
   dropout      = local.hyp[each.value.dataset].dropout
   weight_decay = local.hyp[each.value.dataset].weight_decay
@@ -686,7 +739,7 @@ stage "lgcn" "hgcn" {
 # HGCN's protocol (-var baselines=long). Link prediction once per citation
 # graph (seed 0 for every seed's classifier, as HGCN pretrains once).
 stage "linkpred" "planetoid" {
-  for_each     = toset(var.baselines == "long" ? local.planetoid : [])
+  for_each     = toset(local.long && local.on.hgcn ? local.planetoid : [])
   graph        = stage.normalize.planetoid_sgc[each.key]
   dropout      = local.hyp_lp[each.key].dropout
   weight_decay = local.hyp_lp[each.key].weight_decay
@@ -695,7 +748,7 @@ stage "linkpred" "planetoid" {
 }
 
 stage "hgcn" "planetoid_long" {
-  for_each     = { for p in setproduct((var.baselines == "long" ? local.planetoid : []), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
+  matrix       = { dataset = local.long && local.on.hgcn ? sort(local.planetoid) : [], seed = var.seeds }
   graph        = stage.normalize.planetoid_sgc[each.value.dataset]
   embeddings   = stage.linkpred.planetoid[each.value.dataset].embedding
   dropout      = 0.2
@@ -707,8 +760,8 @@ stage "hgcn" "planetoid_long" {
 }
 
 stage "hgcn" "hgcn_long" {
-  for_each     = { for p in setproduct((var.baselines == "long" ? local.hgcn : []), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
-  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn["airport"] : stage.normalize.hgcn_sgc[each.value.dataset]
+  matrix       = { dataset = local.long && local.on.hgcn ? sort(local.hgcn) : [], seed = var.seeds }
+  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn[each.value.dataset] : stage.normalize.hgcn_sgc[each.value.dataset]
   split        = stage.hgcn_split.hgcn[each.key]
   dropout      = local.hyp[each.value.dataset].dropout
   weight_decay = local.hyp[each.value.dataset].weight_decay
@@ -729,8 +782,8 @@ stage "hgcn" "hgcn_long" {
 # with one and 53.4 with the Pubmed command's act none and dropout 0.5);
 # up to 5000 epochs, patience 100, selection on F1 (docs/reproduction.md).
 stage "hnn" "hgcn_long" {
-  for_each     = { for p in setproduct((var.baselines == "long" ? local.hgcn : []), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
-  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn["airport"] : stage.normalize.hgcn_sgc[each.value.dataset]
+  matrix       = { dataset = local.long && local.on.hnn ? sort(local.hgcn) : [], seed = var.seeds }
+  graph        = each.value.dataset == "airport" ? stage.augment.hgcn_gnn[each.value.dataset] : stage.normalize.hgcn_sgc[each.value.dataset]
   split        = stage.hgcn_split.hgcn[each.key]
   act          = "relu"
   dropout      = 0
@@ -743,11 +796,11 @@ stage "hnn" "hgcn_long" {
 }
 
 stage "evaluate" "table1_hyp" {
-  for_each    = toset(var.baselines == "off" ? [] : [var.baselines])
+  for_each    = toset(local.on.hgcn || local.on.lgcn || local.on.hnn ? [var.baselines] : [])
   runs        = [stage.hnn.hgcn, stage.hnn.planetoid, stage.hgcn.hgcn, stage.hgcn.planetoid, stage.hgcn.hgcn_long, stage.hgcn.planetoid_long, stage.lgcn.hgcn, stage.lgcn.planetoid, stage.hnn.hgcn_long]
   paper_table = "table1"
-  datasets    = ["disease", "airport", "pubmed", "citeseer", "cora"]
-  models      = each.value == "long" ? ["hgcn", "hgcn (long)", "lgcn", "hnn", "hnn (long)"] : ["hgcn", "lgcn", "hnn"]
+  datasets    = local.columns
+  models      = [for m in(each.value == "long" ? ["hgcn", "hgcn (long)", "lgcn", "hnn", "hnn (long)"] : ["hgcn", "lgcn", "hnn"]) : m if contains(var.models, split(" ", m)[0])]
   title       = "Table 1 (hyperbolic baselines): HGCN, LGCN and HNN, test accuracy (%) of the selected epoch"
 }
 
@@ -757,14 +810,14 @@ stage "evaluate" "table1_hyp" {
 # (one run, seed 1234; these are not the paper's, so the table has no
 # paper column).
 stage "dataset" "disease_lp" {
-  for_each = toset(var.baselines == "long" ? ["disease_lp"] : [])
+  for_each = toset(local.long && (local.on.hgcn || local.on.lgcn) && contains(var.datasets, "disease") ? ["disease_lp"] : [])
   source   = "hgcn"
   name     = "disease_lp"
   root     = var.data_root
 }
 
 stage "linkpred" "disease" {
-  for_each = toset(var.baselines == "long" ? ["disease_lp"] : [])
+  for_each = toset(local.long && local.on.hgcn && contains(var.datasets, "disease") ? ["disease_lp"] : [])
   graph    = stage.dataset.disease_lp[each.key]
   epochs   = var.epochs > 0 ? var.epochs : 5000
 }
@@ -778,7 +831,7 @@ stage "linkpred" "disease" {
 # --use-att 1 (a distance attention in the centroid; hylaflow's LGCN has
 # none).
 stage "linkpred" "lgcn" {
-  for_each     = toset(var.baselines == "long" ? local.planetoid : [])
+  for_each     = toset(local.long && local.on.lgcn ? local.planetoid : [])
   graph        = stage.normalize.planetoid_sgc[each.key]
   model        = "lgcn"
   dim          = 64
@@ -791,7 +844,7 @@ stage "linkpred" "lgcn" {
 }
 
 stage "linkpred" "lgcn_disease" {
-  for_each     = toset(var.baselines == "long" ? ["disease_lp"] : [])
+  for_each     = toset(local.long && local.on.lgcn && contains(var.datasets, "disease") ? ["disease_lp"] : [])
   graph        = stage.dataset.disease_lp[each.key]
   model        = "lgcn"
   dim          = 64
@@ -803,12 +856,17 @@ stage "linkpred" "lgcn_disease" {
   patience     = 200
 }
 
+locals {
+  # The link-prediction table's columns (-var baselines=long, HGCN or LGCN).
+  linkpred_datasets = local.long && (local.on.hgcn || local.on.lgcn) ? [for d in ["disease", "pubmed", "citeseer", "cora"] : d == "disease" ? "disease_lp" : d if contains(var.datasets, d)] : []
+}
+
 stage "evaluate" "linkpred" {
-  for_each   = toset(var.baselines == "long" ? ["long"] : [])
+  for_each   = toset(length(local.linkpred_datasets) > 0 ? ["long"] : [])
   runs       = [stage.linkpred.disease, stage.linkpred.planetoid, stage.linkpred.lgcn, stage.linkpred.lgcn_disease]
   compare_to = "none"
-  datasets   = ["disease_lp", "pubmed", "citeseer", "cora"]
-  models     = ["linkpred-hgcn", "linkpred-lgcn"]
+  datasets   = local.linkpred_datasets
+  models     = [for m in ["hgcn", "lgcn"] : "linkpred-${m}" if local.on[m]]
   title      = "Link prediction of HGCN (the pretraining of the hgcn (long) rows) and LGCN, test ROC-AUC (%); HGCN's README: Disease 87.1, Pubmed 95.2, Cora 93.8"
 }
 
@@ -840,7 +898,7 @@ locals {
 }
 
 stage "sample" "hyla_gcn" {
-  for_each = { for p in setproduct((var.hyla_gcn ? concat(local.hgcn, local.planetoid) : []), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
+  matrix   = { dataset = local.on.hyla_gcn ? sort(concat(local.hgcn, local.planetoid)) : [], seed = var.seeds }
   kind     = "hyla"
   dim      = local.hyla_gcn[each.value.dataset].dim
   features = local.hyla_gcn[each.value.dataset].features
@@ -849,7 +907,7 @@ stage "sample" "hyla_gcn" {
 }
 
 stage "hyla_gcn" "planetoid" {
-  for_each     = { for p in setproduct((var.hyla_gcn ? local.planetoid : []), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
+  matrix       = { dataset = local.on.hyla_gcn ? sort(local.planetoid) : [], seed = var.seeds }
   graph        = stage.normalize.planetoid_sgc[each.value.dataset]
   samples      = stage.sample.hyla_gcn[each.key]
   lr_embedding = local.hyla_gcn[each.value.dataset].lr_e
@@ -859,7 +917,7 @@ stage "hyla_gcn" "planetoid" {
 }
 
 stage "hyla_gcn" "hgcn" {
-  for_each     = { for p in setproduct((var.hyla_gcn ? local.hgcn : []), var.seeds) : "dataset=${p[0]},seed=${p[1]}" => { dataset = p[0], seed = p[1] } }
+  matrix       = { dataset = local.on.hyla_gcn ? sort(local.hgcn) : [], seed = var.seeds }
   graph        = stage.normalize.hgcn[each.value.dataset]
   split        = stage.hgcn_split.hgcn[each.key]
   samples      = stage.sample.hyla_gcn[each.key]
@@ -871,20 +929,20 @@ stage "hyla_gcn" "hgcn" {
 }
 
 stage "evaluate" "table1_hylagcn" {
-  for_each    = toset(var.hyla_gcn ? ["on"] : [])
+  for_each    = toset(local.on.hyla_gcn ? ["on"] : [])
   runs        = [stage.hyla_gcn.hgcn, stage.hyla_gcn.planetoid]
   paper_table = "table1"
-  datasets    = ["disease", "airport", "pubmed", "citeseer", "cora"]
+  datasets    = local.columns
   models      = ["hyla-gcn"]
   title       = "HyLa-GCN (not in the paper): test accuracy (%) of the early-stopped model"
 }
 
 stage "evaluate" "table1_hylagcn_val" {
-  for_each   = toset(var.hyla_gcn ? ["on"] : [])
+  for_each   = toset(local.on.hyla_gcn ? ["on"] : [])
   runs       = [stage.hyla_gcn.hgcn, stage.hyla_gcn.planetoid]
   metric     = "val"
   compare_to = "none"
-  datasets   = ["disease", "airport", "pubmed", "citeseer", "cora"]
+  datasets   = local.columns
   models     = ["hyla-gcn"]
   title      = "HyLa-GCN runs: validation accuracy (%) of the early-stopped model"
 }

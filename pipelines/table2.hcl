@@ -3,6 +3,12 @@
 #   hylaflow run pipelines/table2.hcl                                  # 10 seeds, 200 epochs
 #   hylaflow run pipelines/table2.hcl -var seeds='[0,1]' -var epochs=20  # the CI size
 #   hylaflow run pipelines/table2.hcl -var datasets='["r8"]'            # one corpus
+#   hylaflow run pipelines/table2.hcl -var models='["hyla-sgc","textgcn"]'  # two rows
+#
+# datasets (r8, r52, ohsumed, mr), models (hyla-sgc, rff-sgc, sgc, hyla-lr,
+# rff-lr, lr, textgcn) and settings (transductive, inductive) scope a run:
+# the stages no listed corpus, row and setting needs are left out, the rest
+# keep their cache keys.
 #
 # Transductive (TextGCN's corpus graph of documents and words: doc–word
 # TF-IDF and word–word positive PMI edges, S = D^-1/2 (A+I) D^-1/2; the
@@ -70,6 +76,17 @@ variable "datasets" {
   validation {
     condition     = length(var.datasets) > 0 && length(setsubtract(var.datasets, ["r8", "r52", "ohsumed", "mr"])) == 0
     error_message = "datasets must be a non-empty list drawn from r8, r52, ohsumed and mr."
+  }
+}
+
+variable "models" {
+  type        = list(string)
+  default     = ["hyla-sgc", "rff-sgc", "sgc", "hyla-lr", "rff-lr", "lr", "textgcn"]
+  description = "models (rows) to run: hyla-sgc, rff-sgc, sgc (transductive), hyla-lr, rff-lr, lr (inductive) and textgcn (both; baselines = \"off\" leaves it out)"
+
+  validation {
+    condition     = length(var.models) > 0 && length(setsubtract(var.models, ["hyla-sgc", "rff-sgc", "sgc", "hyla-lr", "rff-lr", "lr", "textgcn"])) == 0
+    error_message = "models must be a non-empty list drawn from hyla-sgc, rff-sgc, sgc, hyla-lr, rff-lr, lr and textgcn."
   }
 }
 
@@ -200,14 +217,22 @@ locals {
   textsgc_wd = { r8 = 0.001, r52 = 0.0001, ohsumed = 0.003911359029974794, mr = 0.0031331167329072614 }
   lr_lr_c    = { r8 = 0.05, r52 = 0.05, ohsumed = 0.002, mr = 0.2 }
 
-  runs           = setproduct(var.datasets, var.seeds)
-  cell           = { for p in local.runs : "${p[0]}/${p[1]}" => { dataset = p[0], seed = p[1] } }
-  trans_cell     = { for k, v in local.cell : k => v if contains(var.settings, "transductive") }
-  ind_cell       = { for k, v in local.cell : k => v if contains(var.settings, "inductive") }
-  trans_datasets = contains(var.settings, "transductive") ? var.datasets : []
-  ind_datasets   = contains(var.settings, "inductive") ? var.datasets : []
-  textgcn_trans  = { for k, v in local.trans_cell : k => v if var.baselines == "on" }
-  textgcn_ind    = { for k, v in local.ind_cell : k => v if var.baselines == "on" }
+  # The runs of each model: one per dataset and seed, keyed "r8/0"; none
+  # when var.models or var.settings leaves the model out.
+  runs         = setproduct(var.datasets, var.seeds)
+  cell         = { for p in local.runs : "${p[0]}/${p[1]}" => { dataset = p[0], seed = p[1] } }
+  trans        = contains(var.settings, "transductive")
+  ind          = contains(var.settings, "inductive")
+  textgcn      = var.baselines == "on" && contains(var.models, "textgcn")
+  trans_models = [for m in ["hyla-sgc", "rff-sgc", "sgc"] : m if local.trans && contains(var.models, m)]
+  ind_models   = [for m in ["hyla-lr", "rff-lr", "lr"] : m if local.ind && contains(var.models, m)]
+  trans_cells  = { for m in ["hyla-sgc", "rff-sgc", "sgc"] : m => { for k, v in local.cell : k => v if contains(local.trans_models, m) } }
+  ind_cells    = { for m in ["hyla-lr", "rff-lr", "lr"] : m => { for k, v in local.cell : k => v if contains(local.ind_models, m) } }
+  # The corpora each setting loads: for its models, or for TextGCN.
+  trans_datasets = length(local.trans_models) > 0 || (local.trans && local.textgcn) ? var.datasets : []
+  ind_datasets   = length(local.ind_models) > 0 ? var.datasets : []
+  textgcn_trans  = { for k, v in local.cell : k => v if local.trans && local.textgcn }
+  textgcn_ind    = { for k, v in local.cell : k => v if local.ind && local.textgcn }
 }
 
 # ---- data --------------------------------------------------------------
@@ -226,7 +251,7 @@ stage "normalize" "corpus" {
 }
 
 stage "precompute" "corpus" { # the documents' rows of S^K, min-max scaled (TextSGC)
-  for_each = toset(local.trans_datasets)
+  for_each = toset(length(local.trans_models) > 0 ? var.datasets : [])
   graph    = stage.normalize.corpus[each.key]
   k        = 2
   rows     = "labelled"
@@ -256,7 +281,7 @@ stage "precompute" "docs" {
 # ---- transductive: HyLa-SGC, RFF-SGC, TextSGC ------------------------------
 
 stage "sample" "hyla_trans" {
-  for_each = local.trans_cell
+  for_each = local.trans_cells["hyla-sgc"]
   kind     = "hyla"
   dim      = local.transductive[each.value.dataset].dim
   features = local.transductive[each.value.dataset].features
@@ -265,7 +290,7 @@ stage "sample" "hyla_trans" {
 }
 
 stage "train" "hyla_sgc" {
-  for_each      = local.trans_cell
+  for_each      = local.trans_cells["hyla-sgc"]
   features      = stage.precompute.corpus[each.value.dataset]
   samples       = stage.sample.hyla_trans[each.key]
   model         = "hyla"
@@ -276,7 +301,7 @@ stage "train" "hyla_sgc" {
 }
 
 stage "sample" "rff_trans" {
-  for_each = local.trans_cell
+  for_each = local.trans_cells["rff-sgc"]
   kind     = "rff"
   dim      = local.transductive[each.value.dataset].dim
   features = local.transductive[each.value.dataset].features
@@ -285,7 +310,7 @@ stage "sample" "rff_trans" {
 }
 
 stage "train" "rff_sgc" {
-  for_each      = local.trans_cell
+  for_each      = local.trans_cells["rff-sgc"]
   features      = stage.precompute.corpus[each.value.dataset]
   samples       = stage.sample.rff_trans[each.key]
   model         = "rff"
@@ -295,7 +320,7 @@ stage "train" "rff_sgc" {
 }
 
 stage "train" "textsgc" {
-  for_each      = local.trans_cell
+  for_each      = local.trans_cells["sgc"]
   features      = stage.precompute.corpus[each.value.dataset]
   model         = "sgc"
   optimizer     = "lbfgs"
@@ -309,7 +334,7 @@ stage "train" "textsgc" {
 # ---- inductive: HyLa-LR, RFF-LR, LR ----------------------------------------
 
 stage "sample" "hyla_ind" {
-  for_each = local.ind_cell
+  for_each = local.ind_cells["hyla-lr"]
   kind     = "hyla"
   dim      = local.inductive[each.value.dataset].dim
   features = local.inductive[each.value.dataset].features
@@ -318,7 +343,7 @@ stage "sample" "hyla_ind" {
 }
 
 stage "train" "hyla_lr" {
-  for_each      = local.ind_cell
+  for_each      = local.ind_cells["hyla-lr"]
   features      = stage.precompute.docs[each.value.dataset]
   samples       = stage.sample.hyla_ind[each.key]
   model         = "hyla"
@@ -329,7 +354,7 @@ stage "train" "hyla_lr" {
 }
 
 stage "sample" "rff_ind" {
-  for_each = local.ind_cell
+  for_each = local.ind_cells["rff-lr"]
   kind     = "rff"
   dim      = local.inductive[each.value.dataset].dim
   features = local.inductive[each.value.dataset].features
@@ -338,7 +363,7 @@ stage "sample" "rff_ind" {
 }
 
 stage "train" "rff_lr" {
-  for_each            = local.ind_cell
+  for_each            = local.ind_cells["rff-lr"]
   features            = stage.precompute.docs[each.value.dataset]
   samples             = stage.sample.rff_ind[each.key]
   model               = "rff"
@@ -350,7 +375,7 @@ stage "train" "rff_lr" {
 }
 
 stage "train" "lr" {
-  for_each      = local.ind_cell
+  for_each      = local.ind_cells["lr"]
   features      = stage.precompute.docs[each.value.dataset]
   model         = "sgc"
   lr_classifier = local.lr_lr_c[each.value.dataset]
@@ -368,7 +393,7 @@ stage "textgcn" "trans" { # the corpus graph HyLa-SGC and TextSGC use
 }
 
 stage "dataset" "corpus_ind" { # the training documents' corpus graph, test documents joined one way
-  for_each = toset(var.baselines == "on" ? local.ind_datasets : [])
+  for_each = toset(local.ind && local.textgcn ? var.datasets : [])
   source   = "textgcn"
   name     = each.value
   root     = var.data_root
@@ -377,7 +402,7 @@ stage "dataset" "corpus_ind" { # the training documents' corpus graph, test docu
 }
 
 stage "normalize" "corpus_ind" {
-  for_each = toset(var.baselines == "on" ? local.ind_datasets : [])
+  for_each = toset(local.ind && local.textgcn ? var.datasets : [])
   graph    = stage.dataset.corpus_ind[each.key]
 }
 
@@ -391,25 +416,25 @@ stage "textgcn" "ind" {
 # ---- tables ---------------------------------------------------------------
 
 stage "evaluate" "transductive" {
-  for_each    = toset(length(local.trans_datasets) > 0 ? ["table"] : [])
+  for_each    = toset(length(local.trans_models) > 0 ? ["table"] : [])
   runs        = [stage.train.hyla_sgc, stage.train.rff_sgc, stage.train.textsgc]
   paper_table = "table2-transductive"
   datasets    = var.datasets
-  models      = ["hyla-sgc", "rff-sgc", "sgc"]
+  models      = local.trans_models
   title       = "Table 2 (transductive): test accuracy (%)"
 }
 
 stage "evaluate" "inductive" {
-  for_each    = toset(length(local.ind_datasets) > 0 ? ["table"] : [])
+  for_each    = toset(length(local.ind_models) > 0 ? ["table"] : [])
   runs        = [stage.train.hyla_lr, stage.train.rff_lr, stage.train.lr]
   paper_table = "table2-inductive"
   datasets    = var.datasets
-  models      = ["hyla-lr", "rff-lr", "lr"]
+  models      = local.ind_models
   title       = "Table 2 (inductive): test accuracy (%)"
 }
 
 stage "evaluate" "transductive_textgcn" {
-  for_each    = toset(var.baselines == "on" && length(local.trans_datasets) > 0 ? ["table"] : [])
+  for_each    = toset(local.trans && local.textgcn ? ["table"] : [])
   runs        = stage.textgcn.trans
   paper_table = "table2-transductive"
   datasets    = var.datasets
@@ -418,7 +443,7 @@ stage "evaluate" "transductive_textgcn" {
 }
 
 stage "evaluate" "inductive_textgcn" {
-  for_each    = toset(var.baselines == "on" && length(local.ind_datasets) > 0 ? ["table"] : [])
+  for_each    = toset(local.ind && local.textgcn ? ["table"] : [])
   runs        = stage.textgcn.ind
   paper_table = "table2-inductive"
   datasets    = var.datasets
