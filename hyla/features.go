@@ -79,8 +79,9 @@ type HyLaMap struct {
 	s    *Samples
 	conv Convention
 	lam  []float64 // effective frequencies λ'
-	// vec holds the tables and scratch of the AVX-512 kernels
-	// (features_simd.go); nil where they do not run.
+	// vec holds the tables and scratch of the vector kernels (kernels.go,
+	// internal/vec on every CPU path); nil when d0 > hylaVecMaxDim, where
+	// the scalar code runs.
 	vec     *hylaVec
 	twoRho  int // d0−1
 	workers int
@@ -88,7 +89,7 @@ type HyLaMap struct {
 	rows int
 	z    []float64 // copy of the last Z (rows×d0)
 	a    []float64 // 1−‖z_i‖² per row
-	// Scalar code only (the AVX-512 kernels recompute them from z):
+	// Scalar code only (the vector kernels recompute them from z):
 	e1 []float64 // ∂φ/∂h, rows×D
 	e2 []float64 // ∂φ/∂h / ‖z−ω‖², rows×D
 }
@@ -232,8 +233,8 @@ func (h *HyLaMap) keepZ(z *mat.Dense) {
 // transposed weights wT (C×D) of a linear layer fed by the map, without
 // forming φ(Z) for the caller, and keeps what BackwardLinear needs for the
 // same wT. It reports false, doing
-// nothing, where it has no fused kernel (builds without the AVX-512
-// kernels); the caller then calls Forward and forms the product itself.
+// nothing, where it has no fused kernel (d0 > hylaVecMaxDim: no vector
+// tables); the caller then calls Forward and forms the product itself.
 // Each entry of Yᵀ is one fixed-order sum over the D features, so the
 // result does not depend on the number of workers.
 func (h *HyLaMap) ForwardLinear(z, wT, yT *mat.Dense) bool {
@@ -295,7 +296,7 @@ func (h *HyLaMap) forwardRows(out *mat.Dense, lo, hi int) {
 }
 
 // transposedSamples returns Ωᵀ (d0×dp, columns j ≥ D repeating sample D−1)
-// and sin b_j, cos b_j (length dp) for the AVX-512 kernels.
+// and sin b_j, cos b_j (length dp) for the vector kernels.
 func transposedSamples(s *Samples, dp int) (omegaT, sinB, cosB []float64) {
 	d, d0 := s.Features(), s.Dim()
 	omegaT = make([]float64, d0*dp)
@@ -310,10 +311,11 @@ func transposedSamples(s *Samples, dp int) (omegaT, sinB, cosB []float64) {
 	return omegaT, sinB, cosB
 }
 
-// hylaVecMaxDim bounds d0 for the AVX-512 kernels.
+// hylaVecMaxDim bounds d0 for the vector kernels (their tables are d0×dp);
+// a larger d0 runs the scalar code.
 const hylaVecMaxDim = 1024
 
-// hylaVec is the state of the AVX-512 path of the HyLa map. The samples are
+// hylaVec is the state of the vector path of the HyLa map. The samples are
 // padded to dp, a multiple of eight; the padding repeats the last sample, so
 // the padded lanes compute finite values, which are never used (the padded
 // weights and gradients are zero). The forward passes keep φ, ∂φ/∂h and
@@ -424,7 +426,7 @@ func (v *hylaVec) ensureScratch(w int) {
 	}
 }
 
-// hylaRowBlock returns the rows per block of the AVX-512 path. The blocks
+// hylaRowBlock returns the rows per block of the vector path. The blocks
 // depend on m only, so the per-block partial sums of ∂L/∂Wᵀ, and with them
 // the result, do not depend on the number of workers; there are at most 16.
 func hylaRowBlock(m int) int { return max(64, (m+15)/16) }
@@ -645,7 +647,7 @@ func (h *HyLaMap) backwardRows(gradOut, gradZ *mat.Dense, lo, hi int) {
 // there; it panics otherwise). If gradWT is not nil it also sets it
 // (C×D) to the gradient of the weights, gyT·φ(Z). It never forms an m×D
 // matrix and reports false, doing nothing, where it has no fused kernel
-// (builds without the AVX-512 kernels); the caller then forms gradOut and
+// (d0 > hylaVecMaxDim: no vector tables); the caller then forms gradOut and
 // calls Backward. The rows are summed in fixed blocks, so the results do
 // not depend on the number of workers.
 func (h *HyLaMap) BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool {
@@ -722,11 +724,11 @@ func (v *hylaVec) sumParts(gradWT *mat.Dense, nb int) {
 type RFFMap struct {
 	s *Samples
 	// lin holds the padded tables and the arrays of the fused kernels
-	// (rff_linear.go); nil where they do not run.
+	// (rff_linear.go); nil when d0 > hylaVecMaxDim.
 	lin *hylaVec
 	// plain: the last forward pass was Forward (not ForwardLinear).
 	plain bool
-	// For the AVX-512 forward kernel (features_simd.go) only: Λ as d0×D, sin b_j, cos b_j.
+	// For the vector forward kernel (kernels.go) only: Λ as d0×D, sin b_j, cos b_j.
 	omegaT, sinB, cosB []float64
 	scale              float64
 	workers            int

@@ -4,9 +4,9 @@ import "sync"
 
 // The feature maps' large arrays (m×D each, tens of MB at Citeseer's shape)
 // go back to a pool when a map is released (Release), and the next map
-// takes them from there: on the project's virtual machines the first touch
-// of fresh memory costs about 5 CPU s per GiB in page faults, more than a
-// training epoch. The arrays are scratch: every entry is written before it
+// takes them from there: on virtual machines the first touch of fresh
+// memory costs seconds of CPU per GiB in page faults (docs/performance.md),
+// more than a training epoch. The arrays are scratch: every entry is written before it
 // is read, and getBuf zeroes reused arrays anyway.
 var bufPool struct {
 	sync.Mutex

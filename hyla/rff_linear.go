@@ -5,8 +5,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The RFF map's kernels fused with a linear layer (the AVX-512 build only;
-// elsewhere ForwardLinear and BackwardLinear report false): the same
+// The RFF map's kernels fused with a linear layer (for d0 ≤ hylaVecMaxDim;
+// above it ForwardLinear and BackwardLinear report false): the same
 // structure as HyLaMap's, on the same padded tables (hylaVec), with the RFF
 // row kernel (rffVecRow) and gradient (rffVecGrad).
 

@@ -15,8 +15,8 @@
 // every product entry is still computed by one serial call whose result
 // does not depend on the number of workers. The sums are ordered differently
 // from gonum's, so results agree with the pure-Go build to rounding, not bit
-// for bit. On the Reddit-scale training products OpenBLAS is 2.6–4× faster
-// per CPU second than gonum (docs/performance.md).
+// for bit. On the Reddit-scale training products OpenBLAS is faster per CPU
+// second than gonum; docs/performance.md has the measurements.
 package openblas
 
 // Enabled reports whether this build routes blas64 through OpenBLAS.

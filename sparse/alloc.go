@@ -15,8 +15,9 @@ const hugeMin = 32 << 20
 // anything touches it. The slice is ordinary garbage-collected memory; only
 // how the kernel faults it in changes. Memory the process has not touched
 // before is expensive to fault in 4 KiB at a time on virtual machines
-// (about 4–6 CPU s per GiB on the project's VM, 2 CPU s with huge pages),
-// and the large dense matrices of a Reddit-scale run are several GiB.
+// (seconds of CPU per GiB, about a third of that with huge pages:
+// docs/performance.md), and the large dense matrices of a Reddit-scale run
+// are several GiB.
 func MakeFloats(n int) []float64 {
 	s := make([]float64, n)
 	if n*8 >= hugeMin {

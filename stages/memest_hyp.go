@@ -29,7 +29,7 @@ import (
 //
 // Measured peak RSS (`/usr/bin/time -v hylaflow run --force STAGE` with
 // its inputs cached, 20 epochs, Pubmed with row-normalised features, a
-// 14.9 MB graph input, table1.hcl's settings; 2026-11-27): hnn 312 MiB
+// 14.9 MB graph input, table1.hcl's settings): hnn 312 MiB
 // (estimate 516 MiB), hgcn 436 MiB (516), lgcn 320 MiB (516), linkpred
 // 849 MiB (1,394), hgcn on linkpred's embeddings 180 MiB (242);
 // TestMemHypPubmed keeps these figures.

@@ -19,7 +19,7 @@ import (
 // validation/test logits X[rows]·Y — over the non-zeros only.
 //
 // Each sparse kernel performs, for every output entry, exactly the
-// operations of its dense AVX-512 counterpart minus the terms whose X entry
+// operations of its dense counterpart (the AVX512-named kernels) minus the terms whose X entry
 // is zero, in the same order:
 //
 //   - vec.RowDots: eight lane accumulators (lane j mod 8) summed by fused

@@ -190,8 +190,8 @@ type trainer struct {
 	in, dim, feats, classes int // rows of Z, d0, D (or in for SGC), C
 	xTrain                  *mat.Dense
 	trainRows               []int // nil when xTrain is XTrain itself (rows in order)
-	// sparse: X_train and X compressed, when X_train is sparse and the
-	// AVX-512 kernels are on (sparse_input.go); nil otherwise.
+	// sparse: X_train and X compressed, when X_train is sparse enough
+	// (sparse_input.go); nil otherwise.
 	sparse *sparseInput
 
 	// wT is Wᵀ (C×F), yT is Yᵀ = (φ(Z)·W)ᵀ (C×in; SGC: yT is wT).
@@ -692,7 +692,7 @@ func (t *trainer) crossEntropy(ctx context.Context) (float64, error) {
 }
 
 // linearMap is a feature map with kernels fused with the linear classifier
-// (hyla.HyLaMap with its AVX-512 kernels): Yᵀ = Wᵀ·φ(Z)ᵀ without storing
+// (hyla.HyLaMap and hyla.RFFMap with their vector kernels): Yᵀ = Wᵀ·φ(Z)ᵀ without storing
 // φ(Z), and ∂L/∂Z and (∂L/∂W)ᵀ without forming ∂L/∂φ. Each reports false
 // where the map has no such kernel.
 type linearMap interface {
