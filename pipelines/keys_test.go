@@ -143,7 +143,7 @@ func TestTableKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != string(want) {
-		t.Errorf("the instances or keys of table1.hcl/table2.hcl differ from %s:\n%s", golden, lineDiff(string(want), got))
+		t.Errorf("the instances or keys of table1.hcl/table2.hcl differ from %s (a rewrite must keep them; after a deliberate change of the stages or a parameter schema: go test ./pipelines -run TestTableKeys -update):\n%s", golden, lineDiff(string(want), got))
 	}
 }
 
