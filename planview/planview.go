@@ -114,3 +114,32 @@ func JSON(file, cacheDir string, plan *runner.Plan) Plan {
 	}
 	return out
 }
+
+// WriteCommands lists the programs the plan's command stages would run
+// (those that are not cached) with why, and says whether the user allowed
+// them (run --allow-commands); nothing when the pipeline has none.
+func WriteCommands(w io.Writer, plan *runner.Plan, allowed bool) {
+	cmds := runner.Commands(plan.Pipeline)
+	if len(cmds) == 0 {
+		return
+	}
+	n := 0
+	for _, c := range cmds {
+		s := plan.ByAddress[c.Address]
+		if s == nil || s.Cached {
+			continue
+		}
+		if n == 0 {
+			fmt.Fprintln(w, "commands a run would start:")
+		}
+		n++
+		fmt.Fprintf(w, "  %s: %s\n", c.Address, runner.QuoteArgv(c.Argv))
+		fmt.Fprintf(w, "    because: %s\n", s.Reason)
+	}
+	switch {
+	case n == 0:
+		fmt.Fprintf(w, "commands: all %d command stages cached, no program would run\n", len(cmds))
+	case !allowed:
+		fmt.Fprintf(w, "run refuses them without --allow-commands (or %s=1)\n", runner.AllowCommandsEnv)
+	}
+}

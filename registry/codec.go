@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -165,6 +166,27 @@ var codecs = map[ParamType]*paramCodec{
 		},
 		clone: cloneSlice[float64],
 	},
+	Blocks: {
+		// Declared by nested blocks (the runner builds the value), never
+		// by an attribute.
+		cty: cty.DynamicPseudoType, friendly: "blocks", is: isType[[]map[string]string],
+		fromCty: func(p *Param, _ cty.Value) (any, error) {
+			return nil, fmt.Errorf("is declared with %s blocks, not an attribute", p.Block)
+		},
+		decode:    decodeAs[[]map[string]string],
+		canonical: nonNil[map[string]string],
+		clone: func(v any) any {
+			src := v.([]map[string]string)
+			if src == nil {
+				return src
+			}
+			out := make([]map[string]string, len(src))
+			for i, m := range src {
+				out[i] = maps.Clone(m)
+			}
+			return out
+		},
+	},
 }
 
 func isType[T any](v any) bool { _, ok := v.(T); return ok }
@@ -278,6 +300,8 @@ func CloneValue(v any) any {
 		return codecs[Ints].clone(v)
 	case []float64:
 		return codecs[Floats].clone(v)
+	case []map[string]string:
+		return codecs[Blocks].clone(v)
 	}
 	return v
 }

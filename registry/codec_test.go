@@ -221,6 +221,7 @@ func TestParamTypeTable(t *testing.T) {
 		{String, cty.String, "a string"}, {Path, cty.String, "a path (string)"}, {Int, cty.Number, "a whole number"},
 		{Float, cty.Number, "a number"}, {Bool, cty.Bool, "a bool"}, {Strings, cty.List(cty.String), "a list of strings"},
 		{Ints, cty.List(cty.Number), "a list of whole numbers"}, {Floats, cty.List(cty.Number), "a list of numbers"},
+		{Blocks, cty.DynamicPseudoType, "blocks"},
 	}
 	for _, c := range cases {
 		if !c.pt.Known() || !c.pt.CtyType().Equals(c.cty) || c.pt.Friendly() != c.friendly {

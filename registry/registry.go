@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
 )
@@ -32,7 +34,21 @@ const (
 	// Path is a string naming a file or directory; the runner resolves it
 	// relative to the pipeline file's directory before the stage sees it.
 	Path ParamType = "path"
+	// Blocks is a parameter a pipeline declares with nested blocks in the
+	// stage body instead of an attribute: each `BLOCK "LABEL" { … }`
+	// (Param.Block names BLOCK) is one element, a map holding the label
+	// under "name" and each attribute (Param.BlockAttrs) as a string. Its
+	// Go value is []map[string]string, in file order.
+	Blocks ParamType = "blocks"
 )
+
+// BlockAttr is one attribute of the nested blocks of a Blocks parameter.
+type BlockAttr struct {
+	Name     string
+	Required bool
+	Enum     []string // allowed values, if restricted
+	Doc      string
+}
 
 // Param describes one parameter of a stage type.
 type Param struct {
@@ -53,6 +69,12 @@ type Param struct {
 	// gets a new one, whose record names the parameter ("param X added"
 	// in plan's reasons). Not allowed on a Required parameter.
 	KeyOmitDefault bool
+	// Block names the nested block type that declares a Blocks parameter
+	// (e.g. "output"), and BlockAttrs the string attributes such a block
+	// takes. The values are the same for every instance of a stage block:
+	// they may use variables and locals, not each or stages.
+	Block      string
+	BlockAttrs []BlockAttr
 }
 
 // Input describes an input slot: a parameter whose value is a reference to
@@ -62,7 +84,13 @@ type Input struct {
 	Kind     artifact.Kind // accepted kind; artifact.KindAny accepts all
 	Many     bool          // accepts a list/map of references (e.g. all seeds of a for_each)
 	Optional bool
-	Doc      string
+	// Named slots take an object instead of references: each attribute
+	// NAME = stage reference is an input of its own, the slot "SLOT.NAME"
+	// of kind Kind (one artifact each), under which the stage finds it in
+	// Job.Inputs and the cache key records it (e.g. the command stage's
+	// inputs = { features = stage.precompute.cora } is "inputs.features").
+	Named bool
+	Doc   string
 }
 
 // Output describes one artifact a stage produces.
@@ -119,6 +147,12 @@ type Job struct {
 	// Workers is the number of threads the stage may use for its own
 	// parallel loops (the runner divides cores between running stages); ≥ 1.
 	Workers int
+	// TimeLimit and MemLimitMB are the instance's resources { time, mem }
+	// (mem falling back to the run's memory budget), 0 when unset. The
+	// built-in stages leave them to the executor; a stage that runs an
+	// outside program (command) kills it when it exceeds them.
+	TimeLimit  time.Duration
+	MemLimitMB int64
 }
 
 // RunFunc executes a stage. It returns one artifact per declared output.
@@ -161,10 +195,59 @@ type Type struct {
 	// stage without inputs may look at its files' sizes, and returns 0
 	// when it cannot tell. Unset: the inputs' sizes are the estimate.
 	EstimateMem func(params Values, inputs map[string][]InputSize) int64
+	// DeclaredOutputs, if set, makes the outputs of an instance those its
+	// parameters declare (the command stage's output blocks) instead of
+	// Outputs, which then only documents them. It reads only Blocks
+	// parameters (the same for every instance of a stage block) and must
+	// return at least one output; see ForInstance.
+	DeclaredOutputs func(params Values) ([]Output, error)
+	// Command, if set, says that an instance runs a program that the
+	// pipeline names rather than code compiled into hylaflow (the command
+	// stage). The runner plans and runs such instances only with the
+	// user's consent (runner.PlanOptions.AllowCommands), and plan lists
+	// what they run.
+	Command func(params Values) Command
 	// Hidden types (the generic stages tests and runner benchmarks use)
 	// work in pipelines but are not listed to users: Names leaves them
 	// out, so `hylaflow stages` and the "Registered types" hints do too.
 	Hidden bool
+}
+
+// Command is what an instance of a type with a Command hook runs.
+type Command struct {
+	// Argv is the program and its arguments, run when the stage runs.
+	Argv []string
+	// PlanArgv, if not empty, is a program the type's Fingerprint runs
+	// when the instance is planned (the command stage's version_argv).
+	PlanArgv []string
+}
+
+// ForInstance returns the type as an instance with params sees it: t
+// itself, or for a type with DeclaredOutputs a copy whose Outputs are the
+// declared ones (DeclaredOutputs set to nil). The runner gives such a copy
+// to every instance, so the key, the executors and the output checks use
+// the instance's outputs.
+func (t *Type) ForInstance(params Values) (*Type, error) {
+	if t.DeclaredOutputs == nil {
+		return t, nil
+	}
+	outs, err := t.DeclaredOutputs(params)
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) == 0 {
+		return nil, fmt.Errorf("stage type %q: an instance declares no outputs", t.Name)
+	}
+	seen := map[string]bool{}
+	for _, o := range outs {
+		if o.Name == "" || seen[o.Name] {
+			return nil, fmt.Errorf("stage type %q: output name %q is empty or declared twice", t.Name, o.Name)
+		}
+		seen[o.Name] = true
+	}
+	c := *t
+	c.Outputs, c.DeclaredOutputs = outs, nil
+	return &c, nil
 }
 
 // Param returns the parameter of that name.
@@ -177,11 +260,19 @@ func (t *Type) Param(name string) (*Param, bool) {
 	return nil, false
 }
 
-// Input returns the input slot of that name.
+// Input returns the input slot of that name; "SLOT.NAME" is an input of
+// the Named slot SLOT.
 func (t *Type) Input(name string) (*Input, bool) {
 	for i := range t.Inputs {
 		if t.Inputs[i].Name == name {
 			return &t.Inputs[i], true
+		}
+	}
+	if slot, sub, ok := strings.Cut(name, "."); ok && sub != "" {
+		for i := range t.Inputs {
+			if t.Inputs[i].Name == slot && t.Inputs[i].Named {
+				return &t.Inputs[i], true
+			}
 		}
 	}
 	return nil, false
@@ -254,7 +345,7 @@ func (t *Type) check() error {
 	if t.Name == "" || t.Version == "" || t.Run == nil {
 		return fmt.Errorf("registry: stage type %q needs a name, a version and a Run function", t.Name)
 	}
-	if len(t.Outputs) == 0 {
+	if len(t.Outputs) == 0 && t.DeclaredOutputs == nil {
 		return fmt.Errorf("registry: stage type %q declares no outputs", t.Name)
 	}
 	seen := map[string]bool{}
@@ -263,6 +354,9 @@ func (t *Type) check() error {
 			return fmt.Errorf("registry: stage type %q: duplicate parameter %q", t.Name, p.Name)
 		}
 		seen[p.Name] = true
+		if (p.Type == Blocks) != (p.Block != "") {
+			return fmt.Errorf("registry: stage type %q: parameter %q: a blocks parameter, and only one, names its block type", t.Name, p.Name)
+		}
 		if p.Required && p.KeyOmitDefault {
 			return fmt.Errorf("registry: stage type %q: parameter %q is required, so it has no default to leave out of the key", t.Name, p.Name)
 		}

@@ -259,6 +259,9 @@ type execDone struct {
 // cached.
 func Run(ctx context.Context, p *Pipeline, store RunStore, opts RunOptions) (*RunResult, error) {
 	start := time.Now()
+	if err := checkCommands(p, opts.PlanOptions, false); err != nil {
+		return nil, err
+	}
 	plan, err := planKeys(p, opts.PlanOptions)
 	if err != nil {
 		return nil, err
@@ -288,6 +291,9 @@ func Run(ctx context.Context, p *Pipeline, store RunStore, opts RunOptions) (*Ru
 // time. The run is recorded after the plan was made, so unlike Run it does
 // not protect the plan's cached keys from a concurrent gc.
 func Execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, start time.Time) (*RunResult, error) {
+	if err := checkCommands(plan.Pipeline, opts.PlanOptions, false); err != nil {
+		return nil, err
+	}
 	runID, err := beginRun(store, plan.Pipeline.Name, opts)
 	if err != nil {
 		return nil, err

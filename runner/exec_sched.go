@@ -213,7 +213,8 @@ func (s *scheduler) skipDependents(es *execStep, cause string) {
 // task builds the executor's task of es from the outputs of its producers.
 func (s *scheduler) task(es *execStep) *Task {
 	task := &Task{Record: es.Record, Type: es.Instance.Type, Params: es.Instance.Params,
-		Inputs: map[string][]TaskInput{}, Resources: es.Instance.Resources, Force: es.force}
+		Inputs: map[string][]TaskInput{}, Resources: es.Instance.Resources, Force: es.force,
+		MemBudgetMB: max(0, s.mem.limit)}
 	for slot, refs := range es.Instance.Inputs {
 		list := make([]TaskInput, 0, len(refs))
 		for _, r := range refs {

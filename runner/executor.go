@@ -80,6 +80,10 @@ type Task struct {
 	Workers int
 	// Force computes the stage even when its key is already stored.
 	Force bool
+	// MemBudgetMB is the run's memory budget (run --mem) when the local
+	// scheduler runs the task, else 0: the memory limit of a stage that
+	// runs an outside program without resources { mem } (Job.MemLimitMB).
+	MemBudgetMB int64
 }
 
 // Key returns the task's cache key.
@@ -205,6 +209,9 @@ func TaskFromSpec(reg *registry.Registry, spec *TaskSpec) (*Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task %s (%s): %w", want, rec.Address, err)
 	}
+	if t, err = t.ForInstance(params); err != nil {
+		return nil, fmt.Errorf("task %s (%s): %w", want, rec.Address, err)
+	}
 	for slot, ins := range spec.Inputs {
 		refs := rec.Inputs[slot]
 		if len(refs) != len(ins) {
@@ -227,6 +234,9 @@ func TaskFromSpec(reg *registry.Registry, spec *TaskSpec) (*Task, error) {
 func NewTask(t *registry.Type, address string, params registry.Values, inputs map[string][]TaskInput) (*Task, error) {
 	full, err := t.Complete(params)
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", address, err)
+	}
+	if t, err = t.ForInstance(full); err != nil {
 		return nil, fmt.Errorf("%s: %w", address, err)
 	}
 	ids := map[string][]cache.OutputID{}

@@ -130,7 +130,7 @@ func (l *loader) checkStageRef(t hcl.Traversal) bool {
 		l.errorf(&rng, "Reference to undeclared stage", "%s", detail)
 		return false
 	}
-	if blk.typ == nil || blk.bad {
+	if blk.typ == nil || blk.bad || blk.outputsBad {
 		return false // already reported at the producer
 	}
 	rest := t[3:]

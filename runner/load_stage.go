@@ -44,6 +44,13 @@ type stageBlock struct {
 	eachVals       []cty.Value
 	keyIndex       map[string]int
 	addrs          []string
+	// nested are the blocks declaring Blocks parameters (load_declared.go),
+	// blockParams their values, blockWhere each element's block range by
+	// "PARAM.LABEL".
+	nested      []*hcl.Block
+	blockParams registry.Values
+	blockWhere  map[string]hcl.Range
+	outputsBad  bool // a nested block is in error (see decodeBlockParams)
 }
 
 func (l *loader) decodeStages(blocks []*hcl.Block) {
@@ -81,6 +88,9 @@ func (l *loader) decodeStages(blocks []*hcl.Block) {
 			l.unknownType(typeName, b.LabelRanges[0])
 		}
 		l.splitStageBody(sb)
+		if sb.typ != nil {
+			l.decodeBlockParams(sb)
+		}
 		if total > limit {
 			sb.bad = true // past the instance limit: not expanded
 			continue
@@ -157,7 +167,13 @@ func (l *loader) splitStageBody(sb *stageBlock) {
 	}
 	for _, blk := range body.Blocks {
 		rb := blk.AsHCLBlock()
+		if _, ok := blockParam(sb.typ, blk.Type); ok {
+			sb.nested = append(sb.nested, rb)
+			continue
+		}
 		switch {
+		case blk.Type != "resources" && sb.typ == nil:
+			// an unknown stage type, reported already
 		case blk.Type != "resources":
 			detail := fmt.Sprintf("A stage body holds parameters, inputs, for_each or matrix, and one resources block; not a %q block.", blk.Type)
 			if s := registry.DidYouMean(blk.Type, []string{"resources"}); s != "" {
@@ -498,10 +514,21 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 				}
 				continue
 			}
+			if pl.input.Named {
+				l.resolveNamedInput(inst, pl.input, val, pl.a.Expr)
+				continue
+			}
 			inst.Inputs[pl.input.Name] = l.resolveInput(inst, pl.input, val, pl.a.Expr.Range())
+		}
+		for name, rng := range sb.blockWhere {
+			where[name] = rng
 		}
 		for _, p := range t.Params {
 			if set[p.Name] {
+				continue
+			}
+			if v, ok := sb.blockParams[p.Name]; ok {
+				inst.Params[p.Name] = registry.CloneValue(v)
 				continue
 			}
 			if dv, ok := l.defaults[t.Name][p.Name]; ok {

@@ -141,6 +141,11 @@ func (l *Local) job(task *Task, hooks Hooks) (*registry.Job, error) {
 		Workers:     max(1, task.Workers),
 		Progress:    progressFunc(hooks.Progress),
 		Logf:        hooks.Logf,
+		TimeLimit:   task.Resources.Time,
+		MemLimitMB:  task.Resources.MemMB,
+	}
+	if job.MemLimitMB <= 0 {
+		job.MemLimitMB = task.MemBudgetMB
 	}
 	if job.Logf == nil {
 		job.Logf = func(string, ...any) {}

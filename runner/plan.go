@@ -17,6 +17,11 @@ type PlanOptions struct {
 	// NoCache runs every stage, ignoring stored outputs (they are still
 	// written, so later runs can use them).
 	NoCache bool
+	// AllowCommands is the user's consent to run the programs of command
+	// stages (--allow-commands): without it Run and Execute refuse a
+	// pipeline that has any, and planning one whose key needs a program's
+	// output (version_argv) is refused too (CommandsRefused).
+	AllowCommands bool
 }
 
 // Step is the plan for one stage instance.
@@ -89,6 +94,9 @@ func MakePlan(p *Pipeline, store PlanStore, opts PlanOptions) (*Plan, error) {
 // on the producers' keys, never on what is stored), so Run can register
 // the keys with the cache before it looks any of them up.
 func planKeys(p *Pipeline, opts PlanOptions) (*Plan, error) {
+	if err := checkCommands(p, opts, true); err != nil {
+		return nil, err
+	}
 	force := map[string]bool{}
 	for _, f := range opts.Force {
 		force[f] = true

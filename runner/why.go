@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/registry"
 )
 
 // KeyChanges says what differs between two key records of a stage
@@ -45,7 +46,11 @@ func KeyChanges(old, cur *cache.KeyRecord, producer func(ref string) string) []s
 		why = append(why, "input "+slot+" changed"+inputChangeDetail(old.Inputs[slot], cur.Inputs[slot], producer))
 	}
 	if old.Fingerprint != cur.Fingerprint {
-		why = append(why, "input data changed")
+		if parts, ok := registry.FingerprintChanges(old.Fingerprint, cur.Fingerprint); ok && len(parts) > 0 {
+			why = append(why, parts...) // "code train.py changed"
+		} else {
+			why = append(why, "input data changed")
+		}
 	}
 	return why
 }

@@ -22,6 +22,7 @@ func RegisterAll(r *registry.Registry) error {
 		registerTextGCN,   // learning_textgcn.go: textgcn
 		registerKernel,    // kernel.go: kernel tables and figures
 		registerVisual,    // visual.go: t-SNE/PCA scatter plots of learned features
+		registerCommand,   // command.go: a user's own program (opt-in)
 		registerFunctions, // functions.go: pipeline functions (dataset_present)
 	} {
 		if err := register(r); err != nil {

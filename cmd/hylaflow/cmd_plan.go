@@ -33,6 +33,7 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	keys := fset.Bool("keys", false, "print cache keys")
 	mem := fset.Bool("mem", false, "print memory estimates")
 	asJSON := fset.Bool("json", false, "JSON output")
+	allowCommands := fset.Bool("allow-commands", false, "run version_argv of command stages")
 	var force cli.Strings
 	fset.Var(&force, "force", "plan stage NAME to run; repeatable")
 	var lopts runner.LoadOptions
@@ -64,7 +65,8 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return cli.Failed(err)
 	}
-	plan, err := runner.MakePlan(p, runner.ReadOnlyStore{S: store}, runner.PlanOptions{Force: force, NoCache: *noCache})
+	allow := *allowCommands || runner.AllowCommandsFromEnv(os.Getenv(runner.AllowCommandsEnv))
+	plan, err := runner.MakePlan(p, runner.ReadOnlyStore{S: store}, runner.PlanOptions{Force: force, NoCache: *noCache, AllowCommands: allow})
 	if err != nil {
 		return err
 	}
@@ -72,6 +74,7 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 		return cli.Failed(cacheops.WriteJSON(stdout, planview.JSON(files[0], dir, plan)))
 	}
 	planview.WriteMem(stdout, plan, *keys, *mem)
+	planview.WriteCommands(stdout, plan, allow)
 	for _, line := range p.PublishSummary(cli.ShowPath) {
 		fmt.Fprintf(stdout, "publish %s\n", line)
 	}

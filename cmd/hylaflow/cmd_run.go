@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 
@@ -36,6 +37,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	memFlag := fs.String("mem", "", "memory budget of the stages run at once")
 	quiet := fs.Bool("q", false, "quiet")
 	verbose := fs.Bool("v", false, "verbose")
+	allowCommands := fs.Bool("allow-commands", false, "run the programs of command stages")
 	var force cli.Strings
 	fs.Var(&force, "force", "run stage NAME even if cached; repeatable")
 	var exFlags runner.ExecutorFlags
@@ -90,8 +92,9 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		obs = supervise.NewObserver(obs, dir, memMB)
 	}
 	opts := runner.RunOptions{
-		PlanOptions: runner.PlanOptions{Force: force, NoCache: *noCache},
-		Jobs:        nJobs,
+		PlanOptions: runner.PlanOptions{Force: force, NoCache: *noCache,
+			AllowCommands: *allowCommands || runner.AllowCommandsFromEnv(os.Getenv(runner.AllowCommandsEnv))},
+		Jobs: nJobs,
 		Executor:    executor,
 		KeepGoing:   *keepGoing,
 		MemMB:       memMB,

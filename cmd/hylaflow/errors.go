@@ -14,7 +14,8 @@ import (
 // errors that mean a bad argument or a name that names nothing (exit 2):
 // a bad KEY[/OUTPUT] (*cacheops.RefError) or run argument
 // (*runreport.BadRunError, *runs.BadIDError), a --force naming no stage
-// (runner.ErrUnknownName), a key, run or output the user named that the
+// (runner.ErrUnknownName), command stages without --allow-commands
+// (runner.ErrCommandsNotAllowed), a key, run or output the user named that the
 // cache lacks (cache.ErrNotFound) or a malformed key (cache.ErrBadKey).
 // Commands return cache.ErrNotFound errors only where the key, run or
 // output came from the user (a missing payload inside a run is
@@ -24,5 +25,6 @@ func isUsageError(err error) bool {
 	var badRun *runreport.BadRunError
 	var badID *runs.BadIDError
 	return errors.As(err, &ref) || errors.As(err, &badRun) || errors.As(err, &badID) || errors.Is(err, runner.ErrUnknownName) ||
+		errors.Is(err, runner.ErrCommandsNotAllowed) ||
 		errors.Is(err, cache.ErrNotFound) || errors.Is(err, cache.ErrBadKey)
 }

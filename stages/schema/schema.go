@@ -24,6 +24,9 @@ const (
 	KindTable     artifact.Kind = "table"            // aggregated results (markdown/csv/json)
 	KindFigure    artifact.Kind = "figure"           // images
 	KindValue     artifact.Kind = "value"            // generic values of the generic stages
+	KindArray     artifact.Kind = "array"            // one array a command wrote as .npy (member "array")
+	KindArrays    artifact.Kind = "arrays"           // the arrays of a .npz a command wrote (members by name)
+	KindFile      artifact.Kind = "file"             // one file a command wrote (member: its base name)
 )
 
 // Member names and layouts of the built-in artifact kinds:
