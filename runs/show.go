@@ -42,6 +42,9 @@ type StageJSON struct {
 	DurationS float64            `json:"duration_s"`
 	Error     string             `json:"error,omitempty"`
 	Metrics   map[string]float64 `json:"metrics,omitempty"`
+	// Command is a command stage's program and fingerprint; absent for
+	// the built-in stage types.
+	Command *CommandJSON `json:"command,omitempty"`
 }
 
 // DetailJSON is `runs show --json`: the run, its provenance and its stages.
@@ -111,7 +114,8 @@ func WriteShow(w io.Writer, c *cache.Cache, id int64, asJSON bool, now time.Time
 		out := DetailJSON{RunJSON: summaryOf(d.RunSummary), Provenance: prov, StageList: []StageJSON{}}
 		for _, s := range d.Stages {
 			out.StageList = append(out.StageList, StageJSON{Address: s.Address, Key: s.Key, Status: s.Status,
-				Reason: s.Reason, Start: cacheops.Time(s.Start), DurationS: s.Duration.Seconds(), Error: s.Error, Metrics: s.Metrics})
+				Reason: s.Reason, Start: cacheops.Time(s.Start), DurationS: s.Duration.Seconds(), Error: s.Error, Metrics: s.Metrics,
+				Command: commandOf(c, s.Key)})
 		}
 		return cacheops.WriteJSON(w, out)
 	}
@@ -166,6 +170,7 @@ func WriteShow(w io.Writer, c *cache.Cache, id int64, asJSON bool, now time.Time
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeCommands(w, c, d.Stages)
 	if len(withMetrics) == 0 {
 		return nil
 	}
