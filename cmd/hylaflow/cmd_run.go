@@ -94,12 +94,12 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	opts := runner.RunOptions{
 		PlanOptions: runner.PlanOptions{Force: force, NoCache: *noCache,
 			AllowCommands: *allowCommands || runner.AllowCommandsFromEnv(os.Getenv(runner.AllowCommandsEnv))},
-		Jobs: nJobs,
-		Executor:    executor,
-		KeepGoing:   *keepGoing,
-		MemMB:       memMB,
-		Observer:    obs,
-		Args:        append([]string{"run"}, args...),
+		Jobs:      nJobs,
+		Executor:  executor,
+		KeepGoing: *keepGoing,
+		MemMB:     memMB,
+		Observer:  obs,
+		Args:      append([]string{"run"}, args...),
 	}
 	prov, err := runs.Collect(files[0], lopts.VarFiles, lopts.Vars)
 	if err == nil {
