@@ -213,8 +213,8 @@ func TestSlurmClusterFailingStage(t *testing.T) {
 	}
 }
 
-// TestSlurmClusterConformance runs the executor conformance suite with
-// every task as a real Slurm job. The jobs run the hylaflow binary, so the
+// TestSlurmClusterConformance runs the executor conformance suite, and its
+// command-stage part, with every task as a real Slurm job. The jobs run the hylaflow binary, so the
 // tasks use its stage types (the built-in generic stages, over bundles).
 func TestSlurmClusterConformance(t *testing.T) {
 	cl := slurmCluster(t)
@@ -233,6 +233,14 @@ func TestSlurmClusterConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 		return executortest.Env{Executor: ex, Store: store, Registry: stages.Default(), Values: values}
+	})
+	executortest.RunCommand(t, func(t *testing.T) executortest.Env {
+		store := executortest.NewMemStore()
+		ex, err := runner.NewSlurm(store, slurmClusterOptions(bin, cl, t.TempDir(), &slurmLog{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return executortest.Env{Executor: ex, Store: store, Registry: stages.Default()}
 	})
 }
 

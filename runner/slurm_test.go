@@ -392,6 +392,25 @@ func TestSlurmConformance(t *testing.T) {
 	})
 }
 
+// TestSlurmRunsCommands: a command stage runs as a Slurm job like any
+// other (fake cluster, the job's process in this one, rebuilding the task
+// from its spec): its program gets its input, its declared outputs are
+// stored, a failing program stores nothing.
+func TestSlurmRunsCommands(t *testing.T) {
+	reg := stages.Default()
+	executortest.RunCommand(t, func(t *testing.T) executortest.Env {
+		f := slurm.NewFake()
+		t.Cleanup(f.Close)
+		f.Exec = slurmInProcess(reg)
+		store := executortest.NewMemStore()
+		ex, err := runner.NewSlurm(store, slurmTestOptions(f, t.TempDir(), &slurmLog{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return executortest.Env{Executor: ex, Store: store, Registry: reg}
+	})
+}
+
 // blindQueue is a cluster whose squeue never lists a job: every job looks
 // purged from the queue.
 type blindQueue struct{ *slurm.Fake }
