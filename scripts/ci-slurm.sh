@@ -5,8 +5,9 @@
 # Slurm integration tests (the client against the real sbatch/squeue/
 # scontrol/scancel, and the executor: digests equal local, a failing stage,
 # the conformance suite, a driver killed with SIGKILL and restarted, Ctrl-C),
-# then runs the quickstart and a small table1 subset (1 seed, 2 epochs, all
-# five datasets; needs $HYLAFLOW_DATA) with `hylaflow run --executor slurm`
+# then runs the quickstart, a small table1 subset (1 seed, 2 epochs, all
+# five datasets; needs $HYLAFLOW_DATA) and examples/baseline (a command
+# stage running Python) with `hylaflow run --executor slurm`
 # and checks that every stored artifact has the key and digest of a local
 # run, and that a second Slurm run submits nothing. Stops the cluster again unless it was already
 # running before. HYLAFLOW_BIN (default: built from this checkout) is the
@@ -79,6 +80,9 @@ same() {
 same quickstart pipelines/quickstart.hcl -var 'seeds=[0,1]' -var epochs=20
 if [ -d "${HYLAFLOW_DATA:-}" ]; then
 	same table1 pipelines/table1.hcl -var 'seeds=[0]' -var epochs=2 -var reddit=off
+	# A command stage (a Python program) as a Slurm job: its scikit-learn
+	# model is deterministic too, so every digest must match.
+	same baseline examples/baseline/baseline.hcl --allow-commands -var 'seeds=[0]' -var epochs=20
 else
 	echo "--- table1 subset skipped: HYLAFLOW_DATA is not a directory"
 fi
