@@ -1,10 +1,15 @@
 package runner
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
+
+	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/registry"
 )
 
 // AllowCommandsEnv, set to 1 (or true), gives the consent that
@@ -121,4 +126,33 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// CheckRecordCommand refuses, without consent, the key record of a stage
+// whose type runs a program the pipeline names (exec-stage KEY or --task
+// FILE runs one stage outside any pipeline: the same consent applies).
+func CheckRecordCommand(reg *registry.Registry, rec *cache.KeyRecord, allow bool) error {
+	t, ok := reg.Lookup(rec.StageType)
+	if allow || !ok || t.Command == nil {
+		return nil
+	}
+	params, err := registry.DecodeParams(t, rec.Params)
+	if err != nil {
+		return fmt.Errorf("%s (%s): %w", rec.Key, rec.Address, err)
+	}
+	c := t.Command(params)
+	return &CommandsRefused{File: "key " + rec.Key, Stages: []CommandStage{{Address: rec.Address, Argv: c.Argv, PlanArgv: c.PlanArgv}}}
+}
+
+// TaskFileRecord reads the key record of a task file (TaskSpec's JSON).
+func TaskFileRecord(file string) (*cache.KeyRecord, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var spec TaskSpec
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return nil, fmt.Errorf("%s: not a task spec: %w", file, err)
+	}
+	return &spec.Record, nil
 }

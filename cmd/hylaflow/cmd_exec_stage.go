@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 
+	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runner"
 )
@@ -27,6 +29,7 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "recompute even if stored")
 	workers := fs.Int("workers", runtime.NumCPU(), "threads for the stage")
 	verbose := fs.Bool("v", false, "verbose")
+	allowCommands := fs.Bool("allow-commands", false, "run a command stage's program")
 	pos, err := cli.Parse(fs, args, stdout, execStageCmdUsage)
 	switch {
 	case err != nil:
@@ -42,6 +45,24 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	defer c.Close()
 
+	allow := *allowCommands || runner.AllowCommandsFromEnv(os.Getenv(runner.AllowCommandsEnv))
+	var rec *cache.KeyRecord
+	if *taskFile != "" {
+		rec, err = runner.TaskFileRecord(*taskFile)
+	} else {
+		var ok bool
+		if rec, ok, err = c.Record(pos[0]); err == nil && !ok {
+			rec = nil // ExecKey says that the key has no record
+		}
+	}
+	if err != nil {
+		return cli.Failed(err)
+	}
+	if rec != nil {
+		if err := runner.CheckRecordCommand(cliRegistry(), rec, allow); err != nil {
+			return err
+		}
+	}
 	var hooks runner.Hooks
 	if *verbose {
 		hooks = runner.StampedHooks(stderr)
