@@ -245,6 +245,40 @@ func RandomSplit(labels []int, pVal, pTest float64, seed uint64) (train, val, te
 	return train, val, test, nil
 }
 
+// StratifiedSplit draws a split that keeps each class's share: with the
+// seed, the labelled nodes of each class are shuffled separately and
+// n_val = round(pVal·n_c) of them go to validation, n_test = round(pTest·n_c)
+// to test and the rest to training; each part is returned in increasing
+// node order. Unlabelled nodes (-1) are left out.
+func StratifiedSplit(labels []int, pVal, pTest float64, seed uint64) (train, val, test []int, err error) {
+	if pVal < 0 || pTest < 0 || pVal+pTest > 1 {
+		return nil, nil, nil, fmt.Errorf("split proportions val=%v test=%v must be non-negative and sum to at most 1", pVal, pTest)
+	}
+	var byClass [][]int
+	for i, l := range labels {
+		if l < 0 {
+			continue
+		}
+		for len(byClass) <= l {
+			byClass = append(byClass, nil)
+		}
+		byClass[l] = append(byClass[l], i)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x7374726174)) // "strat"
+	for _, idx := range byClass {
+		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		nv := roundHalfEven(pVal * float64(len(idx)))
+		nt := min(roundHalfEven(pTest*float64(len(idx))), len(idx)-nv)
+		val = append(val, idx[:nv]...)
+		test = append(test, idx[nv:nv+nt]...)
+		train = append(train, idx[nv+nt:]...)
+	}
+	slices.Sort(train)
+	slices.Sort(val)
+	slices.Sort(test)
+	return train, val, test, nil
+}
+
 // roundHalfEven rounds like Python 3's round().
 func roundHalfEven(x float64) int {
 	f := float64(int(x))

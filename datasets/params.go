@@ -18,6 +18,9 @@ const (
 	ParamInt                         // Params.Int
 	ParamFloat                       // Params.Float
 	ParamBool                        // Params.Bool
+	// ParamPath is a file or directory named by a pipeline, resolved
+	// against the pipeline's directory; read with Params.String.
+	ParamPath
 )
 
 // ParamSpec declares one parameter a source's loader reads from
@@ -33,6 +36,10 @@ type ParamSpec struct {
 	// set) and x < Below (when Below is set).
 	Min, Below *float64
 	Doc        string // what the source does with it
+	// OmitDefaultFromKey leaves the parameter out of the dataset stage's
+	// cache key while it holds its default, so that declaring it keeps
+	// the keys (and the cached results) of every existing pipeline.
+	OmitDefaultFromKey bool
 }
 
 // Bound returns a pointer to x, for ParamSpec.Min and Below.
@@ -40,7 +47,7 @@ func Bound(x float64) *float64 { return &x }
 
 // check reports a spec that cannot be a parameter.
 func (p ParamSpec) check() error {
-	want := map[ParamKind]reflect.Kind{ParamString: reflect.String, ParamInt: reflect.Int, ParamFloat: reflect.Float64, ParamBool: reflect.Bool}[p.Kind]
+	want := map[ParamKind]reflect.Kind{ParamString: reflect.String, ParamPath: reflect.String, ParamInt: reflect.Int, ParamFloat: reflect.Float64, ParamBool: reflect.Bool}[p.Kind]
 	switch {
 	case p.Name == "":
 		return errors.New("a parameter without a name")
@@ -48,7 +55,7 @@ func (p ParamSpec) check() error {
 		return fmt.Errorf("parameter %s: unknown kind %d", p.Name, p.Kind)
 	case p.Default == nil || reflect.TypeOf(p.Default).Kind() != want:
 		return fmt.Errorf("parameter %s: default %#v is not a %v", p.Name, p.Default, want)
-	case len(p.Enum) > 0 && (p.Kind != ParamString || !slices.Contains(p.Enum, p.Default.(string))):
+	case len(p.Enum) > 0 && ((p.Kind != ParamString && p.Kind != ParamPath) || !slices.Contains(p.Enum, p.Default.(string))):
 		return fmt.Errorf("parameter %s: an enum is for a string parameter and holds its default", p.Name)
 	case (p.Min != nil || p.Below != nil) && p.Kind != ParamInt && p.Kind != ParamFloat:
 		return fmt.Errorf("parameter %s: bounds are for a number", p.Name)
@@ -61,7 +68,7 @@ func (p ParamSpec) sameAs(q ParamSpec) bool {
 	bound := func(a, b *float64) bool {
 		return (a == nil) == (b == nil) && (a == nil || *a == *b || math.IsNaN(*a) && math.IsNaN(*b))
 	}
-	return p.Kind == q.Kind && p.Default == q.Default && slices.Equal(p.Enum, q.Enum) && bound(p.Min, q.Min) && bound(p.Below, q.Below)
+	return p.Kind == q.Kind && p.OmitDefaultFromKey == q.OmitDefaultFromKey && p.Default == q.Default && slices.Equal(p.Enum, q.Enum) && bound(p.Min, q.Min) && bound(p.Below, q.Below)
 }
 
 // SourceParams returns the union of the parameters the registered sources

@@ -50,6 +50,28 @@ type Source interface {
 	Params() []ParamSpec
 }
 
+// A PathSource is a Source whose files are wherever the user says rather
+// than a catalogue's (the files source: a user's graph): Request.Root is
+// then the user's path, a directory or one file, and Name only the name
+// reports show. Files and the catalogue do not apply to it; Fingerprint
+// and FingerprintOf hash what FilesFor lists.
+type PathSource interface {
+	Source
+	// FilesFor returns the files Load(req) reads — exactly those, as paths
+	// (req.Root joined), in the order it reads them — with the name each
+	// has in messages (its path relative to req.Root, or its base name).
+	// A path that holds no dataset, or a file that cannot be read, is an
+	// error: the fingerprint never hashes a "missing" placeholder.
+	FilesFor(req Request) ([]NamedFile, error)
+}
+
+// NamedFile is a file a PathSource reads: where it is and what messages
+// call it.
+type NamedFile struct {
+	Path string // the file on disk
+	Name string // relative to the user's path, slash-separated
+}
+
 // Request is what Source.Load reads.
 type Request struct {
 	// Root is the data root (holding planetoid/, hgcn/, …); unused by
@@ -95,18 +117,21 @@ const (
 	SplitGiven = "given"
 	// SplitHGCN: HGCNSplit on the labels with SplitRule.PVal and PTest.
 	SplitHGCN = "hgcn"
+	// SplitStratified: StratifiedSplit on the labels with SplitRule.PVal
+	// and PTest (a user's graph without a split of its own).
+	SplitStratified = "stratified"
 )
 
 // SplitRule is a dataset's official split.
 type SplitRule struct {
-	Rule        string  // SplitGiven or SplitHGCN
+	Rule        string  // SplitGiven, SplitHGCN or SplitStratified
 	PVal, PTest float64 // SplitHGCN: validation and test proportions
 }
 
 // Proportions returns the official validation and test proportions, and
 // whether the rule has them (it draws the split from the labels).
 func (r SplitRule) Proportions() (pVal, pTest float64, ok bool) {
-	return r.PVal, r.PTest, r.Rule == SplitHGCN
+	return r.PVal, r.PTest, r.Rule == SplitHGCN || r.Rule == SplitStratified
 }
 
 var (
@@ -188,7 +213,12 @@ func SourceFor(e Entry) (Source, error) {
 // root and the SHA-256 of its contents (a missing file is recorded as
 // missing). Contents rather than modification times, so that a fresh copy
 // or a re-download of the same files keeps every result built on them.
+//
+// For a PathSource it is FingerprintOf(src, Request{Root: root, Name: name}).
 func Fingerprint(src Source, root, name string) (string, error) {
+	if ps, ok := src.(PathSource); ok {
+		return FingerprintOf(ps, Request{Root: root, Name: name, Params: Options{}})
+	}
 	files, err := src.Files(name)
 	if err != nil {
 		return "", err
@@ -209,6 +239,45 @@ func Fingerprint(src Source, root, name string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// FingerprintParts identifies what a PathSource reads for req: the
+// SHA-256 of each file FilesFor lists, by the file's name ("file
+// labels.csv" → "sha256:HEX"). The dataset stage joins them with
+// registry.JoinFingerprint, so that plan names the file that changed.
+func FingerprintParts(src PathSource, req Request) (map[string]string, error) {
+	files, err := src.FilesFor(req)
+	if err != nil {
+		return nil, err
+	}
+	parts := make(map[string]string, len(files))
+	for _, f := range files {
+		sum, err := fileDigest(f.Path)
+		if err != nil {
+			return nil, fmt.Errorf("dataset fingerprint: %w", err)
+		}
+		parts["file "+f.Name] = "sha256:" + sum
+	}
+	return parts, nil
+}
+
+// FingerprintOf is FingerprintParts as one string: a line "NAME VALUE"
+// per part, in name order.
+func FingerprintOf(src PathSource, req Request) (string, error) {
+	parts, err := FingerprintParts(src, req)
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, 0, len(parts))
+	for n := range parts {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s %s\n", n, parts[n])
+	}
+	return b.String(), nil
 }
 
 // digestMemo remembers file digests within one process, keyed by path, size

@@ -84,7 +84,7 @@ func dataDatasetType() (*registry.Type, error) {
 		Params: []registry.Param{
 			{Name: "source", Type: registry.String, Required: true, Enum: datasets.Sources(),
 				Doc: "which loader reads the files"},
-			{Name: "name", Type: registry.String, Required: true, Doc: "dataset name, checked against the source's datasets in `hylaflow datasets list` when the pipeline loads: e.g. cora, airport, R8, disease (synthetic), sbm (synthetic)"},
+			{Name: "name", Type: registry.String, Default: "", Doc: "dataset name, checked against the source's datasets in `hylaflow datasets list` when the pipeline loads: e.g. cora, airport, R8, disease (synthetic), sbm (synthetic); required but for source files, where it is the name reports show (default: path's base name)"},
 			{Name: "root", Type: registry.Path, Default: "", Doc: "data root holding planetoid/, hgcn/, reddit/, textgcn/; empty = default root"},
 		},
 		Outputs:     []registry.Output{{Name: dataOutGraph, Kind: schema.KindGraph, Doc: "the graph (artifact/schema.go KindGraph layout)"}},
@@ -101,8 +101,8 @@ func dataDatasetType() (*registry.Type, error) {
 
 // dataParam is the registry parameter of a source's declared one.
 func dataParam(sp datasets.ParamSpec) registry.Param {
-	p := registry.Param{Name: sp.Name, Default: sp.Default, Enum: sp.Enum, Doc: sp.Doc,
-		Type: map[datasets.ParamKind]registry.ParamType{datasets.ParamString: registry.String,
+	p := registry.Param{Name: sp.Name, Default: sp.Default, Enum: sp.Enum, Doc: sp.Doc, KeyOmitDefault: sp.OmitDefaultFromKey,
+		Type: map[datasets.ParamKind]registry.ParamType{datasets.ParamString: registry.String, datasets.ParamPath: registry.Path,
 			datasets.ParamInt: registry.Int, datasets.ParamFloat: registry.Float, datasets.ParamBool: registry.Bool}[sp.Kind]}
 	if sp.Min != nil || sp.Below != nil {
 		p.Range = &registry.Range{}
@@ -127,8 +127,14 @@ func dataSource(p registry.Values) (datasets.Source, error) {
 }
 
 // dataRoot resolves the root parameter: the catalogue entry's first root
-// holding its files, else the default root.
+// holding its files, else the default root. For a source that reads a
+// user's path (datasets.PathSource) it is the path parameter.
 func dataRoot(p registry.Values, source string) string {
+	if s, ok := datasets.SourceOf(source); ok {
+		if _, user := s.(datasets.PathSource); user {
+			return p.String("path")
+		}
+	}
 	if r := p.String("root"); r != "" {
 		return r
 	}
@@ -146,6 +152,13 @@ func dataFingerprint(p registry.Values) (string, error) {
 	src, err := dataSource(p)
 	if err != nil {
 		return "", err
+	}
+	if ps, ok := src.(datasets.PathSource); ok {
+		parts, err := datasets.FingerprintParts(ps, datasets.Request{Root: dataRoot(p, src.Name()), Name: p.String("name"), Params: p})
+		if err != nil {
+			return "", err
+		}
+		return registry.JoinFingerprint(parts)
 	}
 	return datasets.Fingerprint(src, dataRoot(p, src.Name()), p.String("name"))
 }
@@ -384,11 +397,13 @@ func dataSplitType() *registry.Type {
 		Doc: "Chooses train/validation/test nodes. rule planetoid or given keeps the dataset's own split; " +
 			"hgcn applies HGCN's rule (shuffle label != 0 and label == 0 nodes separately with the seed, " +
 			"m = min of the two counts, val = round(p_val·m) and test = round(p_test·m) of each group, train = the rest); " +
-			"random shuffles all labelled nodes. p_val/p_test < 0 take the official values " +
-			"(disease 0.10/0.60, airport 0.15/0.15).",
+			"random shuffles all labelled nodes; stratified shuffles each class's labelled nodes separately and takes " +
+			"round(p_val·n_c) of each for validation and round(p_test·n_c) for test (a user's graph without a split); " +
+			"auto is given when the dataset brings a split, else stratified. p_val/p_test < 0 take the official values " +
+			"(disease 0.10/0.60, airport 0.15/0.15, files 0.20/0.20). The test nodes never serve as validation nodes.",
 		Params: []registry.Param{
-			{Name: "rule", Type: registry.String, Default: "given", Enum: []string{"planetoid", "given", "hgcn", "random"}, Doc: "split rule"},
-			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "seed of the shuffles (hgcn, random)"},
+			{Name: "rule", Type: registry.String, Default: "given", Enum: []string{"planetoid", "given", "hgcn", "random", "stratified", "auto"}, Doc: "split rule"},
+			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "seed of the shuffles (hgcn, random, stratified)"},
 			{Name: "p_val", Type: registry.Float, Range: registry.Range{}.Below(1), Default: -1.0, Doc: "validation proportion (negative: the dataset's official value)"},
 			{Name: "p_test", Type: registry.Float, Range: registry.Range{}.Below(1), Default: -1.0, Doc: "test proportion (negative: the dataset's official value)"},
 		},
@@ -415,15 +430,21 @@ func dataRunSplit(ctx context.Context, job *registry.Job) (map[string]artifact.A
 	rule := p.String("rule")
 	seed := p.Int("seed")
 	var train, val, test []int
+	if rule == "auto" {
+		rule = "stratified"
+		if in.Has(schema.MemberTrain) {
+			rule = "given"
+		}
+	}
 	switch rule {
 	case "planetoid", "given":
 		if !in.Has(schema.MemberTrain) {
-			return nil, fmt.Errorf("split: dataset %s defines no split; use rule = \"hgcn\" or \"random\"", info.Name)
+			return nil, fmt.Errorf("split: dataset %s defines no split; use rule = \"stratified\", \"hgcn\" or \"random\"", info.Name)
 		}
 		train, _ = in.Ints(schema.MemberTrain)
 		val, _ = in.Ints(schema.MemberVal)
 		test, _ = in.Ints(schema.MemberTest)
-	case "hgcn", "random":
+	case "hgcn", "random", "stratified":
 		pv, pt := p.Float("p_val"), p.Float("p_test")
 		if pv < 0 || pt < 0 {
 			def, ok := dataOfficialSplit(info)
@@ -437,9 +458,12 @@ func dataRunSplit(ctx context.Context, job *registry.Job) (map[string]artifact.A
 				pt = def[1]
 			}
 		}
-		if rule == "hgcn" {
+		switch rule {
+		case "hgcn":
 			train, val, test, err = datasets.HGCNSplit(labels, pv, pt, uint64(seed))
-		} else {
+		case "stratified":
+			train, val, test, err = datasets.StratifiedSplit(labels, pv, pt, uint64(seed))
+		default:
 			train, val, test, err = datasets.RandomSplit(labels, pv, pt, uint64(seed))
 		}
 		if err != nil {

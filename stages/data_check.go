@@ -30,7 +30,24 @@ func dataEntry(source, name string) (datasets.Entry, bool) {
 // registry.Type Check hook), so a misspelt name fails validate, not a run.
 func dataCheck(p registry.Values) []registry.Problem {
 	source, name := p.String("source"), p.String("name")
+	if s, ok := datasets.SourceOf(source); ok {
+		if _, user := s.(datasets.PathSource); user {
+			if p.String("path") == "" {
+				return []registry.Problem{registry.Problemf("source", "Missing path",
+					"Source %q reads the graph at path: set path to its directory or file (see docs/your-graph.md).", source)}
+			}
+			return nil
+		}
+	}
+	if p.String("path") != "" {
+		return []registry.Problem{registry.Problemf("path", "Path of another source",
+			"Only source \"files\" reads path; source %q reads its catalogued files under root.", source)}
+	}
 	names := dataNames(source)
+	if name == "" {
+		return []registry.Problem{registry.Problemf("source", "Missing dataset name",
+			"Source %q needs name, one of %s (see `hylaflow datasets list`).", source, strings.Join(names, ", "))}
+	}
 	for _, n := range names {
 		if strings.EqualFold(n, name) {
 			return nil
@@ -54,6 +71,11 @@ func dataCheck(p registry.Values) []registry.Problem {
 // under the root it would read them from, and says how to get them.
 func dataPreflight(p registry.Values) []registry.Problem {
 	source := p.String("source")
+	if s, ok := datasets.SourceOf(source); ok {
+		if _, user := s.(datasets.PathSource); user {
+			return nil // the fingerprint reads the files at plan time and names what is wrong
+		}
+	}
 	e, ok := dataEntry(source, p.String("name"))
 	if !ok || len(e.Files) == 0 {
 		return nil // unknown (Check reports it) or generated

@@ -11,7 +11,31 @@ import (
 )
 
 func dataCheckParams(source, name, root string) registry.Values {
-	return registry.Values{"source": source, "name": name, "root": root}
+	return registry.Values{"source": source, "name": name, "root": root, "path": ""}
+}
+
+// TestDataCheckFiles: the files source needs a path and no catalogue name;
+// the others need a name and take no path.
+func TestDataCheckFiles(t *testing.T) {
+	for _, c := range []struct {
+		source, name, path, param, want string
+	}{
+		{"files", "", "data/mine", "", ""},
+		{"files", "my graph", "data/mine", "", ""},
+		{"files", "", "", "source", `Source "files" reads the graph at path: set path to its directory or file (see docs/your-graph.md).`},
+		{"planetoid", "", "", "source", `Source "planetoid" needs name, one of cora, citeseer, pubmed (see ` + "`hylaflow datasets list`)."},
+		{"planetoid", "cora", "data/mine", "path", `Only source "files" reads path; source "planetoid" reads its catalogued files under root.`},
+	} {
+		p := dataCheckParams(c.source, c.name, "")
+		p["path"] = c.path
+		probs := dataCheck(p)
+		switch {
+		case c.want == "" && len(probs) > 0:
+			t.Errorf("%s %q %q: unexpected %+v", c.source, c.name, c.path, probs)
+		case c.want != "" && (len(probs) != 1 || probs[0].Detail != c.want || probs[0].Param != c.param):
+			t.Errorf("%s %q %q: got %+v, want on %s: %s", c.source, c.name, c.path, probs, c.param, c.want)
+		}
+	}
 }
 
 func TestDataCheck(t *testing.T) {

@@ -5,6 +5,7 @@
 package all
 
 import (
+	_ "github.com/hylaflow/hylaflow/datasets/files"     // files: a user's own graph (edge list, PyG npz, OGB)
 	_ "github.com/hylaflow/hylaflow/datasets/hgcn"      // hgcn: Disease, Airport
 	_ "github.com/hylaflow/hylaflow/datasets/planetoid" // planetoid: Cora, Citeseer, Pubmed
 	_ "github.com/hylaflow/hylaflow/datasets/reddit"    // reddit: FastGCN's Reddit

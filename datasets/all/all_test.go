@@ -2,6 +2,8 @@ package all_test
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -54,6 +56,11 @@ var fixtures = map[string]fixture{
 	// Generated: the disease tree on 60 nodes, seed 3; HGCN's rule with
 	// 0.10/0.60 on its labels (8 of the smaller class: 1 + 5 of each to
 	// validation and test).
+	// A user's graph: a 5-node edge list with string ids, labels.csv
+	// (two classes) and features.csv; the stratified 0.2/0.2 draw takes
+	// round(0.4) = 0 of class a (2 nodes) and round(0.6) = 1 of class b (3
+	// nodes) for each of validation and test.
+	"files": {name: "mine", write: writeUserFiles, nodes: 5, split: [3]int{3, 1, 1}},
 	"synthetic": {name: "disease", write: func(*testing.T, string) {}, params: datasets.Options{"nodes": 60, "seed": 3},
 		nodes: 60, split: [3]int{48, 2, 10}},
 }
@@ -85,7 +92,8 @@ func TestConformance(t *testing.T) {
 					t.Errorf("catalogue: %v", err)
 				}
 			}
-			if entries == 0 {
+			ps, userFiles := src.(datasets.PathSource)
+			if entries == 0 && !userFiles {
 				t.Errorf("no catalogue entry of source %s", name)
 			}
 			fx, ok := fixtures[name]
@@ -98,6 +106,23 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if userFiles { // the files at the user's path, exactly those the loader reads
+				named, err := ps.FilesFor(datasets.Request{Root: root, Name: fx.name, Params: datasets.Options{}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				files = nil
+				for _, f := range named {
+					rel, err := filepath.Rel(root, f.Path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					files = append(files, datasets.File{Path: filepath.ToSlash(rel)})
+				}
+				if len(files) != 3 {
+					t.Errorf("FilesFor lists %v, want the fixture's 3 files", files)
+				}
+			}
 			for _, f := range files {
 				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(f.Path))); err != nil && !f.Optional {
 					t.Errorf("fixture lacks required file %s: %v", f.Path, err)
@@ -108,7 +133,7 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got[name] = fp
+			got[name] = goldenForm(fp)
 			g2 := load(t, src, root, fx)
 			if fp2, _ := datasets.Fingerprint(src, root, fx.name); fp2 != fp {
 				t.Errorf("fingerprint %s, then %s", fp, fp2)
@@ -116,7 +141,7 @@ func TestConformance(t *testing.T) {
 			if !sparse.Equal(g.Adj, g2.Adj) || !slices.Equal(g.Labels, g2.Labels) {
 				t.Error("two loads give different graphs")
 			}
-			if want, ok := golden[name]; !*update && (!ok || want != fp) {
+			if want, ok := golden[name]; !*update && (!ok || want != goldenForm(fp)) {
 				t.Errorf("fingerprint %s, golden %s (go test -update after a deliberate change)", fp, want)
 			}
 			// The fingerprint follows the contents of every file read.
@@ -183,6 +208,15 @@ func officialSplit(t *testing.T, src datasets.Source, g *datasets.Graph) ([3]int
 			t.Fatalf("%s: rule given, but the graph has no split", g.Name)
 		}
 		return [3]int{len(g.Train), len(g.Val), len(g.Test)}, rule
+	case datasets.SplitStratified:
+		if g.Train != nil {
+			t.Errorf("%s: rule stratified, but the graph brings a split", g.Name)
+		}
+		tr, va, te, err := datasets.StratifiedSplit(g.Labels, rule.PVal, rule.PTest, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return [3]int{len(tr), len(va), len(te)}, rule
 	case datasets.SplitHGCN:
 		if g.Train != nil {
 			t.Errorf("%s: rule hgcn, but the graph brings a split", g.Name)
@@ -467,4 +501,28 @@ func writeText(t *testing.T, root string) {
 	}
 	writeFile(t, root, "textgcn/tiny.txt", []byte(meta.String()))
 	writeFile(t, root, "textgcn/corpus/tiny.clean.txt", []byte(corpus.String()))
+}
+
+func writeUserFiles(t *testing.T, root string) {
+	t.Helper()
+	for name, text := range map[string]string{
+		"edges.csv":    "src,dst\nann,bob\nbob,cy\ncy,dee\ndee,ann\neve,ann\n",
+		"labels.csv":   "id,label\nann,a\nbob,b\ncy,a\ndee,b\neve,b\n",
+		"features.csv": "id,x,y\nann,1,0\nbob,0,1\ncy,1,1\ndee,0.5,0\neve,0,0.5\n",
+		"val.csv.bak":  "not read: not a split file name\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// goldenForm is a fingerprint as the golden file records it: itself, or
+// the SHA-256 of a multi-line one (the files source's readable list).
+func goldenForm(fp string) string {
+	if !strings.Contains(fp, "\n") {
+		return fp
+	}
+	sum := sha256.Sum256([]byte(fp))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

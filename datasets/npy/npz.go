@@ -112,17 +112,33 @@ func ReadSparseFile(path string) (*sparse.CSR, error) {
 	return a.Sparse()
 }
 
+// Has reports whether the archive holds member name (without .npy).
+func (a *Archive) Has(name string) bool {
+	_, ok := a.members[name]
+	return ok
+}
+
 // Sparse decodes the scipy sparse matrix stored in the archive's members
 // format, shape, data and indices/indptr (csr, csc) or row/col (coo).
-func (a *Archive) Sparse() (*sparse.CSR, error) {
+func (a *Archive) Sparse() (*sparse.CSR, error) { return a.SparsePrefixed("") }
+
+// SparsePrefixed decodes a scipy sparse matrix stored in members whose
+// names start with prefix (x_data, x_indices, x_indptr, x_shape and an
+// optional x_format for prefix "x_": the members a user writes from a
+// csr_matrix's attributes beside other arrays). With a non-empty prefix a
+// missing format member means csr.
+func (a *Archive) SparsePrefixed(prefix string) (*sparse.CSR, error) {
 	fail := func(member, format string, args ...any) error {
-		return &Error{File: a.path, Member: member, Msg: fmt.Sprintf(format, args...)}
+		return &Error{File: a.path, Member: prefix + member, Msg: fmt.Sprintf(format, args...)}
 	}
-	fm, err := a.Array("format")
+	format := ""
+	fm, err := a.Array(prefix + "format")
+	if prefix != "" && !a.Has(prefix+"format") {
+		fm, err = &Array{Kind: 'U', Shape: []int{}, Strings: []string{"csr"}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	format := ""
 	switch {
 	case (fm.Kind == 'U' || fm.Kind == 'S') && len(fm.Strings) == 1:
 		format = fm.Strings[0]
@@ -135,7 +151,7 @@ func (a *Archive) Sparse() (*sparse.CSR, error) {
 	default:
 		return nil, fail("format.npy", "expected a string, got kind %q shape %v", fm.Kind, fm.Shape)
 	}
-	sh, err := a.Array("shape")
+	sh, err := a.Array(prefix + "shape")
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +160,7 @@ func (a *Archive) Sparse() (*sparse.CSR, error) {
 		return nil, fail("shape.npy", "expected two non-negative integers, got %v", sh.Ints)
 	}
 	rows, cols := int(sh.Ints[0]), int(sh.Ints[1])
-	data, err := a.Array("data")
+	data, err := a.Array(prefix + "data")
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +168,7 @@ func (a *Archive) Sparse() (*sparse.CSR, error) {
 		return nil, fail("data.npy", "expected a 1-D numeric array, got kind %q shape %v", data.Kind, data.Shape)
 	}
 	ints := func(name string, want int) ([]int, error) {
-		arr, err := a.Array(name)
+		arr, err := a.Array(prefix + name)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +221,7 @@ func (a *Archive) Sparse() (*sparse.CSR, error) {
 		}
 		m, err := sparse.FromCOO(rows, cols, ri, indices, data.Floats)
 		if err != nil {
-			return nil, &Error{File: a.path, Msg: "building the matrix", Err: err}
+			return nil, &Error{File: a.path, Member: prefix + "data.npy", Msg: "building the matrix", Err: err}
 		}
 		return m, nil
 	case "coo":
@@ -219,7 +235,7 @@ func (a *Archive) Sparse() (*sparse.CSR, error) {
 		}
 		m, err := sparse.FromCOO(rows, cols, ri, ci, data.Floats)
 		if err != nil {
-			return nil, &Error{File: a.path, Msg: "coo entries", Err: err}
+			return nil, &Error{File: a.path, Member: prefix + "data.npy", Msg: "coo entries", Err: err}
 		}
 		return m, nil
 	}
