@@ -22,7 +22,9 @@ func loadEdgeList(ctx context.Context, l *layout, info *Info, workers int) (*ass
 	}
 	r := &assembled{weights: el.weights}
 	var ns *nodeSet
-	isText := func(name string) bool { return name != "" && !strings.HasSuffix(name, ".npy") && !strings.HasSuffix(name, ".npz") }
+	isText := func(name string) bool {
+		return name != "" && !strings.HasSuffix(name, ".npy") && !strings.HasSuffix(name, ".npz")
+	}
 	// Row-indexed arrays fix the node count.
 	switch {
 	case strings.HasSuffix(l.features, ".npy"):
