@@ -46,6 +46,10 @@ func WriteCatalog(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nEDGES counts distinct undirected pairs without self loops; the paper counts raw links")
 	fmt.Fprintln(w, "(cora 5429, citeseer 4732, pubmed 44338, airport 18631 including one self loop).")
+	if _, ok := SourceOf("files"); ok {
+		fmt.Fprintln(w, "\nYour own graph: source = \"files\" with path = DIR (an edge list with tables, a PyG-style .npz or an")
+		fmt.Fprintln(w, "OGB directory); `hylaflow datasets inspect DIR` shows what the loader sees (docs/your-graph.md).")
+	}
 }
 
 // CatalogEntryJSON is one element of `datasets list --json`: the

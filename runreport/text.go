@@ -30,6 +30,7 @@ type tableJSON struct {
 		Within    *bool    `json:"within_tolerance"`
 		Status    string   `json:"status"`
 	} `json:"cells"`
+	Notes []string `json:"notes"`
 }
 
 // TableView is one evaluate table (its table.json document) as the
@@ -45,7 +46,9 @@ type TableView struct {
 	Datasets []string
 	Models   []string
 	Cells    []CellView // in the document's order
-	at       map[[2]string]int
+	// Notes are the table's remarks (model selection, the best model), printed under it.
+	Notes []string
+	at    map[[2]string]int
 }
 
 // CellView is one (dataset, model) cell of a TableView.
@@ -70,7 +73,7 @@ func ParseTable(doc []byte) (*TableView, error) {
 	if err := json.Unmarshal(doc, &t); err != nil {
 		return nil, fmt.Errorf("table.json: %w", err)
 	}
-	v := &TableView{Title: t.Title, Metric: t.Metric, at: map[[2]string]int{}}
+	v := &TableView{Title: t.Title, Metric: t.Metric, Notes: t.Notes, at: map[[2]string]int{}}
 	if v.Title == "" {
 		v.Title = "Results"
 	}
@@ -208,6 +211,9 @@ func WriteText(w io.Writer, doc []byte) error {
 	textRows(w, rows)
 	if v.Paper {
 		fmt.Fprintln(w, ToleranceNote)
+	}
+	for _, n := range v.Notes {
+		fmt.Fprintln(w, "- "+n)
 	}
 	return nil
 }

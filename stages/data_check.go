@@ -72,8 +72,13 @@ func dataCheck(p registry.Values) []registry.Problem {
 func dataPreflight(p registry.Values) []registry.Problem {
 	source := p.String("source")
 	if s, ok := datasets.SourceOf(source); ok {
-		if _, user := s.(datasets.PathSource); user {
-			return nil // the fingerprint reads the files at plan time and names what is wrong
+		if ps, user := s.(datasets.PathSource); user {
+			req := datasets.Request{Root: p.String("path"), Name: p.String("name"), Params: p}
+			if _, err := ps.FilesFor(req); err != nil {
+				return []registry.Problem{registry.Warningf("path", "No graph at path",
+					"%v. Its stages will fail; see docs/your-graph.md for the layouts.", err)}
+			}
+			return nil
 		}
 	}
 	e, ok := dataEntry(source, p.String("name"))

@@ -52,6 +52,10 @@ func learnEvaluateType() *registry.Type {
 			{Name: "datasets", Type: registry.Strings, Default: []string{}, Doc: "row order; listed datasets without runs show as missing"},
 			{Name: "models", Type: registry.Strings, Default: []string{}, Doc: "model order; listed models without runs show as missing"},
 			{Name: "title", Type: registry.String, Default: "Results", Doc: "title of the table and chart"},
+			{Name: "select_on", Type: registry.String, Default: "", Enum: []string{"", "val", "val_best"}, KeyOmitDefault: true,
+				Doc: "model selection: runs labelled \"FAMILY SETTING…\" (e.g. \"hyla-sgc K=2 s=0.1\") make one cell per family, " +
+					"from the setting with the highest mean of this metric over its runs (never the test metric); the table's notes name " +
+					"each choice and which model is best beyond the seeds' spread (mean − std above every other's mean + std)"},
 		},
 		Inputs:  []registry.Input{{Name: "runs", Kind: schema.KindMetrics, Many: true, Doc: "metrics outputs of train stages (e.g. every seed of a for_each)"}},
 		Outputs: []registry.Output{{Name: learnOutTable, Kind: schema.KindTable, Doc: "table.md, table.csv, table.json, chart.png"}},
@@ -82,6 +86,8 @@ type learnTable struct {
 	Metric string      `json:"metric"`
 	Unit   string      `json:"unit"`
 	Cells  []learnCell `json:"cells"`
+	// Notes: the settings select_on chose and the verdict on the best model.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // learnPaperOrder is the paper's column order of datasets and models.
@@ -132,6 +138,12 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	labels := job.InputLabels["runs"]
+	var sel *learnSelection
+	if on := p.String("select_on"); on != "" {
+		if sel, err = learnSelect(runs, labels, on); err != nil {
+			return nil, err
+		}
+	}
 	values := map[[2]string][]float64{}
 	seenD, seenM := map[string]bool{}, map[string]bool{}
 	metricName := ""
@@ -159,6 +171,13 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 			} else if metricName == "" {
 				metricName = name
 			}
+		}
+		if sel != nil {
+			fam, set := learnSplitLabel(model)
+			if sel.chosen[[2]string{strings.ToLower(ds), fam}] != set {
+				continue
+			}
+			model = fam
 		}
 		ds, model = strings.ToLower(ds), strings.ToLower(model)
 		if ds == "disease_nc" {
@@ -211,6 +230,12 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 				}
 			}
 			tab.Cells = append(tab.Cells, c)
+		}
+	}
+	if sel != nil {
+		tab.Notes = append(sel.notes, learnVerdict(tab.Cells)...)
+		if p.String("compare_to") == "none" {
+			tab.Notes = append(tab.Notes, "no paper value: the paper has no results on this graph")
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -337,6 +362,12 @@ func learnMarkdown(t *learnTable, datasets, models []string, paperCol bool) []by
 				b.WriteString(" |")
 			}
 		}
+		b.WriteString("\n")
+	}
+	for _, n := range t.Notes {
+		fmt.Fprintf(&b, "\n- %s", n)
+	}
+	if len(t.Notes) > 0 {
 		b.WriteString("\n")
 	}
 	// Long table with every number.

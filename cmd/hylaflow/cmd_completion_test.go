@@ -37,7 +37,7 @@ func TestCompletionCandidates(t *testing.T) {
 		{[]string{"bench", "--se"}, "--seeds"}, // from flag.PrintDefaults
 		{[]string{"cache", "ls", "--so"}, "--sort"},
 		{[]string{"cache", "g"}, "gc"},
-		{[]string{"datasets", ""}, "list info fetch"},
+		{[]string{"datasets", ""}, "list info inspect fetch"},
 		{[]string{"runs", ""}, "list show diff"},
 		{[]string{"runs", "--json", "s"}, "show"},
 		{[]string{"runs", "list", "-"}, "--cache --help --json -n"},

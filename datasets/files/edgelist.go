@@ -108,7 +108,7 @@ func loadEdgeList(ctx context.Context, l *layout, info *Info, workers int) (*ass
 			ids := make([]string, len(rows))
 			for k, rw := range rows {
 				if len(rw.fields) != 2 {
-					return nil, errAt(l.labels, rw.line, "%d columns, want 2 (id, label)", len(rw.fields))
+					return nil, errAt(l.labels, rw.line, "%s, want 2 (id, label)", columns(len(rw.fields)))
 				}
 				ids[k] = rw.fields[0]
 			}
@@ -118,7 +118,7 @@ func loadEdgeList(ctx context.Context, l *layout, info *Info, workers int) (*ass
 		have := make([]bool, ns.n)
 		for _, rw := range rows {
 			if len(rw.fields) != 2 {
-				return nil, errAt(l.labels, rw.line, "%d columns, want 2 (id, label)", len(rw.fields))
+				return nil, errAt(l.labels, rw.line, "%s, want 2 (id, label)", columns(len(rw.fields)))
 			}
 			i := ns.lookup(rw.fields[0])
 			switch {
@@ -215,7 +215,7 @@ func readFeaturesCSV(l *layout, name string) (x *mat.Dense, ids []string, lines 
 		if cols < 0 {
 			cols = len(f) - 1
 		} else if len(f)-1 != cols {
-			return errAt(name, line, "%d columns, want %d (an id and %d features, like the first row)", len(f), cols+1, cols)
+			return errAt(name, line, "%s, want %d (an id and %d features, like the first row)", columns(len(f)), cols+1, cols)
 		}
 		for j, v := range f[1:] {
 			x, msg := parseFloat(string(v))
@@ -279,7 +279,10 @@ func relNPY(err error, l *layout) error {
 		if rel, ok := strings.CutPrefix(f, l.dir+"/"); ok {
 			f = rel
 		}
-		msg := fmt.Sprintf("byte %d: %s", e.Offset, e.Msg)
+		msg := e.Msg
+		if e.Offset > 0 {
+			msg = fmt.Sprintf("byte %d: %s", e.Offset, e.Msg)
+		}
 		if e.Err != nil {
 			msg += ": " + e.Err.Error()
 		}
@@ -317,7 +320,7 @@ func readSplit(l *layout, ns *nodeSet, labels []int) (*[3][]int, error) {
 		}
 		for k, rw := range rows {
 			if len(rw.fields) != 2 {
-				return nil, errAt(l.splitCSV, rw.line, "%d columns, want 2 (id, train|val|test)", len(rw.fields))
+				return nil, errAt(l.splitCSV, rw.line, "%s, want 2 (id, train|val|test)", columns(len(rw.fields)))
 			}
 			part := -1
 			switch strings.ToLower(rw.fields[1]) {
@@ -346,7 +349,7 @@ func readSplit(l *layout, ns *nodeSet, labels []int) (*[3][]int, error) {
 			}
 			for _, rw := range rows {
 				if len(rw.fields) != 1 {
-					return nil, errAt(name, rw.line, "%d columns, want one node id per line", len(rw.fields))
+					return nil, errAt(name, rw.line, "%s, want one node id per line", columns(len(rw.fields)))
 				}
 				if err := add(p, name, rw.line, rw.fields[0]); err != nil {
 					return nil, err

@@ -92,7 +92,7 @@ func sniffEdges(path, name string) (edgeFormat, error) {
 		if header {
 			r = rows[1]
 		}
-		return edgeFormat{}, errAt(name, r.line, "%d columns, want 2 (src dst) or 3 (src dst weight)", f.cols)
+		return edgeFormat{}, errAt(name, r.line, "%s, want 2 (src dst) or 3 (src dst weight)", columns(f.cols))
 	}
 	return f, nil
 }
@@ -260,7 +260,7 @@ func parseIntChunk(c chunk, name string, f edgeFormat) chunkResult {
 		}
 		fields = f.delim.split(fields, b)
 		if len(fields) != f.cols {
-			r.err = errAt(name, line, "%d columns, want %d like the first edge line", len(fields), f.cols)
+			r.err = errAt(name, line, "%s, want %d like the first edge line", columns(len(fields)), f.cols)
 			return r
 		}
 		u, ok1 := canonicalInt(fields[0])
@@ -334,7 +334,7 @@ func readNamedEdges(ctx context.Context, path, name string, f edgeFormat) (*edge
 		if b = trimEOL(b); line != f.headerLine && !skipLine(b) {
 			fields = f.delim.split(fields, b)
 			if len(fields) != f.cols {
-				return nil, errAt(name, line, "%d columns, want %d like the first edge line", len(fields), f.cols)
+				return nil, errAt(name, line, "%s, want %d like the first edge line", columns(len(fields)), f.cols)
 			}
 			if len(fields[0]) == 0 || len(fields[1]) == 0 {
 				return nil, errAt(name, line, "empty node id")
@@ -389,4 +389,12 @@ func lineOf(path string, f edgeFormat, id string) int {
 			return 0
 		}
 	}
+}
+
+// columns says "1 column" or "N columns".
+func columns(n int) string {
+	if n == 1 {
+		return "1 column"
+	}
+	return fmt.Sprintf("%d columns", n)
 }

@@ -41,7 +41,7 @@ func loadOGB(ctx context.Context, l *layout, info *Info, workers int) (*assemble
 			if cols < 0 {
 				cols = len(f)
 			} else if len(f) != cols {
-				return errAt(l.ogbFeat, line, "%d columns, want %d like the first row", len(f), cols)
+				return errAt(l.ogbFeat, line, "%s, want %d like the first row", columns(len(f)), cols)
 			}
 			for j, b := range f {
 				x, msg := parseFloat(string(b))
@@ -67,7 +67,7 @@ func loadOGB(ctx context.Context, l *layout, info *Info, workers int) (*assemble
 		var lines []int
 		err := scanRows(l.path(l.ogbLabel), l.ogbLabel, func(line int, f [][]byte) error {
 			if len(f) != 1 {
-				return errAt(l.ogbLabel, line, "%d columns, want one class per line", len(f))
+				return errAt(l.ogbLabel, line, "%s, want one class per line", columns(len(f)))
 			}
 			s := string(f[0])
 			if strings.EqualFold(s, "nan") {
@@ -116,7 +116,7 @@ func loadOGB(ctx context.Context, l *layout, info *Info, workers int) (*assemble
 			}
 			for _, rw := range rows {
 				if len(rw.fields) != 1 {
-					return nil, errAt(name, rw.line, "%d columns, want one node index per line", len(rw.fields))
+					return nil, errAt(name, rw.line, "%s, want one node index per line", columns(len(rw.fields)))
 				}
 				i := ns.lookup(rw.fields[0])
 				switch {

@@ -156,9 +156,10 @@ func loadPyG(l *layout, info *Info) (*assembled, error) {
 	switch present {
 	case 0:
 	case 3:
-		where := [3]string{name + ": member train_mask", name + ": member val_mask", name + ": member test_mask"}
+		where := [3]string{"train_mask", "val_mask", "test_mask"}
 		if err := checkSplit(masks, r.labels, where, func(i int) string { return fmt.Sprint(i) }); err != nil {
-			return nil, err
+			e := err.(*Error)
+			return nil, &Error{File: name, Member: e.File, Msg: e.Msg}
 		}
 		for p, m := range masks {
 			if len(m) == 0 {
