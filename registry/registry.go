@@ -179,6 +179,11 @@ type Type struct {
 	// parameter's value in the file. It must not depend on the machine
 	// (files present, environment): that is Preflight's job.
 	Check func(params Values) []Problem
+	// CheckInputs, if set, checks one instance's parameters against the
+	// names of its input slots (a Named slot's inputs as "SLOT.NAME"),
+	// e.g. that placeholders in a command's argv name declared inputs.
+	// The runner calls it after Check, when the instance has no errors.
+	CheckInputs func(params Values, inputs []string) []Problem
 	// Preflight, if set, checks what running the instance needs from the
 	// machine, e.g. that its data files exist, and returns warnings that
 	// say how to get what is missing. plan and run call it before anything

@@ -560,8 +560,15 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 				l.errorf(rangePtr(sb.block.DefRange), "Missing required input", "%s; give it a stage reference such as stage.TYPE.NAME.", detail)
 			}
 		}
-		if t.Check != nil && !bad && len(failed) == 0 && len(inst.Params) == len(t.Params) {
-			for _, pr := range t.Check(inst.Params) {
+		if !bad && len(failed) == 0 && len(inst.Params) == len(t.Params) {
+			var probs []registry.Problem
+			if t.Check != nil {
+				probs = t.Check(inst.Params)
+			}
+			if t.CheckInputs != nil && len(probs) == 0 {
+				probs = t.CheckInputs(inst.Params, sortedNames(inst.Inputs))
+			}
+			for _, pr := range probs {
 				rng, ok := where[pr.Param]
 				if !ok {
 					rng = sb.block.DefRange

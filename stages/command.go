@@ -101,6 +101,7 @@ func commandType() *registry.Type {
 			return registry.Command{Argv: p.Strings("argv"), PlanArgv: p.Strings("version_argv")}
 		},
 		Check:       commandCheck,
+		CheckInputs: commandCheckInputs,
 		Fingerprint: commandFingerprint,
 		Run:         commandRun,
 	}
@@ -194,6 +195,35 @@ func commandCheck(p registry.Values) []registry.Problem {
 			bad("env", "Duplicate variable", "env lists %s twice.", e)
 		}
 		seen[e] = true
+	}
+	return probs
+}
+
+// commandCheckInputs checks that argv's {inputs.NAME} placeholders name
+// declared inputs.
+func commandCheckInputs(p registry.Values, slots []string) []registry.Problem {
+	var names []string
+	for _, s := range slots {
+		if n, ok := strings.CutPrefix(s, "inputs."); ok {
+			names = append(names, n)
+		}
+	}
+	var probs []registry.Problem
+	for _, a := range p.Strings("argv") {
+		for _, m := range commandPlaceholderRE.FindAllStringSubmatch(a, -1) {
+			if m[1] != "inputs" || slices.Contains(names, m[2]) {
+				continue
+			}
+			detail := fmt.Sprintf("argv names {inputs.%s}, but the stage's inputs have no %q", m[2], m[2])
+			if len(names) == 0 {
+				detail += "; declare it with inputs = { " + m[2] + " = stage.TYPE.NAME }."
+			} else if d := registry.DidYouMean(m[2], names); d != "" {
+				detail += fmt.Sprintf(". Did you mean {inputs.%s}?", d)
+			} else {
+				detail += fmt.Sprintf(" (declared: %s).", strings.Join(names, ", "))
+			}
+			probs = append(probs, registry.Problem{Param: "argv", Summary: "Unknown input", Detail: detail})
+		}
 	}
 	return probs
 }

@@ -402,23 +402,17 @@ func commandVersion(argv []string, dir string, declared []string) (string, error
 	}
 	r := v.(*versionResult)
 	r.once.Do(func() {
-		var out bytes.Buffer
-		var lines []string
-		logf := func(format string, args ...any) {
-			line := fmt.Sprintf(format, args...)
-			lines = append(lines, line)
-			out.WriteString(line + "\n")
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), commandVersionTimeout)
 		defer cancel()
-		if _, err := commandExec(ctx, argv, dir, env, logf, commandLimits{}); err != nil {
+		out, err := commandOutputOf(ctx, argv, dir, env)
+		if err != nil {
 			if ctx.Err() != nil {
 				err = fmt.Errorf("ran longer than %s", commandVersionTimeout)
 			}
 			r.err = fmt.Errorf("version_argv %q: %w", argv, err)
 			return
 		}
-		s := strings.TrimSpace(out.String())
+		s := strings.TrimSpace(out)
 		if len(s) > commandMaxVersion {
 			r.err = fmt.Errorf("version_argv %q printed %d bytes, more than %d: print the versions only", argv, len(s), commandMaxVersion)
 			return
@@ -426,6 +420,57 @@ func commandVersion(argv []string, dir string, declared []string) (string, error
 		r.out = s
 	})
 	return r.out, r.err
+}
+
+// commandOutputOf runs argv in its own process group (killed whole when
+// ctx ends) and returns what it printed on stdout (at most a little more
+// than commandMaxVersion bytes are kept); a failure carries its stderr's
+// last lines. Warnings on stderr stay out of the key.
+func commandOutputOf(ctx context.Context, argv []string, dir string, env []string) (string, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stdout, stderr commandCapped
+	stdout.max, stderr.max = commandMaxVersion+1, 64<<10
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = time.Second // a child that keeps the pipes open does not hold Wait
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		err = <-done
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err != nil {
+		lines := strings.Split(strings.TrimSpace(stderr.b.String()), "\n")
+		if len(lines) > commandTailLines {
+			lines = lines[len(lines)-commandTailLines:]
+		}
+		return "", &commandFailure{msg: fmt.Sprintf("%v", err), tail: lines}
+	}
+	if stdout.b.Len() > commandMaxVersion {
+		return "", fmt.Errorf("printed more than %d bytes: print the versions only", commandMaxVersion)
+	}
+	return stdout.b.String(), nil
+}
+
+// commandCapped keeps at most max bytes written to it.
+type commandCapped struct {
+	b   bytes.Buffer
+	max int
+}
+
+func (c *commandCapped) Write(p []byte) (int, error) {
+	if room := c.max - c.b.Len(); room > 0 {
+		c.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }
 
 // commandReadOutput reads and checks one declared output file.

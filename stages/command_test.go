@@ -526,7 +526,7 @@ func TestCommandVersionArgv(t *testing.T) {
 		testenv.WriteFile(t, dir, "p.hcl", fmt.Sprintf(`
 stage "command" "c" {
   argv         = ["/bin/sh", "-c", "echo hi > o.txt"]
-  version_argv = ["/bin/cat", "VERSION"]
+  version_argv = ["/bin/sh", "-c", "cat VERSION; echo 'DeprecationWarning: x' >&2"]
 
   output "o" {
     path = "o.txt"
@@ -540,12 +540,12 @@ stage "command" "c" {
 	file := filepath.Join(dir, "p.hcl")
 	store := executortest.NewMemStore()
 	if _, err := runner.MakePlan(commandLoad(t, file), store, runner.PlanOptions{}); !errors.Is(err, runner.ErrCommandsNotAllowed) ||
-		!strings.Contains(err.Error(), "command.c: /bin/cat VERSION") {
+		!strings.Contains(err.Error(), "command.c: /bin/sh -c 'cat VERSION; echo '\\''DeprecationWarning: x'\\'' >&2'") {
 		t.Fatalf("planning without consent: %v", err)
 	}
 	res := commandRun(t, commandLoad(t, file), store)
 	rec, _, _ := store.Record(res.ByAddress["command.c"].Key)
-	if !strings.Contains(rec.Fingerprint, "version\t\"lib 1.0\"") {
+	if !strings.Contains(rec.Fingerprint, "version\t\"lib 1.0\"\n") { // stdout only, trimmed
 		t.Errorf("the key record does not hold the version output: %q", rec.Fingerprint)
 	}
 	write("lib 2.0")

@@ -51,3 +51,13 @@ stage "command" "noname" {
     kind = "file"
   }
 }
+
+stage "command" "typo" {
+  argv   = ["/usr/bin/python3", "t.py", "{inputs.featurs}", "{inputs.labels}"]
+  inputs = { features = stage.value.v }
+
+  output "m" {
+    path = "m.json"
+    kind = "metrics"
+  }
+}
