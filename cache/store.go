@@ -349,15 +349,26 @@ func (c *Cache) Store(rec *KeyRecord, outputs map[string]artifact.Artifact) ([]O
 			return nil, fmt.Errorf("cache %s: store %s (%s): output %q: %w", c.dir, rec.Key, rec.Address, names[i], err)
 		}
 	}
+	if testHook != nil {
+		testHook("indexing")
+	}
+	if err := c.indexOutputs(rec, refs); err != nil {
+		return nil, fmt.Errorf("cache %s: store %s (%s): index: %w", c.dir, rec.Key, rec.Address, wrapDamaged(err))
+	}
+	return refs, nil
+}
+
+// indexOutputs records rec (inserting its key record, or updating the
+// address, last-used time and output count of an existing one) and replaces
+// the key's outputs by refs, in one transaction. The payloads must be in
+// objects/ already.
+func (c *Cache) indexOutputs(rec *KeyRecord, refs []OutputRef) error {
 	params, inputs := rec.Params, rec.Inputs
 	if params == nil {
 		params = map[string]string{}
 	}
 	if inputs == nil {
 		inputs = map[string][]string{}
-	}
-	if testHook != nil {
-		testHook("indexing")
 	}
 	now := time.Now().UnixNano()
 	err := c.withTx(func(tx *sql.Tx) error {
@@ -380,12 +391,12 @@ func (c *Cache) Store(rec *KeyRecord, outputs map[string]artifact.Artifact) ([]O
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cache %s: store %s (%s): index: %w", c.dir, rec.Key, rec.Address, wrapDamaged(err))
+		return err
 	}
 	c.bufMu.Lock()
 	delete(c.touched, rec.Key)
 	c.bufMu.Unlock()
-	return refs, nil
+	return nil
 }
 
 // objectWriters recycles the write buffers of writeObject: clearing a fresh

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/hylaflow/hylaflow/cacheops"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/planview"
+	"github.com/hylaflow/hylaflow/remote"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
@@ -38,6 +40,8 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	fset.Var(&force, "force", "plan stage NAME to run; repeatable")
 	var lopts runner.LoadOptions
 	lopts.RegisterFlags(fset)
+	var rflags remoteFlags
+	rflags.register(fset, false)
 	files, err := cli.Parse(fset, args, stdout, planCmdUsage)
 	if err != nil {
 		return err
@@ -55,13 +59,18 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 		return cli.Failed(err)
 	}
 	dir := loc.Dir
+	rchoice, err := rflags.choose(dir)
+	if err != nil {
+		return err
+	}
+	var local *cache.Cache
 	if _, err := os.Stat(dir); err == nil {
 		c, err := cache.OpenReadOnly(dir)
 		if err != nil {
 			return cli.Failed(fmt.Errorf("open the cache: %w", err))
 		}
 		defer c.Close()
-		store = c
+		store, local = c, c
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return cli.Failed(err)
 	}
@@ -78,5 +87,32 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	for _, line := range p.PublishSummary(cli.ShowPath) {
 		fmt.Fprintf(stdout, "publish %s\n", line)
 	}
+	if rchoice.URL != "" && !*noCache {
+		return planCmdRemote(stdout, stderr, plan, local, rchoice)
+	}
+	return nil
+}
+
+// planCmdRemote says what a run would fetch from the remote: the stages
+// the plan runs whose keys the remote has.
+func planCmdRemote(stdout, stderr io.Writer, plan *runner.Plan, local *cache.Cache, ch remote.Choice) error {
+	r, err := cliOpenRemote(context.Background(), ch)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var keys []string
+	for _, s := range plan.Steps {
+		if !s.Cached && s.Reason != "forced" {
+			keys = append(keys, s.Key())
+		}
+	}
+	rs := remote.NewStore(local, r, remote.StoreOptions{})
+	n, bytes, err := rs.Probe(context.Background(), keys)
+	if err != nil {
+		fmt.Fprintf(stderr, "hylaflow plan: warning: remote %s: %v; the plan counts no stage from it\n", r.URL(), err)
+		return nil
+	}
+	fmt.Fprintf(stdout, "remote: %d stages, %s to fetch (from %s)\n", n, cacheops.Size(bytes), r.URL())
 	return nil
 }

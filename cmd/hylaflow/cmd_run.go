@@ -11,6 +11,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/remote"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/supervise"
 	"github.com/hylaflow/hylaflow/runreport"
@@ -44,6 +45,8 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	exFlags.RegisterFlags(fs)
 	var lopts runner.LoadOptions
 	lopts.RegisterFlags(fs)
+	var rflags remoteFlags
+	rflags.register(fs, true)
 	files, err := cli.Parse(fs, args, stdout, runCmdUsage)
 	switch {
 	case err != nil:
@@ -71,7 +74,20 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer c.Close()
-	executor, nJobs, err := exFlags.Build(c, *jobs, cli.IsSet(fs, "j"), *verbose, *quiet, stderr)
+	rchoice, err := rflags.choose(c.Dir())
+	if err != nil {
+		return err
+	}
+	var rwarn warnLog
+	rs, err := cliRemoteStore(context.Background(), c, rchoice, !*noCache, rwarn.add)
+	if err != nil {
+		return err
+	}
+	var store runner.RunStore = c
+	if rs != nil {
+		store = rs
+	}
+	executor, nJobs, err := exFlags.Build(store, *jobs, cli.IsSet(fs, "j"), *verbose, *quiet, stderr)
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
@@ -108,7 +124,10 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return cli.Failed(err)
 	}
-	res, err := runner.Run(ctx, p, c, opts)
+	if rs != nil && !*noCache {
+		runCmdPrefetch(ctx, p, c, rs, opts.PlanOptions)
+	}
+	res, err := runner.Run(ctx, p, store, opts)
 	progressDone() // erase the live block before the summary
 	if res == nil {
 		if errors.Is(err, context.Canceled) {
@@ -118,6 +137,10 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	runner.WriteSummary(stderr, res)
+	if rs != nil {
+		writeRemoteSummary(stderr, rs, res.Count(runner.StatusRan))
+		rwarn.write(stderr, "hylaflow run")
+	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "hylaflow run: warning: %s\n", w)
 	}
@@ -157,4 +180,21 @@ func runCmdTables(stdout, stderr io.Writer, c *cache.Cache, runID int64) {
 	for _, err := range runreport.WriteTablesText(stdout, c, cliRegistry(), runID) {
 		fmt.Fprintf(stderr, "hylaflow run: %v\n", err)
 	}
+}
+
+// runCmdPrefetch plans p against the local cache and fetches, several at
+// once, the keys it lacks that the remote has, so the run finds them
+// cached (the store would fetch them one by one as the plan looks them up).
+func runCmdPrefetch(ctx context.Context, p *runner.Pipeline, c *cache.Cache, rs *remote.Store, popts runner.PlanOptions) {
+	plan, err := runner.MakePlan(p, c, popts)
+	if err != nil {
+		return // Run makes the plan again and reports the error
+	}
+	var keys []string
+	for _, s := range plan.Steps {
+		if !s.Cached && s.Reason != "forced" {
+			keys = append(keys, s.Key())
+		}
+	}
+	rs.Prefetch(ctx, keys)
 }
