@@ -528,5 +528,3 @@ func TestRedact(t *testing.T) {
 		t.Errorf("Redact = %q", got)
 	}
 }
-
-

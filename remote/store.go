@@ -68,10 +68,10 @@ type StoreOptions struct {
 
 // Counters say what a Store moved.
 type Counters struct {
-	Fetched      int   // keys fetched
-	FetchedBytes int64 // bytes of the payloads fetched (payloads present locally are not counted)
+	Fetched      int           // keys fetched
+	FetchedBytes int64         // bytes of the payloads fetched (payloads present locally are not counted)
 	FetchTime    time.Duration // wall time spent fetching (parallel fetches counted once)
-	Pushed       int // keys whose record this process wrote
+	Pushed       int           // keys whose record this process wrote
 	PushedBytes  int64
 	Existed      int // keys pushed that the remote had already
 	Corrupt      int // remote payloads or records found damaged and ignored
