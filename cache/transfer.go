@@ -153,3 +153,30 @@ func (c *Cache) Ingest(rec *KeyRecord, outs []IngestOutput) ([]OutputRef, error)
 	}
 	return refs, nil
 }
+
+// KeysRecordedWith returns the distinct keys of the stage records whose
+// reason starts with prefix (remote.OriginPrefix: the stages served from
+// payloads fetched from a remote), the most recently recorded first.
+func (c *Cache) KeysRecordedWith(prefix string) ([]string, error) {
+	if c.db == nil {
+		return nil, nil
+	}
+	if err := c.flushIfWritable(); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.Query(`SELECT key FROM run_stages WHERE substr(reason, 1, ?) = ?
+		GROUP BY key ORDER BY max(run_id) DESC, key`, len(prefix), prefix)
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: %w", c.dir, wrapDamaged(err))
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, fmt.Errorf("cache %s: %w", c.dir, err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, rows.Err()
+}

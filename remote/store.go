@@ -297,11 +297,16 @@ func (s *Store) Store(rec *cache.KeyRecord, outputs map[string]artifact.Artifact
 // Push uploads key rec with its local outputs refs; it reports problems
 // as warnings and returns whether the remote has the key afterwards.
 func (s *Store) Push(ctx context.Context, rec *cache.KeyRecord, refs []cache.OutputRef) bool {
+	_, ok := s.push(ctx, rec, refs)
+	return ok
+}
+
+func (s *Store) push(ctx context.Context, rec *cache.KeyRecord, refs []cache.OutputRef) (PutResult, bool) {
 	s.mu.Lock()
 	off := s.down != nil || s.noPush != nil
 	s.mu.Unlock()
 	if off {
-		return false
+		return PutResult{}, false
 	}
 	r := NewRecord(rec, refs, s.producer())
 	res, err := s.remote.Put(ctx, r, func(o Output) (io.ReadCloser, error) {
@@ -311,10 +316,10 @@ func (s *Store) Push(ctx context.Context, rec *cache.KeyRecord, refs []cache.Out
 	case errors.Is(err, ErrDivergent):
 		s.count(func(c *Counters) { c.Divergent++ })
 		s.cfg.Warn(err.Error())
-		return true
+		return res, true
 	case errors.Is(err, cache.ErrCorrupt):
 		s.cfg.Warn(fmt.Sprintf("push %s (%s): %v; not pushed", rec.Address, rec.Key, err))
-		return false
+		return res, false
 	case access(err):
 		s.mu.Lock()
 		first := s.noPush == nil
@@ -323,10 +328,10 @@ func (s *Store) Push(ctx context.Context, rec *cache.KeyRecord, refs []cache.Out
 		if first {
 			s.cfg.Warn(fmt.Sprintf("remote %s refuses writes (%v); not pushing (the credentials may be read-only: use --remote-push=false)", s.remote.URL(), err))
 		}
-		return false
+		return res, false
 	case err != nil:
 		s.fail(err)
-		return false
+		return res, false
 	}
 	s.mu.Lock()
 	if res.Existed {
@@ -336,7 +341,7 @@ func (s *Store) Push(ctx context.Context, rec *cache.KeyRecord, refs []cache.Out
 	}
 	s.counters.PushedBytes += res.Bytes
 	s.mu.Unlock()
-	return true
+	return res, true
 }
 
 func (s *Store) producer() Producer {
@@ -346,22 +351,23 @@ func (s *Store) producer() Producer {
 }
 
 // PushKey pushes a key of the local cache: its record and stored outputs.
-func (s *Store) PushKey(ctx context.Context, key string) (bool, error) {
+func (s *Store) PushKey(ctx context.Context, key string) (PutResult, bool, error) {
 	rec, ok, err := s.Cache.Record(key)
 	if err != nil {
-		return false, err
+		return PutResult{}, false, err
 	}
 	if !ok {
-		return false, fmt.Errorf("key %s: no key record in the local cache: %w", key, cache.ErrNotFound)
+		return PutResult{}, false, fmt.Errorf("key %s: no key record in the local cache: %w", key, cache.ErrNotFound)
 	}
 	refs, ok, err := s.Cache.Lookup(key)
 	if err != nil {
-		return false, err
+		return PutResult{}, false, err
 	}
 	if !ok {
-		return false, fmt.Errorf("key %s (%s): no stored outputs in the local cache: %w", key, rec.Address, cache.ErrNotFound)
+		return PutResult{}, false, fmt.Errorf("key %s (%s): no stored outputs in the local cache: %w", key, rec.Address, cache.ErrNotFound)
 	}
-	return s.Push(ctx, rec, refs), nil
+	res, ok := s.push(ctx, rec, refs)
+	return res, ok, nil
 }
 
 // RecordStage implements runner.RunStore: a cached stage whose key this
@@ -478,3 +484,54 @@ func (t remoteReader) Read(p []byte) (int, error) {
 }
 
 func (t remoteReader) Close() error { return t.r.Close() }
+
+// PushReport says what PushKeys did.
+type PushReport struct {
+	Pushed, Existed, Failed int
+	Bytes                   int64 // uploaded
+	Errors                  []string
+}
+
+// PushKeys pushes keys of the local cache, several at once. A key that
+// cannot be pushed is counted in Failed with its error; a remote that
+// fails is switched off (Down) and the remaining keys fail.
+func (s *Store) PushKeys(ctx context.Context, keys []string) PushReport {
+	var rep PushReport
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan string)
+	for range min(s.cfg.Parallel, len(keys)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				res, ok, err := s.PushKey(ctx, k)
+				mu.Lock()
+				switch {
+				case err != nil:
+					rep.Failed++
+					rep.Errors = append(rep.Errors, err.Error())
+				case !ok:
+					rep.Failed++
+				case res.Existed:
+					rep.Existed++
+					rep.Bytes += res.Bytes
+				default:
+					rep.Pushed++
+					rep.Bytes += res.Bytes
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, k := range keys {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	sort.Strings(rep.Errors)
+	return rep
+}

@@ -24,7 +24,7 @@ var cacheCmdUsage = helpText("cache")
 
 // cacheCmdSubs are cache's subcommands, each with its usage text in
 // help/cache-SUB.txt.
-var cacheCmdSubs = []string{"ls", "stats", "verify", "gc", "clear", "export"}
+var cacheCmdSubs = []string{"ls", "stats", "verify", "gc", "clear", "export", "push", "pull", "remote"}
 
 // cacheCmdNow is the clock used for relative ages (tests may replace it).
 var cacheCmdNow = time.Now
@@ -43,6 +43,14 @@ func cacheCmdRun(args []string, stdout, stderr io.Writer) error {
 		return cli.UsageText(cacheCmdUsage, "unknown subcommand %q", sub)
 	}
 	name := "cache " + sub
+	switch sub {
+	case "push":
+		return cli.InCommand(name, cachePushRun(args[1:], stdout, stderr))
+	case "pull":
+		return cli.InCommand(name, cachePullRun(args[1:], stdout, stderr))
+	case "remote":
+		return cli.InCommand(name, cacheRemoteRun(args[1:], stdout, stderr))
+	}
 	return cli.InCommand(name, cacheCmdSub(sub, helpText("cache-"+sub), args[1:], stdout, stderr))
 }
 
@@ -52,7 +60,7 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 	dir := fs.String("cache", "", "cache directory")
 	var asJSON, dryRun, yes, repair *bool
 	var member *string
-	var keepRuns *int
+	var keepRuns, recompute *int
 	var olderThan, sortBy *string
 	switch sub {
 	case "ls", "stats":
@@ -68,6 +76,7 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 		yes = fs.Bool("yes", false, "really remove everything")
 	case "verify":
 		repair = fs.Bool("repair", false, "drop damaged entries so the next run recomputes them")
+		recompute = fs.Int("recompute", 0, "recompute N stages fetched from a remote and compare digests")
 	case "export":
 		member = fs.String("member", "", "write only this member")
 	}
@@ -117,6 +126,12 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 	case "stats":
 		err = cacheops.Stats(stdout, c, *asJSON)
 	case "verify":
+		if *recompute < 0 {
+			return cli.Usagef("--recompute %d: want 1 or more", *recompute)
+		}
+		if *recompute > 0 {
+			return cacheVerifyRecompute(stdout, c, *recompute, time.Now().UnixNano())
+		}
 		clean, err := cacheops.Verify(stdout, c, *repair)
 		if err == nil && !clean {
 			return cli.ExitStatus(cli.ExitFailed)
