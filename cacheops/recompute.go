@@ -100,7 +100,9 @@ func (d digestStore) Store(rec *cache.KeyRecord, outs map[string]artifact.Artifa
 
 func (d digestStore) Touch(string) error { return nil }
 
-func (d digestStore) Claim(ctx context.Context, _ string) (func(), error) { return func() {}, ctx.Err() }
+func (d digestStore) Claim(ctx context.Context, _ string) (func(), error) {
+	return func() {}, ctx.Err()
+}
 
 type countingWriter struct {
 	w io.Writer
