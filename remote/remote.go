@@ -211,7 +211,8 @@ func sameOutputs(a, b *Record) bool {
 // Options configure Open.
 type Options struct {
 	// Attempts is how many times an operation is tried before it fails
-	// (≤ 0: 4). Not-found and permission errors are not retried.
+	// (≤ 0: 3). Not-found and permission errors are not retried. (The S3
+	// driver's SDK also retries each request a few times itself.)
 	Attempts int
 	// Backoff is the wait before the first retry, doubled (with jitter)
 	// before each further one (≤ 0: 200ms).
@@ -234,7 +235,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Remote, error) {
 		return nil, ErrNoRemote
 	}
 	if opts.Attempts <= 0 {
-		opts.Attempts = 4
+		opts.Attempts = 3
 	}
 	if opts.Backoff <= 0 {
 		opts.Backoff = 200 * time.Millisecond

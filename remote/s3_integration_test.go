@@ -85,7 +85,7 @@ func freeBase() (int, error) {
 func script() string { return filepath.Join("..", "scripts", "s3-dev-server.sh") }
 
 // startS3 starts the test server once per test binary (stopped by TestMain).
-func startS3(t *testing.T) *s3Server {
+func startS3(t testing.TB) *s3Server {
 	t.Helper()
 	bin := weedBinary()
 	if _, err := os.Stat(bin); err != nil {
