@@ -15,6 +15,7 @@ import (
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/train"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -497,12 +498,13 @@ func dataOfficialSplit(info schema.GraphInfo) ([2]float64, bool) {
 func dataPrecomputeType() *registry.Type {
 	return &registry.Type{
 		Name:    "precompute",
-		Version: "2",
+		Version: "3", // 3: a graph without features keeps X = rows of S^K as sparse factors (X_A, X_B, min-max columns)
 		Doc: "Applies the normalised adjacency S K times. level features: X = S^K X (dense); with inductive " +
 			"also X_train = S_train^K X[train], S_train the normalised training subgraph (needs a split). " +
 			"level nodes: S and SK = S^K as sparse matrices for node-level HyLa (X̄ = S^{K-1}·S·φ(Z)). " +
-			"A graph without features (TextGCN's corpus graph) has identity features at level features: X = S^K, " +
-			"computed sparse for the kept rows. " +
+			"A graph without features (TextGCN's corpus graph) has identity features at level features: X = the kept rows of S^K, " +
+			"stored as sparse factors (X_A = rows of S^{K-1}, X_B = S) with the kept columns and their min-max ranges, never dense; " +
+			"train multiplies through them. " +
 			"Labels and the split (from the split input if connected, else the graph's) are copied. " +
 			"The product runs in parallel by row blocks and is bit-identical for any thread count.",
 		Params: []registry.Param{
@@ -560,7 +562,7 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]artif
 	if len(sp) == 1 && sp[0] != nil {
 		splitSrc = sp[0]
 	}
-	var train []int
+	var trainIdx []int
 	if splitSrc.Has(schema.MemberTrain) {
 		for _, m := range []string{schema.MemberTrain, schema.MemberVal, schema.MemberTest} {
 			v, err := splitSrc.Ints(m)
@@ -574,7 +576,7 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]artif
 			}
 			out.SetInts(m, v)
 		}
-		train, _ = splitSrc.Ints(schema.MemberTrain)
+		trainIdx, _ = splitSrc.Ints(schema.MemberTrain)
 	}
 	workers := max(job.Workers, 1)
 	switch p.String("level") {
@@ -620,6 +622,7 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]artif
 			}
 		}
 		var x, xk *mat.Dense
+		var fact *train.FactoredX
 		if xs, ok := dataSparseFeatures(in); ok && k > 0 && !p.Bool("inductive") {
 			// S^K X straight from the sparse X (Planetoid's bag-of-words):
 			// the same bits as densifying X first, without the dense copy.
@@ -643,21 +646,30 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]artif
 				xk = dataSelectRows(xk, keep)
 			}
 		} else {
-			if xk, err = dataIdentityPower(ctx, s, k, keep, workers); err != nil {
+			// Identity features: X = rows of S^K, kept as the sparse factors
+			// A (the rows of S^{K−1}) and B = S (train.FactoredX); the
+			// train stage multiplies through them and never forms X.
+			a, b, err := dataIdentityFactors(ctx, s, k, keep, workers)
+			if err != nil {
 				return nil, fmt.Errorf("precompute: graph %s without features: %w", info.Name, err)
 			}
+			fact = &train.FactoredX{A: a, B: b}
 		}
 		if keep != nil {
 			if err := dataRenumber(out, keep, s.Rows); err != nil {
 				return nil, fmt.Errorf("precompute: rows = \"labelled\": %w", err)
 			}
-			train, _ = out.Ints(schema.MemberTrain)
+			trainIdx, _ = out.Ints(schema.MemberTrain)
 		}
-		if scale == "minmax" {
-			if len(train) == 0 {
+		if fact != nil {
+			if err := dataSetFactored(ctx, job, out, fact, scale, trainIdx, workers); err != nil {
+				return nil, err
+			}
+		} else if scale == "minmax" {
+			if len(trainIdx) == 0 {
 				return nil, errors.New("precompute: scale = \"minmax\" needs a split with training nodes")
 			}
-			kept := dataMinMaxColumns(xk, train)
+			kept := dataMinMaxColumns(xk, trainIdx)
 			_, c := xk.Dims()
 			job.Logf("precompute: minmax scaling keeps %d of %d columns (the others are constant on the training rows)", kept, c)
 			if kept == 0 {
@@ -666,9 +678,11 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]artif
 			r, _ := xk.Dims()
 			xk = mat.NewDense(r, kept, xk.RawMatrix().Data[:r*kept])
 		}
-		out.SetDense(schema.MemberX, xk)
+		if xk != nil {
+			out.SetDense(schema.MemberX, xk)
+		}
 		if p.Bool("inductive") {
-			if train == nil {
+			if trainIdx == nil {
 				return nil, errors.New("precompute: inductive needs a split (connect a split stage or use a dataset that defines one)")
 			}
 			raw := s
@@ -677,7 +691,7 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]artif
 			} else {
 				return nil, errors.New("precompute: inductive needs the raw adjacency (adj_raw) kept by the normalize stage")
 			}
-			sub, err := raw.Submatrix(train, train)
+			sub, err := raw.Submatrix(trainIdx, trainIdx)
 			if err != nil {
 				return nil, fmt.Errorf("precompute: training subgraph: %w", err)
 			}
@@ -685,10 +699,10 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]artif
 			if err != nil {
 				return nil, err
 			}
-			if _, d := x.Dims(); len(train) > 0 && d > 0 {
+			if _, d := x.Dims(); len(trainIdx) > 0 && d > 0 {
 				// S_train^K·X[train], the training rows gathered block by
 				// block (no copy of X[train]).
-				xt, err := sparse.PowerDenseGather(ctx, strain, x, train, k, workers)
+				xt, err := sparse.PowerDenseGather(ctx, strain, x, trainIdx, k, workers)
 				if err != nil {
 					return nil, err
 				}
@@ -744,15 +758,13 @@ func dataSelectRows(x *mat.Dense, keep []int) *mat.Dense {
 	return out
 }
 
-// dataIdentityPower returns the rows keep (nil: all) of S^K as a dense
-// matrix: S^K·I for a graph whose features are the identity. The product
-// is formed sparse, S[keep,:]·S^{K−2}, and its last factor S is applied
-// straight into the dense result, row blocks in parallel: the rows of a
-// corpus graph's S² are nearly full, so a sparse last product would only
-// build (and sort, and copy) a CSR as large as the dense matrix. Every row
-// is summed by one goroutine in Gustavson's order, so the result is
-// bit-identical to the sparse product's and independent of workers.
-func dataIdentityPower(ctx context.Context, s *sparse.CSR, k int, keep []int, workers int) (*mat.Dense, error) {
+// dataIdentityFactors returns the factors of the rows keep (nil: all) of
+// S^K, the features of a graph without features: A = the rows of S^{K−1}
+// (formed sparse, S[keep,:]·S^{K−2}; the identity's rows for K = 0) and
+// B = S for K ≥ 2 (nil for K ≤ 1, where A is the rows of S^K itself).
+// The rows of a corpus graph's S² are nearly full (R8: 92.6 % of 15362
+// columns), so A·B is never formed: train.FactoredX multiplies through it.
+func dataIdentityFactors(ctx context.Context, s *sparse.CSR, k int, keep []int, workers int) (a, b *sparse.CSR, err error) {
 	n := s.Rows
 	if keep == nil {
 		keep = make([]int, n)
@@ -760,52 +772,61 @@ func dataIdentityPower(ctx context.Context, s *sparse.CSR, k int, keep []int, wo
 			keep[i] = i
 		}
 	}
-	if float64(len(keep))*float64(n) > 1<<31 {
-		return nil, fmt.Errorf("identity features: %d×%d dense rows of S^%d are too large (use level = \"nodes\" or rows = \"labelled\")", len(keep), n, k)
-	}
-	if k == 0 {
-		out := mat.NewDense(max(len(keep), 1), max(n, 1), nil)
-		for a, i := range keep {
-			out.Set(a, i, 1)
-		}
-		return out, nil
-	}
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i
 	}
-	cur, err := s.Submatrix(keep, all)
-	if err != nil {
-		return nil, err
+	if k == 0 {
+		a, err = sparse.Identity(n).Submatrix(keep, all)
+		return a, nil, err
+	}
+	if a, err = s.Submatrix(keep, all); err != nil {
+		return nil, nil, err
 	}
 	if k == 1 {
-		return cur.ToDense(), nil
+		return a, nil, nil
 	}
 	for step := 2; step < k; step++ {
-		if cur, err = sparse.Mul(ctx, cur, s, workers); err != nil {
-			return nil, err
+		if a, err = sparse.Mul(ctx, a, s, workers); err != nil {
+			return nil, nil, err
 		}
 	}
-	out := mat.NewDense(max(len(keep), 1), max(n, 1), nil)
-	raw := out.RawMatrix()
-	err = dataParallelRows(ctx, len(keep), workers, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			dst := raw.Data[i*raw.Stride : i*raw.Stride+n]
-			for p := cur.Indptr[i]; p < cur.Indptr[i+1]; p++ {
-				c := int(cur.Indices[p])
-				av := cur.Data[p]
-				idx := s.Indices[s.Indptr[c]:s.Indptr[c+1]]
-				val := s.Data[s.Indptr[c]:s.Indptr[c+1]]
-				for q, j := range idx {
-					dst[j] += av * val[q]
-				}
-			}
+	return a, s, nil
+}
+
+// dataSetFactored stores the factored X (train.FactoredX) in out: with
+// scale = "minmax" the columns of A·B that vary on the training rows and
+// their minimum and maximum there (computed row by row, A·B never
+// formed), else every column with range [0, 1] (X = A·B).
+func dataSetFactored(ctx context.Context, job *registry.Job, out *bundle.Bundle, f *train.FactoredX, scale string, trainRows []int, workers int) error {
+	n := f.A.Cols
+	if scale == "minmax" {
+		if len(trainRows) == 0 {
+			return errors.New("precompute: scale = \"minmax\" needs a split with training nodes")
 		}
-	})
-	if err != nil {
-		return nil, err
+		mm, err := train.MinMaxColumns(ctx, f.A, f.B, trainRows, workers)
+		if err != nil {
+			return fmt.Errorf("precompute: %w", err)
+		}
+		job.Logf("precompute: minmax scaling keeps %d of %d columns (the others are constant on the training rows)", len(mm.Cols), n)
+		if len(mm.Cols) == 0 {
+			return errors.New("precompute: scale = \"minmax\": every column is constant on the training rows")
+		}
+		f = mm
+	} else {
+		f.Cols, f.Lo, f.Hi = make([]int, n), make([]float64, n), make([]float64, n)
+		for j := range f.Cols {
+			f.Cols[j], f.Hi[j] = j, 1
+		}
 	}
-	return out, nil
+	out.SetSparse(schema.MemberXA, f.A)
+	if f.B != nil {
+		out.SetSparse(schema.MemberXB, f.B)
+	}
+	out.SetInts(schema.MemberXCols, f.Cols)
+	out.SetFloats(schema.MemberXLo, f.Lo)
+	out.SetFloats(schema.MemberXHi, f.Hi)
+	return nil
 }
 
 // dataRowBlock is the number of rows a worker of dataParallelRows takes at a time.
@@ -890,4 +911,72 @@ func dataMinMaxColumns(x *mat.Dense, train []int) int {
 		}
 	}
 	return kept
+}
+
+// featuresFactored returns the factored X of a features artifact
+// (members X_A, X_B, X_cols, X_lo, X_hi), or nil when it has none.
+func featuresFactored(a *bundle.Bundle) (*train.FactoredX, error) {
+	if !a.Has(schema.MemberXA) {
+		return nil, nil
+	}
+	f := &train.FactoredX{}
+	var err error
+	if f.A, err = a.Sparse(schema.MemberXA); err != nil {
+		return nil, err
+	}
+	if a.Has(schema.MemberXB) {
+		if f.B, err = a.Sparse(schema.MemberXB); err != nil {
+			return nil, err
+		}
+	}
+	if f.Cols, err = a.Ints(schema.MemberXCols); err != nil {
+		return nil, err
+	}
+	if f.Lo, err = a.Floats(schema.MemberXLo); err != nil {
+		return nil, err
+	}
+	if f.Hi, err = a.Floats(schema.MemberXHi); err != nil {
+		return nil, err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// featuresHasX reports whether a features artifact holds a feature-level
+// X, dense or factored.
+func featuresHasX(a *bundle.Bundle) bool {
+	return a.Has(schema.MemberX) || a.Has(schema.MemberXA)
+}
+
+// featuresX returns the feature-level X of a features artifact as a dense
+// matrix: the stored X, or the factored X formed row by row (for the
+// stages that need X's entries, not its products: the visual ones).
+func featuresX(ctx context.Context, a *bundle.Bundle, workers int) (*mat.Dense, error) {
+	f, err := featuresFactored(a)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return a.Dense(schema.MemberX)
+	}
+	return f.Dense(ctx, workers)
+}
+
+// featuresCols returns the number of columns of the feature-level X.
+func featuresCols(a *bundle.Bundle) (int, error) {
+	f, err := featuresFactored(a)
+	if err != nil {
+		return 0, err
+	}
+	if f != nil {
+		return len(f.Cols), nil
+	}
+	x, err := a.Dense(schema.MemberX)
+	if err != nil {
+		return 0, err
+	}
+	_, c := x.Dims()
+	return c, nil
 }

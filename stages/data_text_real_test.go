@@ -1,10 +1,12 @@
 package stages
 
 import (
+	"context"
 	"runtime"
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
+	"github.com/hylaflow/hylaflow/internal/cputime"
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/stages/schema"
 )
@@ -79,4 +81,56 @@ func dataBenchRun(b *testing.B, typ string, params map[string]any, inputs map[st
 		b.Fatalf("%s: %v", typ, err)
 	}
 	return out
+}
+
+// BenchmarkTrainR8Transductive times the R8 transductive train stage per
+// epoch (CPU ms of the process; Table 2's appendix values for HyLa-SGC,
+// and SGC with Adam, whose epoch is the classifier's products alone) on
+// the factored X the precompute stores and on the dense X formed from it
+// (the products before the factored path; 943 MB).
+//
+//	go test ./stages -run '^$' -bench TrainR8Transductive -benchtime 20x
+func BenchmarkTrainR8Transductive(b *testing.B) {
+	root := dataBenchRoot(b)
+	g := dataBenchRun(b, "dataset", map[string]any{"source": "textgcn", "name": "r8", "root": root}, nil)["graph"]
+	norm := dataBenchRun(b, "normalize", nil, map[string][]*bundle.Bundle{"graph": {g}})["graph"]
+	fact := dataBenchRun(b, "precompute", map[string]any{"k": 2, "rows": "labelled", "scale": "minmax"},
+		map[string][]*bundle.Bundle{"graph": {norm}})["features"]
+	x, err := featuresX(context.Background(), fact, runtime.GOMAXPROCS(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dense := bundle.New(schema.KindFeatures)
+	for _, m := range []string{schema.MemberLabels, schema.MemberTrain, schema.MemberVal, schema.MemberTest} {
+		v, err := fact.Ints(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dense.SetInts(m, v)
+	}
+	var info schema.GraphInfo
+	if err := fact.JSON(schema.MemberInfo, &info); err != nil {
+		b.Fatal(err)
+	}
+	if err := dense.SetJSON(schema.MemberInfo, info); err != nil {
+		b.Fatal(err)
+	}
+	dense.SetDense(schema.MemberX, x)
+	samples := dataBenchRun(b, "sample", map[string]any{"kind": "hyla", "dim": 50, "features": 500, "scale": 0.5}, nil)["samples"]
+	for _, model := range []string{"hyla", "sgc"} {
+		for _, in := range []struct {
+			name  string
+			feats *bundle.Bundle
+		}{{"factored", fact}, {"dense", dense}} {
+			b.Run(model+"/"+in.name, func(b *testing.B) {
+				inputs := map[string][]*bundle.Bundle{"features": {in.feats}}
+				if model == "hyla" {
+					inputs["samples"] = []*bundle.Bundle{samples}
+				}
+				cpu0 := cputime.Process()
+				dataBenchRun(b, "train", map[string]any{"model": model, "lr_embedding": 0.01, "lr_classifier": 0.0001, "epochs": b.N}, inputs)
+				b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/epoch")
+			})
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/sparse"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/train"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -91,7 +92,10 @@ func TestDataPrecomputeIdentityMinMax(t *testing.T) {
 					}
 				}
 			}
-			x, err := out.Dense(schema.MemberX)
+			if out.Has(schema.MemberX) {
+				t.Fatalf("k %d %s: a dense X was stored for identity features", k, scale)
+			}
+			x, err := featuresX(context.Background(), out, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,10 +198,11 @@ func TestDataProductNNZLowerBound(t *testing.T) {
 	}
 }
 
-// dataIdentityPower forms the last product straight into a dense matrix:
-// it must equal the sparse chain S[keep,:]·S^{K−1} made dense bit for bit,
-// for any number of workers (rows in blocks of dataRowBlock, so n > 64).
-func TestDataIdentityPowerMatchesSparse(t *testing.T) {
+// dataIdentityFactors' X formed row by row (train.FactoredX.Dense with
+// range [0, 1] on every column, the dense reference of the factored
+// products) must equal the sparse chain S[keep,:]·S^{K−1} made dense bit
+// for bit, for any number of workers (rows in blocks of 64, so n > 64).
+func TestDataIdentityFactorsMatchSparse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	n := 300
 	var ri, ci []int
@@ -242,7 +247,15 @@ func TestDataIdentityPowerMatchesSparse(t *testing.T) {
 			}
 			wd := want.ToDense()
 			for _, workers := range []int{1, 2, 5} {
-				got, err := dataIdentityPower(ctx, s, k, rows, workers)
+				a, b, err := dataIdentityFactors(ctx, s, k, rows, workers)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := &train.FactoredX{A: a, B: b}
+				for j := 0; j < n; j++ {
+					f.Cols, f.Lo, f.Hi = append(f.Cols, j), append(f.Lo, 0), append(f.Hi, 1)
+				}
+				got, err := f.Dense(ctx, workers)
 				if err != nil {
 					t.Fatal(err)
 				}

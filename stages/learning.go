@@ -242,11 +242,10 @@ func learnEmbedRows(level string, feats, graph *bundle.Bundle) (int, error) {
 		if level == "nodes" {
 			return len(labels), nil
 		}
-		x, err := feats.Dense(schema.MemberX)
+		c, err := featuresCols(feats)
 		if err != nil {
 			return 0, fmt.Errorf("level features needs X in the features input: %w", err)
 		}
-		_, c := x.Dims()
 		return c, nil
 	}
 	if graph != nil {
@@ -283,7 +282,10 @@ func learnRawAdjacency(g *bundle.Bundle) (*sparse.CSR, error) {
 
 func learnTrainType() *registry.Type {
 	return &registry.Type{
-		Name:    "train",
+		Name: "train",
+		// The factored X (precompute version 3) rounds the text models'
+		// products differently; their keys changed with the precompute's,
+		// and a dense X trains as before, so the version stays.
 		Version: "3", // 2: fused AVX-512 classifier kernels and blocked cross-entropy round differently; 3: common random numbers: draws from the seed and the stage type, not the cache key
 		Doc: "Trains HyLa-SGC, RFF-SGC or SGC. level features: Z has one row per input feature and " +
 			"logits = (S^K X)·(φ(Z)·W) + b on the rows each step needs (inductive when the features input has " +
@@ -373,8 +375,13 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]artifact.
 	}
 	switch level {
 	case train.LevelFeatures:
-		if data.X, err = in.Dense(schema.MemberX); err != nil {
-			return nil, fmt.Errorf("train: level features: %w (precompute with level = \"features\")", err)
+		if data.Factored, err = featuresFactored(in); err != nil {
+			return nil, fmt.Errorf("train: level features: factored X: %w", err)
+		}
+		if data.Factored == nil {
+			if data.X, err = in.Dense(schema.MemberX); err != nil {
+				return nil, fmt.Errorf("train: level features: %w (precompute with level = \"features\")", err)
+			}
 		}
 		if in.Has(schema.MemberXTrain) {
 			if data.XTrain, err = in.Dense(schema.MemberXTrain); err != nil {

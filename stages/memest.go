@@ -35,7 +35,8 @@ func memNormalize(_ registry.Values, in map[string][]registry.InputSize) int64 {
 	return 3*memInputBytes(in) + memBase
 }
 
-// memPrecompute: the graph decoded plus the dense S^K X it makes. The
+// memPrecompute: the graph decoded plus the dense S^K X it makes (a graph
+// without features: its sparse factors, below). The
 // shapes say its size: n nodes (adj), f feature columns (features; none:
 // the identity, f = n), and the rows kept (labelled: the split's nodes).
 // Sparse X with K > 0 and dense X with K > 0 hold an n×f intermediate
@@ -75,6 +76,18 @@ func memPrecompute(p registry.Values, in map[string][]registry.InputSize) int64 
 	f, identity := n, true
 	if s := sh[schema.MemberFeatures]; len(s) == 2 {
 		f, identity = int64(s[1]), false
+	}
+	if identity && !p.Bool("inductive") {
+		// The factored X: A = the kept rows of S^{K−1} (for K ≤ 2 at most
+		// S's entries, 12 bytes each; counted as S's share of the input,
+		// whose decoded copy base holds), one row of n per worker for the
+		// min-max pass, and the columns' ranges. K > 2 forms S^{K−2}
+		// products sparse: up to rows × n entries.
+		est := base + memInputBytes(in) + 4*n*8
+		if p.Int("k") > 2 {
+			est += rows * n * 12
+		}
+		return est
 	}
 	dense := rows * f * 8
 	if !identity && (p.Int("k") > 0 || p.Bool("inductive")) {

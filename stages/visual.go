@@ -293,7 +293,7 @@ func visRepresentation(ctx context.Context, job *registry.Job, feats *bundle.Bun
 	p := job.Params
 	repr := p.String("representation")
 	if repr == "input" {
-		x, err := feats.Dense(schema.MemberX)
+		x, err := featuresX(ctx, feats, workers)
 		if err != nil {
 			return nil, "", fmt.Errorf("representation input needs a feature-level precompute: %w", err)
 		}
@@ -316,7 +316,7 @@ func visRepresentation(ctx context.Context, job *registry.Job, feats *bundle.Bun
 		label string
 	)
 	if !model.Has(zName) { // SGC: the classifier sees S^K X
-		x, err := feats.Dense(schema.MemberX)
+		x, err := featuresX(ctx, feats, workers)
 		if err != nil {
 			return nil, "", fmt.Errorf("model without %s (sgc) needs a feature-level precompute: %w", zName, err)
 		}
@@ -380,8 +380,8 @@ func visRepresentation(ctx context.Context, job *registry.Job, feats *bundle.Bun
 // input feature) or of S^K·φ (node level: one row per node).
 func visPropagate(ctx context.Context, feats *bundle.Bundle, phi *mat.Dense, rows []int, k, workers int) (*mat.Dense, error) {
 	pr, _ := phi.Dims()
-	if feats.Has(schema.MemberX) {
-		x, err := feats.Dense(schema.MemberX)
+	if featuresHasX(feats) {
+		x, err := featuresX(ctx, feats, workers)
 		if err != nil {
 			return nil, err
 		}

@@ -90,6 +90,10 @@ const (
 type Data struct {
 	// X is S^K X (n×d), the feature-level input; its rows are nodes.
 	X *mat.Dense
+	// Factored, if set instead of X, is the feature-level input as sparse
+	// factors (the transductive text models' min-max scaled rows of S^K;
+	// factored.go): X is never formed.
+	Factored *FactoredX
 	// XTrain, if set, is S_train^K X_train (len(Train)×d) for inductive
 	// runs: row r belongs to node Train[r]. Validation and test use X.
 	XTrain *mat.Dense
@@ -193,6 +197,8 @@ type trainer struct {
 	// sparse: X_train and X compressed, when X_train is sparse enough
 	// (sparse_input.go); nil otherwise.
 	sparse *sparseInput
+	// fact: the factored input (Data.Factored); nil otherwise.
+	fact *factoredInput
 
 	// wT is Wᵀ (C×F), yT is Yᵀ = (φ(Z)·W)ᵀ (C×in; SGC: yT is wT).
 	z, phi, wT, yT *mat.Dense
@@ -307,7 +313,9 @@ func newTrainer(data *Data, fmap hyla.FeatureMap, z0 *mat.Dense, cfg Config, rng
 	default:
 		return nil, fmt.Errorf("train: unknown model %q (want hyla, rff or sgc)", cfg.Model)
 	}
-	t.alloc()
+	if err := t.alloc(); err != nil {
+		return nil, err
+	}
 	// Initial values: Z, then W (input by input), then b.
 	if t.fmap != nil {
 		if z0 != nil {
@@ -355,6 +363,20 @@ func (t *trainer) checkData() error {
 	}
 	switch t.cfg.Level {
 	case LevelFeatures:
+		if d.Factored != nil {
+			if d.X != nil || d.XTrain != nil {
+				return errors.New("train: give the features either as X (and X_train) or factored, not both")
+			}
+			if err := d.Factored.Validate(); err != nil {
+				return fmt.Errorf("train: %w", err)
+			}
+			r, c := d.Factored.Dims()
+			if r != n {
+				return fmt.Errorf("train: factored X has %d rows for %d labelled nodes", r, n)
+			}
+			t.in = c
+			break
+		}
 		if d.X == nil {
 			return errors.New("train: feature level needs the propagated features X (precompute with level = \"features\")")
 		}
@@ -436,7 +458,7 @@ func gatherLabels(split string, rows, labels []int, classes int) ([]int, error) 
 	return y, nil
 }
 
-func (t *trainer) alloc() {
+func (t *trainer) alloc() error {
 	d := t.data
 	c := t.classes
 	if t.fmap != nil {
@@ -463,7 +485,14 @@ func (t *trainer) alloc() {
 	t.logVal = newRows(len(d.Val), c)
 	t.logTest = newRows(len(d.Test), c)
 	t.pred = make([]int, max(len(d.Train), len(d.Val), len(d.Test)))
-	if t.cfg.Level == LevelFeatures {
+	if t.cfg.Level == LevelFeatures && d.Factored != nil {
+		// newFactoredInput's errors are the split's indices, checked by
+		// checkData already.
+		var err error
+		if t.fact, err = newFactoredInput(d.Factored, d.Train, d.Val, d.Test, c); err != nil {
+			return fmt.Errorf("train: factored X: %w", err)
+		}
+	} else if t.cfg.Level == LevelFeatures {
 		if d.XTrain != nil {
 			t.xTrain = d.XTrain
 		} else {
@@ -485,6 +514,7 @@ func (t *trainer) alloc() {
 			t.st = d.S.Transpose()
 		}
 	}
+	return nil
 }
 
 // newRows returns an r×c matrix, or an empty one for r = 0.
@@ -575,6 +605,16 @@ func (t *trainer) forward(ctx context.Context) error {
 		}
 		gatherRows(t.prop, t.data.Train, t.logTr)
 		gatherRows(t.prop, t.data.Val, t.logVal)
+	} else if t.fact != nil {
+		if err := t.fact.propagate(ctx, t.yT, t.workers); err != nil {
+			return err
+		}
+		if err := t.fact.rows(ctx, t.fact.aTrain, t.logTr, t.workers); err != nil {
+			return err
+		}
+		if err := t.fact.rows(ctx, t.fact.aVal, t.logVal, t.workers); err != nil {
+			return err
+		}
 	} else {
 		if t.sparse != nil {
 			if err := t.sparseRowsProduct(ctx, t.sparse.train, nil, t.yT, t.logTr, t.sparse.train.rows); err != nil {
@@ -813,6 +853,13 @@ func (t *trainer) testMetric(ctx context.Context, yT *mat.Dense) (float64, error
 			return 0, err
 		}
 		gatherRows(t.prop, t.data.Test, t.logTest)
+	} else if t.fact != nil {
+		if err := t.fact.propagate(ctx, yT, t.workers); err != nil {
+			return 0, err
+		}
+		if err := t.fact.rows(ctx, t.fact.aTest, t.logTest, t.workers); err != nil {
+			return 0, err
+		}
 	} else if err := t.rowsProduct(ctx, t.data.Test, yT, t.logTest); err != nil {
 		return 0, err
 	}
@@ -895,6 +942,9 @@ func (t *trainer) rowsProduct(ctx context.Context, rows []int, yT, out *mat.Dens
 // X_train on the workers (each entry one sum over the training rows in
 // order).
 func (t *trainer) gtx(ctx context.Context) error {
+	if t.fact != nil {
+		return t.fact.gtx(ctx, t.g, t.gyT, t.workers)
+	}
 	if t.sparse != nil {
 		return t.sparseGtx(ctx)
 	}

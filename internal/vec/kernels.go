@@ -372,7 +372,9 @@ func SpMMRow(idx []int32, val []float64, src []float64, stride int, d []float64,
 		} else {
 			spmmRowAVX2(pi, p0, len(idx), p1, stride*8, &d[0], n/8, acc)
 		}
-		spmmRowGeneric(idx, val, src[n:], stride, d[n:], accumulate)
+		if n < w { // the columns past the last block of eight
+			spmmRowGeneric(idx, val, src[n:], stride, d[n:], accumulate)
+		}
 		return
 	}
 	spmmRowGeneric(idx, val, src, stride, d, accumulate)

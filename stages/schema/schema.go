@@ -48,6 +48,12 @@ const (
 //	X_train   dense n_train×d, S_train^K X_train for inductive runs (rows in
 //	          the order of train), computed on the training subgraph only
 //	S         sparse n×n normalised adjacency (node level: X̄ = S^{K-1}·S·φ(Z))
+//	X_A, X_B, X_cols, X_lo, X_hi
+//	          instead of X for a graph without features (identity
+//	          features): X[r, b] = ((X_A·X_B)[r, X_cols[b]] − X_lo[b]) /
+//	          (X_hi[b] − X_lo[b]), X_A sparse (the kept rows of S^{K-1}),
+//	          X_B sparse n×n (S; absent for K ≤ 1, where X_A is the rows
+//	          of S^K), X_cols ints, X_lo and X_hi floats (train.FactoredX)
 //	labels, train, val, test, info    copied from the graph
 //
 // KindSamples: omega (dense D×d0: HyLa's boundary points ω, or RFF's Λᵀ),
@@ -69,6 +75,11 @@ const (
 	MemberX        = "X"
 	MemberXTrain   = "X_train"
 	MemberS        = "S"
+	MemberXA       = "X_A"
+	MemberXB       = "X_B"
+	MemberXCols    = "X_cols"
+	MemberXLo      = "X_lo"
+	MemberXHi      = "X_hi"
 	MemberOmega    = "omega"
 	MemberLambda   = "lambda"
 	MemberB        = "b"
