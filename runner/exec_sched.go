@@ -228,8 +228,11 @@ func (s *scheduler) task(es *execStep) *Task {
 		task.Inputs[slot] = list
 	}
 	// Divide the cores between the stages running once this launch
-	// round is over, so a batch of stages gets equal shares.
-	task.Workers = stageWorkers(s.cores, s.jobs, s.running+len(s.ready), es.Instance.Resources.CPUs)
+	// round is over (launchReady admits the whole round before it starts
+	// any), so a batch of stages gets equal shares. Stages still ready
+	// but not admitted (no free slot, or waiting for memory) do not count:
+	// a stage that runs alone gets every core, however many wait.
+	task.Workers = stageWorkers(s.cores, s.jobs, s.running, es.Instance.Resources.CPUs)
 	return task
 }
 
@@ -246,6 +249,12 @@ func stageWorkers(cores, jobs, active, cpus int) int {
 // launch starts es on the executor in its own goroutine; the outcome
 // arrives on doneCh.
 func (s *scheduler) launch(ctx context.Context, es *execStep) {
+	s.admit(es)
+	s.startStage(ctx, es)
+}
+
+// admit counts es as running and takes its memory from the budget.
+func (s *scheduler) admit(es *execStep) {
 	es.started = true
 	s.running++
 	es.mem = s.memOf(es)
@@ -262,6 +271,11 @@ func (s *scheduler) launch(ctx context.Context, es *execStep) {
 		// the heap holds both for a while, past the budget.
 		debug.FreeOSMemory()
 	}
+}
+
+// startStage runs the admitted es on the executor in its own goroutine; its
+// workers are its share of the cores among the stages admitted so far.
+func (s *scheduler) startStage(ctx context.Context, es *execStep) {
 	task := s.task(es)
 	addr := es.Instance.Address
 	es.res.Start = time.Now()
@@ -336,14 +350,24 @@ func (s *scheduler) fits(es *execStep) bool {
 // launchReady starts ready stages in plan order while slots are free; one
 // that does not fit the memory budget now is passed over for smaller
 // ones, and starts when enough running stages have finished.
+//
+// The round is admitted first and started after, so that every stage of
+// it knows how many run beside it (task): the workers a stage gets depend
+// on the stages admitted, never on those left waiting, whose number
+// depends on when earlier stages happened to finish.
 func (s *scheduler) launchReady(ctx context.Context) {
+	var round []*execStep
 	for i := 0; s.running < s.jobs && i < len(s.ready); {
 		if es := s.ready[i]; s.fits(es) {
 			s.ready = append(s.ready[:i], s.ready[i+1:]...)
-			s.launch(ctx, es)
+			s.admit(es)
+			round = append(round, es)
 			continue
 		}
 		i++
+	}
+	for _, es := range round {
+		s.startStage(ctx, es)
 	}
 }
 

@@ -266,3 +266,68 @@ func TestSchedulerFindsInProcess(t *testing.T) {
 		t.Errorf("remote executor: memo %v, budget %d; want none", s.memo, s.mem.limit)
 	}
 }
+
+// workersExec runs nothing: it reports each task's workers and waits for
+// the run's context to end.
+type workersExec struct {
+	memo *Memo
+	got  chan [2]any
+}
+
+func (e *workersExec) SharedMemo() *Memo { return e.memo }
+func (e *workersExec) Execute(ctx context.Context, task *Task, _ Hooks) (*Result, error) {
+	e.got <- [2]any{task.Key(), task.Workers}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestLaunchRoundWorkers: the workers of a stage are the cores divided
+// between the stages admitted with it, never counting the ready stages
+// left waiting (for a slot or for memory), so a stage that ends up
+// running alone gets every core whatever else was ready at that moment.
+func TestLaunchRoundWorkers(t *testing.T) {
+	typ := &registry.Type{Name: "t", Version: "1", Outputs: []registry.Output{{Name: "out", Kind: artifact.KindAny}}}
+	plan := func(mem ...int64) *Plan {
+		p := &Plan{ByAddress: map[string]*Step{}}
+		for i, m := range mem {
+			addr := fmt.Sprintf("t.s%d", i)
+			st := &Step{Instance: &Instance{Address: addr, Block: addr, Type: typ, Resources: Resources{MemMB: m}},
+				Record: &cache.KeyRecord{Key: fmt.Sprintf("k%d", i)}, Reason: "never run"}
+			p.Steps = append(p.Steps, st)
+			p.ByAddress[addr] = st
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name        string
+		mem         []int64
+		jobs, cores int
+		want        map[string]int // key → workers of the stages started
+	}{
+		{"alone, the next waits for memory", []int64{400, 400}, 2, 2, map[string]int{"k0": 2}},
+		{"alone, the others wait for a slot", []int64{10, 10, 10}, 1, 4, map[string]int{"k0": 4}},
+		{"two admitted share", []int64{10, 10, 10}, 2, 2, map[string]int{"k0": 1, "k1": 1}},
+		{"two admitted, the third waits for memory", []int64{10, 400, 300}, 3, 4, map[string]int{"k0": 2, "k1": 2}},
+		{"more stages than cores", []int64{10, 10, 10}, 3, 2, map[string]int{"k0": 1, "k1": 1, "k2": 1}},
+	} {
+		for round := range 3 { // identical runs: identical allotments
+			exe := &workersExec{memo: NewMemo(), got: make(chan [2]any, 8)}
+			s := newScheduler(plan(c.mem...), &recStore{}, RunOptions{Executor: exe, MemMB: 512, Jobs: c.jobs, Cores: c.cores}, time.Now(), 1)
+			ctx, cancel := context.WithCancel(context.Background())
+			s.servedCached()
+			s.launchReady(ctx)
+			got := map[string]int{}
+			for range s.running {
+				r := <-exe.got
+				got[r[0].(string)] = r[1].(int)
+			}
+			cancel()
+			for range s.running {
+				<-s.doneCh
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("%s (run %d): workers %v, want %v", c.name, round, got, c.want)
+			}
+		}
+	}
+}
