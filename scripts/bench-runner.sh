@@ -18,12 +18,20 @@ if [ -z "$bin" ]; then
 fi
 repeats=${2:-5}
 
-# wall FILE CACHE: run once, print the wall time in seconds.
+# wall FILE CACHE: run once, print the wall time in seconds; the CPU time
+# (user + system of the run's processes: a fully cached run starts no
+# second one) is appended to $tmp/cpu.
 wall() {
   local t0 t1
+  times >"$tmp/times0"
   t0=$(date +%s.%N)
   "$bin" run -q "$1" --cache "$2" >/dev/null
   t1=$(date +%s.%N)
+  times >"$tmp/times1"
+  # The second line of `times` is the shell's finished children: user, system.
+  awk 'function s(t,  m) { split(t, m, "m"); sub("s", "", m[2]); return m[1] * 60 + m[2] }
+       FNR == 2 { c[FILENAME] = s($1) + s($2) }
+       END { printf "%.3f\n", c[ARGV[2]] - c[ARGV[1]] }' "$tmp/times0" "$tmp/times1" >>"$tmp/cpu"
   echo "$t1 - $t0" | bc
 }
 
@@ -36,14 +44,21 @@ median() {
 # measure NAME FILE: cold runs on fresh caches, then cached runs on the last one.
 measure() {
   local name=$1 file=$2 stages
+  : >"$tmp/cpu"
   for i in $(seq "$repeats"); do
     rm -rf "$tmp/c"
-    wall "$file" "$tmp/c"
-  done | median >"$tmp/cold"
-  for i in $(seq "$repeats"); do wall "$file" "$tmp/c"; done | median >"$tmp/cached"
+    wall "$file" "$tmp/c" >>"$tmp/coldw"
+  done
+  median <"$tmp/coldw" >"$tmp/cold"
+  median <"$tmp/cpu" >"$tmp/coldcpu"
+  : >"$tmp/cpu"
+  for i in $(seq "$repeats"); do wall "$file" "$tmp/c" >>"$tmp/cachedw"; done
+  median <"$tmp/cachedw" >"$tmp/cached"
+  median <"$tmp/cpu" >"$tmp/cachedcpu"
+  rm -f "$tmp/coldw" "$tmp/cachedw"
   stages=$("$bin" plan "$file" --cache "$tmp/c" | grep -Eo 'all [0-9]+ stages' | grep -Eo '[0-9]+')
-  printf '%-12s %4s stages  cold: %s\n' "$name" "$stages" "$(cat "$tmp/cold")"
-  printf '%-12s %4s stages  cached: %s\n' "$name" "$stages" "$(cat "$tmp/cached")"
+  printf '%-12s %4s stages  cold: %s; CPU %s\n' "$name" "$stages" "$(cat "$tmp/cold")" "$(cat "$tmp/coldcpu")"
+  printf '%-12s %4s stages  cached: %s; CPU %s\n' "$name" "$stages" "$(cat "$tmp/cached")" "$(cat "$tmp/cachedcpu")"
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -62,8 +63,17 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return cli.Usagef("--mem: %v", err)
 	}
-	p, err := cliLoad(files[0], lopts, stderr)
+	loadOut := stderr
+	var loadDiags bytes.Buffer
+	if runProbing {
+		loadOut = &loadDiags
+	}
+	p, err := cliLoad(files[0], lopts, loadOut)
 	if err != nil {
+		if runProbing {
+			runHandOff = true // the supervised child reports it
+			return nil
+		}
 		return err
 	}
 	if err := exFlags.Preflight(); err != nil {
@@ -74,6 +84,14 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer c.Close()
+	planOpts := runner.PlanOptions{Force: force, NoCache: *noCache,
+		AllowCommands: *allowCommands || runner.AllowCommandsFromEnv(os.Getenv(runner.AllowCommandsEnv))}
+	if runProbing && (loadDiags.Len() > 0 || runNeedsWork(p, c, planOpts)) {
+		// A stage to run, or one only the remote store may have: the
+		// supervised child runs it.
+		runHandOff = true
+		return nil
+	}
 	rchoice, err := rflags.choose(c.Dir())
 	if err != nil {
 		return err
@@ -108,14 +126,13 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		obs = supervise.NewObserver(obs, dir, memMB)
 	}
 	opts := runner.RunOptions{
-		PlanOptions: runner.PlanOptions{Force: force, NoCache: *noCache,
-			AllowCommands: *allowCommands || runner.AllowCommandsFromEnv(os.Getenv(runner.AllowCommandsEnv))},
-		Jobs:      nJobs,
-		Executor:  executor,
-		KeepGoing: *keepGoing,
-		MemMB:     memMB,
-		Observer:  obs,
-		Args:      append([]string{"run"}, args...),
+		PlanOptions: planOpts,
+		Jobs:        nJobs,
+		Executor:    executor,
+		KeepGoing:   *keepGoing,
+		MemMB:       memMB,
+		Observer:    obs,
+		Args:        append([]string{"run"}, args...),
 	}
 	prov, err := runs.Collect(files[0], lopts.VarFiles, lopts.Vars)
 	if err == nil {
@@ -159,6 +176,30 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		return cli.ExitStatus(cli.ExitFailed)
 	}
 	return cli.Failed(runCmdPublish(res, c, *quiet, stdout))
+}
+
+// runProbing is set by main when `run` would be handed to a supervised
+// child process (runner/supervise): runCmdRun then first plans the
+// pipeline here, read-only, and sets runHandOff instead of running when a
+// stage needs to run (or the pipeline has diagnostics to print), so that
+// a fully cached run finishes in this one process: no second process
+// (start, runtime, cache and pipeline loaded again) for a run with nothing
+// to compute and so nothing to run out of memory.
+var runProbing, runHandOff bool
+
+// runNeedsWork reports whether the plan of p has a stage to run (or the
+// plan cannot be made: the child reports why).
+func runNeedsWork(p *runner.Pipeline, c *cache.Cache, opts runner.PlanOptions) bool {
+	plan, err := runner.MakePlan(p, runner.ReadOnlyStore{S: c}, opts)
+	if err != nil {
+		return true
+	}
+	for _, s := range plan.Steps {
+		if !s.Cached {
+			return true
+		}
+	}
+	return false
 }
 
 // runCmdPublish carries out the pipeline's publish blocks after a

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -353,5 +354,47 @@ func TestRunCmdInterruptAndKill(t *testing.T) {
 			}
 			runCmdVerify(t, cdir)
 		})
+	}
+}
+
+// TestRunCachedInOneProcess: a run with stages to compute goes to the
+// supervised child; a fully cached one (and one whose only stored stage is
+// forced back) is decided by the plan in this process, which then runs it
+// here only when nothing needs computing — the same output either way.
+func TestRunCachedInOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.hcl")
+	if err := os.WriteFile(file, []byte(runCmdTestRandom), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cdir := filepath.Join(dir, "cache")
+	run := func(extra ...string) (children int, code int, stderr string) {
+		var out, errb bytes.Buffer
+		args := append([]string{"run", file, "--cache", cdir, "-q"}, extra...)
+		code = runSupervised(args, &out, &errb, func(_ string, _ []string, _ io.Writer, inProcess func() int) int {
+			children++
+			return inProcess()
+		})
+		return children, code, errb.String()
+	}
+	for _, c := range []struct {
+		name     string
+		extra    []string
+		children int
+		summary  string
+	}{
+		{"cold", nil, 1, "21 ran, 0 cached"},
+		{"cached", nil, 0, "nothing to do: all 21 stages cached"},
+		{"forced", []string{"--force", "sum.all"}, 1, "1 ran, 20 cached"},
+		{"cached again", nil, 0, "nothing to do: all 21 stages cached"},
+		{"usage error", []string{"-j", "0"}, 0, "-j 0"},
+	} {
+		children, code, stderr := run(c.extra...)
+		if children != c.children || !strings.Contains(stderr, c.summary) {
+			t.Fatalf("%s: %d child processes (want %d), exit %d, stderr %q (want %q)", c.name, children, c.children, code, stderr, c.summary)
+		}
+		if wantCode := map[bool]int{true: 2, false: 0}[c.name == "usage error"]; code != wantCode {
+			t.Fatalf("%s: exit %d, want %d; stderr %q", c.name, code, wantCode, stderr)
+		}
 	}
 }

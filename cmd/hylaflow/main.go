@@ -7,6 +7,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
 
@@ -30,12 +31,25 @@ Exit status (every command): 0 ok, 1 a stage or the command's work failed,
 
 func main() {
 	if supervise.Wanted("run", os.Args[1:]) {
-		// run: in a child process, so running out of memory is reported.
-		os.Exit(supervise.Run("hylaflow run", os.Args[1:], os.Stderr, func() int {
-			return app.Dispatch(os.Args[1:], os.Stdout, os.Stderr)
-		}))
+		// run: in a child process, so running out of memory is reported,
+		// unless it has nothing to compute.
+		os.Exit(runSupervised(os.Args[1:], os.Stdout, os.Stderr, supervise.Run))
 	}
 	os.Exit(profiled(func() int { return app.Dispatch(os.Args[1:], os.Stdout, os.Stderr) }))
+}
+
+// runSupervised runs `run` (args) here as far as its plan (runProbing,
+// cmd_run.go): a run with nothing to compute finishes in this process; one
+// with stages to run is handed to child (supervise.Run: this binary again,
+// in a child process it watches for running out of memory).
+func runSupervised(args []string, stdout, stderr io.Writer, child func(name string, args []string, stderr io.Writer, inProcess func() int) int) int {
+	runProbing, runHandOff = true, false
+	code := profiled(func() int { return app.Dispatch(args, stdout, stderr) })
+	runProbing = false
+	if !runHandOff {
+		return code
+	}
+	return child("hylaflow run", args, stderr, func() int { return app.Dispatch(args, stdout, stderr) })
 }
 
 // profiled runs f, writing a CPU profile of it to $HYLAFLOW_CPUPROFILE when
