@@ -464,6 +464,16 @@ func (r *Remote) Reader(ctx context.Context, o Output) (io.ReadCloser, error) {
 	return cache.NewVerifyingReader(rd, o.Digest, o.Size), nil
 }
 
+// rawReader opens the payload o without verifying it: for callers that
+// hash what they read themselves (cache.Ingest checks digest and size).
+func (r *Remote) rawReader(ctx context.Context, o Output) (io.ReadCloser, error) {
+	rd, err := r.bucket.NewReader(ctx, ObjectKey(o.Digest), nil)
+	if err != nil {
+		return nil, fmt.Errorf("remote %s: %s: %w", r.url, ObjectKey(o.Digest), err)
+	}
+	return rd, nil
+}
+
 // PutResult says what Put did.
 type PutResult struct {
 	// Uploaded counts the payloads uploaded (the others were there), and

@@ -222,7 +222,9 @@ func (s *Store) fetch(ctx context.Context, key string) bool {
 				Ref: cache.OutputRef{Name: o.Name, Kind: artifact.Kind(o.Kind), Digest: o.Digest, Size: o.Size},
 				Open: func() (io.ReadCloser, error) {
 					bytes += o.Size
-					rd, err := s.remote.Reader(ctx, o)
+					// Ingest hashes what it writes and refuses a key whose
+					// bytes do not match, so the payload is hashed once.
+					rd, err := s.remote.rawReader(ctx, o)
 					if err != nil {
 						return nil, &remoteError{err}
 					}
