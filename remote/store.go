@@ -47,6 +47,7 @@ type Store struct {
 	down     error // the failure that switched the remote off
 	noPush   error // the failure that switched pushing off
 	fetched  map[string]bool
+	absent   map[string]bool // keys the remote did not have when asked
 	runKeys  map[int64]map[string]bool
 	warned   map[string]bool
 	counters Counters
@@ -89,7 +90,7 @@ func NewStore(c *cache.Cache, r *Remote, opts StoreOptions) *Store {
 	if opts.Producer.Host == "" {
 		opts.Producer.Host, _ = os.Hostname()
 	}
-	return &Store{Cache: c, remote: r, cfg: opts, fetched: map[string]bool{},
+	return &Store{Cache: c, remote: r, cfg: opts, fetched: map[string]bool{}, absent: map[string]bool{},
 		runKeys: map[int64]map[string]bool{}, warned: map[string]bool{}}
 }
 
@@ -148,7 +149,7 @@ func access(err error) bool {
 // Lookup implements runner.PlanStore: the local cache, then the remote.
 func (s *Store) Lookup(key string) ([]cache.OutputRef, bool, error) {
 	refs, ok, err := s.Cache.Lookup(key)
-	if err != nil || ok || !s.cfg.Fetch || !s.usable() {
+	if err != nil || ok || !s.cfg.Fetch || !s.usable() || s.wasAbsent(key) {
 		return refs, ok, err
 	}
 	start := time.Now()
@@ -212,6 +213,12 @@ func (s *Store) fetch(ctx context.Context, key string) bool {
 		s.fail(err)
 		return false
 	case !ok:
+		// Not asked again by this process (run's plan and executor look
+		// every key up after the prefetch did): computing it is right, and
+		// its push finds any record another machine wrote meanwhile.
+		s.mu.Lock()
+		s.absent[key] = true
+		s.mu.Unlock()
 		return false
 	}
 	var bytes int64
@@ -270,6 +277,12 @@ func (s *Store) fetch(ctx context.Context, key string) bool {
 	s.counters.FetchedBytes += bytes
 	s.mu.Unlock()
 	return true
+}
+
+func (s *Store) wasAbsent(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.absent[key]
 }
 
 func (s *Store) count(f func(*Counters)) {
