@@ -234,15 +234,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Remote, error) {
 	if rawURL == "" {
 		return nil, ErrNoRemote
 	}
-	if opts.Attempts <= 0 {
-		opts.Attempts = 3
-	}
-	if opts.Backoff <= 0 {
-		opts.Backoff = 200 * time.Millisecond
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 30 * time.Second
-	}
+	opts = opts.withDefaults()
 	driverURL, prefix, err := driverURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %w", Redact(rawURL), err)
@@ -257,13 +249,24 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Remote, error) {
 	return &Remote{url: Redact(rawURL), bucket: b, opts: opts}, nil
 }
 
+// withDefaults fills the unset options.
+func (o Options) withDefaults() Options {
+	if o.Attempts <= 0 {
+		o.Attempts = 3
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 200 * time.Millisecond
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	return o
+}
+
 // OpenBucket wraps an open bucket as a remote named name (tests, and
 // callers that build their own bucket).
 func OpenBucket(name string, b *blob.Bucket, opts Options) *Remote {
-	r, _ := Open(context.Background(), "mem://", opts) // only fills the defaults
-	r.bucket.Close()
-	r.url, r.bucket = name, b
-	return r
+	return &Remote{url: name, bucket: b, opts: opts.withDefaults()}
 }
 
 // Redact returns rawURL without a password or secret query values, for messages.
