@@ -69,6 +69,13 @@ test "$(grep -Ec '^\| textgcn \| [0-9.]+ ± [0-9.]+ \(paper [0-9.]+,' "$work/rep
 grep -q '^# Table 2 (inductive, baseline): TextGCN' "$work/report-table2.txt" ||
   fail "table2: no inductive TextGCN table"
 
+# The ogbn-products-sized pipeline at its tiny size (the full size needs most
+# of a 24 GB machine): both settings train and the table has both cells.
+run products pipelines/products.hcl -var size=tiny -var epochs=5
+report products
+test "$(grep -Ec '^\| hyla-sgc-(inductive|transductive) +\| [0-9.]+ ± ' "$work/report-products.txt")" = 2 ||
+  fail "products: the table does not have both settings' cells"
+
 # Figure 1 / appendix E: the kernel figures on a coarse grid.
 run kernel pipelines/kernel.hcl -var grid=21
 # (no evaluate table: its outputs are the figure bundle's PNG/SVG/CSV files)
