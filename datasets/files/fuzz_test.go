@@ -2,12 +2,15 @@ package files_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/datasets/files"
 	"github.com/hylaflow/hylaflow/datasets/npy"
+	"github.com/hylaflow/hylaflow/sparse"
 )
 
 // fuzzLoad writes the files into a fresh directory and loads it: any
@@ -62,4 +65,36 @@ func FuzzPyGNPZ(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fuzzLoad(t, map[string][]byte{"g.npz": b})
 	})
+}
+
+// TestWorkersGiveSameGraph: the parallel edge reader and adjacency
+// builder give the same bits for any number of workers (weights merged by
+// their maximum, duplicates and reverse listings included).
+func TestWorkersGiveSameGraph(t *testing.T) {
+	dir := t.TempDir()
+	var b []byte
+	for k := range 300_000 {
+		u, v := (k*7919)%5003, (k*104729)%5003
+		b = append(b, []byte(fmt.Sprintf("%d %d %d.5\n", u, v, k%13+1))...)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "edges.txt"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ref *datasets.Graph
+	for _, workers := range []int{1, 2, 3, 8} {
+		g, _, err := files.Load(context.Background(), dir, "auto", workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref = g
+			if g.Nodes() != 5003 || !g.Adj.IsSymmetric() {
+				t.Fatalf("%d nodes, symmetric %v", g.Nodes(), g.Adj.IsSymmetric())
+			}
+			continue
+		}
+		if !sparse.Equal(g.Adj, ref.Adj) {
+			t.Errorf("%d workers: another adjacency than with 1", workers)
+		}
+	}
 }
