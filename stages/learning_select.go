@@ -128,6 +128,10 @@ func learnVerdict(cells []learnCell) []string {
 			}
 		}
 		b := cs[bi]
+		if slices.ContainsFunc(cs, func(c learnCell) bool { return c.Runs < 2 }) {
+			notes = append(notes, fmt.Sprintf("%s: %s has the best mean, but a model with one run has no spread to judge by: run more seeds", ds, b.Model))
+			continue
+		}
 		beyond := true
 		second := -1
 		for i, c := range cs {

@@ -43,6 +43,11 @@ func TestEvaluateSelectOn(t *testing.T) {
 		}, map[string]string{"gcn": "72.0 ± 2.0", "rff-sgc": "71.0 ± 0.0"}, []string{
 			"mine: no model is best beyond the seeds' spread: gcn leads with 72.0 ± 2.0, rff-sgc has 71.0 ± 0.0 (the intervals mean ± std overlap)",
 		}},
+		{"one run has no spread", [][3]any{
+			{"hyla-sgc K=1", 0.8, 0.827}, {"sgc K=1", 0.8, 0.826},
+		}, map[string]string{"hyla-sgc": "82.7 ± 0.0", "sgc": "82.6 ± 0.0"}, []string{
+			"mine: hyla-sgc has the best mean, but a model with one run has no spread to judge by: run more seeds",
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var in []*bundle.Bundle
