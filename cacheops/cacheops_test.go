@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/stages"
 )
@@ -50,7 +51,7 @@ func testCache(t *testing.T) *cache.Cache {
 	}
 	t.Cleanup(func() { c.Close() })
 	for _, factor := range []string{"2", "3"} {
-		p, diags := runner.Load(stages.Default(), file, runner.LoadOptions{Vars: map[string]string{"factor": factor}})
+		p, diags := pipeline.Load(stages.Default(), file, pipeline.LoadOptions{Vars: map[string]string{"factor": factor}})
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}

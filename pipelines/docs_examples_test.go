@@ -12,7 +12,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
@@ -88,7 +88,7 @@ func TestDocExamples(t *testing.T) {
 			// Diagnostics name the example by its Markdown file; a path in
 			// the example is relative to docs/ like a pipeline file's.
 			filename := filepath.Join("..", "docs", fmt.Sprintf("example-%s-%d.hcl", strings.ReplaceAll(ex.file, "/", "-"), ex.line))
-			p, diags := runner.LoadSource(reg, filename, ex.src, runner.LoadOptions{})
+			p, diags := pipeline.LoadSource(reg, filename, ex.src, pipeline.LoadOptions{})
 			if diags.HasErrors() || p == nil {
 				var b bytes.Buffer
 				for _, d := range diags {

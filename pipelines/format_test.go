@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
-	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
@@ -44,8 +44,8 @@ func TestPipelinesFormatted(t *testing.T) {
 	// bad -var with the rule's message.
 	messy := bytes.ReplaceAll(mustRead(t, "table1.hcl"), []byte("\n  validation {"), []byte("\n      validation    {"))
 	formatted := hclwrite.Format(messy)
-	_, diags := runner.LoadSource(stages.Default(), "table1.hcl", formatted,
-		runner.LoadOptions{Vars: map[string]string{"hyperparameters": "foo"}})
+	_, diags := pipeline.LoadSource(stages.Default(), "table1.hcl", formatted,
+		pipeline.LoadOptions{Vars: map[string]string{"hyperparameters": "foo"}})
 	if len(diags) != 1 || !strings.HasPrefix(diags[0].Detail, "hyperparameters must be one of") {
 		t.Errorf("formatted table1.hcl with -var hyperparameters=foo: %v", diags)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/stages"
@@ -107,7 +108,7 @@ func TestTableKeys(t *testing.T) {
 			name, value, _ := strings.Cut(v, "=")
 			vars[name] = value
 		}
-		p, diags := runner.Load(reg, kc.file, runner.LoadOptions{Vars: vars})
+		p, diags := pipeline.Load(reg, kc.file, pipeline.LoadOptions{Vars: vars})
 		if diags.HasErrors() {
 			t.Fatalf("%s %v: %s", kc.file, kc.vars, diags.Error())
 		}
@@ -201,7 +202,7 @@ func TestTableScopes(t *testing.T) {
 	reg := keyRegistry(t)
 	plan := func(t *testing.T, file string, vars map[string]string) *runner.Plan {
 		t.Helper()
-		p, diags := runner.Load(reg, file, runner.LoadOptions{Vars: vars})
+		p, diags := pipeline.Load(reg, file, pipeline.LoadOptions{Vars: vars})
 		if diags.HasErrors() {
 			t.Fatalf("%s %v: %s", file, vars, diags.Error())
 		}

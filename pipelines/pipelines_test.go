@@ -21,6 +21,7 @@ import (
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/paper"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/stages"
 	"github.com/hylaflow/hylaflow/stages/schema"
@@ -34,16 +35,16 @@ func dataRoot(t *testing.T) string {
 	return testenv.Data(t)
 }
 
-func load(t *testing.T, file string, vars map[string]string) *runner.Pipeline {
+func load(t *testing.T, file string, vars map[string]string) *pipeline.Pipeline {
 	t.Helper()
-	p, diags := runner.Load(stages.Default(), file, runner.LoadOptions{Vars: vars})
+	p, diags := pipeline.Load(stages.Default(), file, pipeline.LoadOptions{Vars: vars})
 	if diags.HasErrors() {
 		t.Fatalf("%s: %s", file, diags.Error())
 	}
 	return p
 }
 
-func run(t *testing.T, p *runner.Pipeline, c *cache.Cache) *runner.RunResult {
+func run(t *testing.T, p *pipeline.Pipeline, c *cache.Cache) *runner.RunResult {
 	t.Helper()
 	res, err := runner.Run(context.Background(), p, c, runner.RunOptions{Jobs: 2})
 	if err != nil {
@@ -192,7 +193,7 @@ func TestTable1HyperParameters(t *testing.T) {
 // baselines off what is left is the 5 × 3 × 10 table of the performance
 // budget; the default has the 50 runs at table1's addresses.
 func TestTable1HyLaGCNSwitch(t *testing.T) {
-	count := func(p *runner.Pipeline) (hylaGCN, other int, runs map[string]bool) {
+	count := func(p *pipeline.Pipeline) (hylaGCN, other int, runs map[string]bool) {
 		runs = map[string]bool{}
 		for _, inst := range p.Instances {
 			if inst.Type.Name == "hyla_gcn" || strings.Contains(inst.Block, "hylagcn") || inst.Block == "sample.hyla_gcn" {
@@ -223,7 +224,7 @@ func TestTable1HyLaGCNSwitch(t *testing.T) {
 // Disease's SGC and every HyLa/RFF cell do not go through augment.
 func TestTable1SGCAugment(t *testing.T) {
 	p := load(t, "table1.hcl", map[string]string{"seeds": "[0,1]"})
-	producer := func(inst *runner.Instance, slot string) *runner.Instance {
+	producer := func(inst *pipeline.Instance, slot string) *pipeline.Instance {
 		t.Helper()
 		refs := inst.Inputs[slot]
 		if len(refs) != 1 {

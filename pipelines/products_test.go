@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
@@ -40,7 +40,7 @@ func TestProductsPipeline(t *testing.T) {
 			t.Errorf("%s: %d train stages, precomputes %v", c.size, trains, inductive)
 		}
 	}
-	if _, diags := runner.Load(stages.Default(), "products.hcl", runner.LoadOptions{Vars: map[string]string{"size": "huge"}}); !diags.HasErrors() {
+	if _, diags := pipeline.Load(stages.Default(), "products.hcl", pipeline.LoadOptions{Vars: map[string]string{"size": "huge"}}); !diags.HasErrors() {
 		t.Error("size = huge was accepted")
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
@@ -39,7 +39,7 @@ func TestVariableValidation(t *testing.T) {
 	}
 	cases = append(cases, struct{ file, name, value, want string }{"table2.hcl", "datasets", `["mr"]`, ""})
 	for _, c := range cases {
-		p, diags := runner.Load(reg, c.file, runner.LoadOptions{Vars: map[string]string{c.name: c.value}})
+		p, diags := pipeline.Load(reg, c.file, pipeline.LoadOptions{Vars: map[string]string{c.name: c.value}})
 		if c.want == "" {
 			if diags.HasErrors() {
 				t.Errorf("%s -var %s=%s: %v", c.file, c.name, c.value, diags)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/stages"
 )
@@ -37,7 +38,7 @@ func plan(t *testing.T, st store) *runner.Plan {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, diags := runner.Load(stages.Default(), file, runner.LoadOptions{})
+	p, diags := pipeline.Load(stages.Default(), file, pipeline.LoadOptions{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

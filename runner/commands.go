@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 )
 
@@ -34,7 +35,7 @@ type CommandStage struct {
 
 // Commands returns the instances of p that run programs the pipeline
 // names, in p's order.
-func Commands(p *Pipeline) []CommandStage {
+func Commands(p *pipeline.Pipeline) []CommandStage {
 	var out []CommandStage
 	for _, inst := range p.Instances {
 		if inst.Type.Command == nil {
@@ -85,7 +86,7 @@ func (e *CommandsRefused) Unwrap() error { return ErrCommandsNotAllowed }
 // checkCommands refuses p when it has command stages and opts does not
 // allow them: for a run every command stage, for a plan those with a
 // version_argv (planning runs it to compute their keys).
-func checkCommands(p *Pipeline, opts PlanOptions, planning bool) error {
+func checkCommands(p *pipeline.Pipeline, opts PlanOptions, planning bool) error {
 	if opts.AllowCommands {
 		return nil
 	}

@@ -1,16 +1,10 @@
-// Package runner turns an HCL pipeline file into a DAG of stage instances,
-// plans it against the cache and executes it on a worker pool. It knows
-// stages only through the registry and artifacts only as opaque values,
-// so it builds without any of the maths (a test checks its dependencies).
+// Package runner plans a loaded pipeline (package pipeline) against the
+// cache and executes it on a worker pool. It knows stages only through the
+// registry and artifacts only as opaque values, so it builds without any of
+// the maths (a test checks its dependencies).
 //
-// A run goes through four steps:
+// A run goes through three steps after pipeline.Load:
 //
-//   - Load (load*.go) parses the file, expands for_each and matrix
-//     blocks, resolves stage references and checks every parameter against
-//     its type's schema (registry's parameter codec), giving a Pipeline:
-//     instances in a stable topological order. Errors are hcl diagnostics
-//     with file:line:col (diag.go). The language is described in
-//     docs/pipeline-language.md.
 //   - MakePlan (plan.go) computes each instance's cache key from its type,
 //     version, canonical parameters, fingerprint and its producers' keys
 //     (key.go builds every key record), looks the keys up in the store,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 )
 
 // Stage statuses, as recorded in the run history.
@@ -60,12 +61,8 @@ type RunOptions struct {
 	MemMB int64
 }
 
-// ParseMem reads a memory size as resources { mem } does ("8G", "512M",
-// "1.5GB", "2048" = MiB) into MiB, rounding up.
-func ParseMem(s string) (int64, error) { return parseMem(s) }
-
 // MemBudget reads run's --mem into the budget in MiB: "" is the default
-// (DefaultMemMB), "0" none (-1), anything else a size for ParseMem.
+// (DefaultMemMB), "0" none (-1), anything else a size for pipeline.ParseMem.
 func MemBudget(flag string) (int64, error) {
 	switch strings.TrimSpace(flag) {
 	case "":
@@ -73,7 +70,7 @@ func MemBudget(flag string) (int64, error) {
 	case "0":
 		return -1, nil
 	}
-	return ParseMem(flag)
+	return pipeline.ParseMem(flag)
 }
 
 // LimitHeap sets the Go runtime's soft memory limit to a budget of mb MiB
@@ -257,7 +254,7 @@ type execDone struct {
 // marked used, before anything is looked up, so a concurrent `cache gc`
 // (which keeps what live runs use) never removes what the plan counts as
 // cached.
-func Run(ctx context.Context, p *Pipeline, store RunStore, opts RunOptions) (*RunResult, error) {
+func Run(ctx context.Context, p *pipeline.Pipeline, store RunStore, opts RunOptions) (*RunResult, error) {
 	start := time.Now()
 	if err := checkCommands(p, opts.PlanOptions, false); err != nil {
 		return nil, err

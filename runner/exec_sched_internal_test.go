@@ -12,6 +12,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 )
 
@@ -105,11 +106,11 @@ func TestStageWorkers(t *testing.T) {
 // schedPlan is a → (b, c), c consumes a twice; a is cached.
 func schedPlan() *Plan {
 	typ := &registry.Type{Name: "t", Version: "1", Outputs: []registry.Output{{Name: "out", Kind: artifact.KindAny}}}
-	a := &Step{Instance: &Instance{Address: "t.a", Block: "t.a", Type: typ}, Record: &cache.KeyRecord{Key: "ka"}, Cached: true,
+	a := &Step{Instance: &pipeline.Instance{Address: "t.a", Block: "t.a", Type: typ}, Record: &cache.KeyRecord{Key: "ka"}, Cached: true,
 		Outputs: []cache.OutputRef{{Key: "ka", Name: "out"}}}
-	b := &Step{Instance: &Instance{Address: "t.b", Block: "t.b", Type: typ, Inputs: map[string][]InputRef{"x": {{Producer: "t.a", Output: "out"}}}},
+	b := &Step{Instance: &pipeline.Instance{Address: "t.b", Block: "t.b", Type: typ, Inputs: map[string][]pipeline.InputRef{"x": {{Producer: "t.a", Output: "out"}}}},
 		Record: &cache.KeyRecord{Key: "kb"}, Reason: "never run"}
-	c := &Step{Instance: &Instance{Address: `t.c["1"]`, Block: "t.c", Type: typ, Inputs: map[string][]InputRef{
+	c := &Step{Instance: &pipeline.Instance{Address: `t.c["1"]`, Block: "t.c", Type: typ, Inputs: map[string][]pipeline.InputRef{
 		"x": {{Producer: "t.a", Output: "out"}, {Producer: "t.b", Output: "out"}}, "y": {{Producer: "t.a", Output: "out"}}}},
 		Record: &cache.KeyRecord{Key: "kc"}, Damaged: true}
 	p := &Plan{Steps: []*Step{a, b, c}, ByAddress: map[string]*Step{}}
@@ -291,7 +292,7 @@ func TestLaunchRoundWorkers(t *testing.T) {
 		p := &Plan{ByAddress: map[string]*Step{}}
 		for i, m := range mem {
 			addr := fmt.Sprintf("t.s%d", i)
-			st := &Step{Instance: &Instance{Address: addr, Block: addr, Type: typ, Resources: Resources{MemMB: m}},
+			st := &Step{Instance: &pipeline.Instance{Address: addr, Block: addr, Type: typ, Resources: pipeline.Resources{MemMB: m}},
 				Record: &cache.KeyRecord{Key: fmt.Sprintf("k%d", i)}, Reason: "never run"}
 			p.Steps = append(p.Steps, st)
 			p.ByAddress[addr] = st

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
@@ -18,19 +19,19 @@ import (
 )
 
 // execLoad loads an in-memory pipeline with the built-in stages (or reg).
-func execLoad(t *testing.T, reg *registry.Registry, src string) *runner.Pipeline {
+func execLoad(t *testing.T, reg *registry.Registry, src string) *pipeline.Pipeline {
 	t.Helper()
 	if reg == nil {
 		reg = stages.Default()
 	}
-	p, diags := runner.LoadSource(reg, "test.hcl", []byte(src), runner.LoadOptions{})
+	p, diags := pipeline.LoadSource(reg, "test.hcl", []byte(src), pipeline.LoadOptions{})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}
 	return p
 }
 
-func execRun(t *testing.T, p *runner.Pipeline, s runner.RunStore, opts runner.RunOptions) *runner.RunResult {
+func execRun(t *testing.T, p *pipeline.Pipeline, s runner.RunStore, opts runner.RunOptions) *runner.RunResult {
 	t.Helper()
 	res, err := runner.Run(context.Background(), p, s, opts)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 )
 
@@ -75,7 +76,7 @@ type Task struct {
 	// Inputs gives, per input slot, the stored outputs consumed, in order.
 	Inputs map[string][]TaskInput
 	// Resources are the instance's resource requests.
-	Resources Resources
+	Resources pipeline.Resources
 	// Workers is the number of threads the stage may use (≥ 1).
 	Workers int
 	// Force computes the stage even when its key is already stored.
@@ -174,7 +175,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 type TaskSpec struct {
 	Record    cache.KeyRecord        `json:"record"`
 	Inputs    map[string][]TaskInput `json:"inputs,omitempty"`
-	Resources Resources              `json:"resources"`
+	Resources pipeline.Resources     `json:"resources"`
 	Workers   int                    `json:"workers"`
 	Force     bool                   `json:"force,omitempty"`
 }

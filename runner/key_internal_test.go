@@ -7,6 +7,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 )
 
@@ -85,10 +86,10 @@ func TestKeyRecord(t *testing.T) {
 // the same stage, parameters and inputs.
 func TestPlanAndNewTaskKeysAgree(t *testing.T) {
 	src, sink := keyTestTypes()
-	a := &Instance{Address: "src.a", Block: "src.a", Type: src, Params: registry.Values{"n": 3, "xs": []float64{}}}
-	b := &Instance{Address: "sink.b", Block: "sink.b", Type: sink, Params: registry.Values{"lr": 0.01},
-		Inputs: map[string][]InputRef{"in": {{Producer: "src.a", Output: "out"}}}}
-	plan, err := planKeys(&Pipeline{Instances: []*Instance{a, b}}, PlanOptions{})
+	a := &pipeline.Instance{Address: "src.a", Block: "src.a", Type: src, Params: registry.Values{"n": 3, "xs": []float64{}}}
+	b := &pipeline.Instance{Address: "sink.b", Block: "sink.b", Type: sink, Params: registry.Values{"lr": 0.01},
+		Inputs: map[string][]pipeline.InputRef{"in": {{Producer: "src.a", Output: "out"}}}}
+	plan, err := planKeys(&pipeline.Pipeline{Instances: []*pipeline.Instance{a, b}}, PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 )
 
@@ -19,7 +20,7 @@ import (
 //
 // shapes, if not nil, gives an input's array shapes (ShapeStore); it is
 // asked only for the inputs of types with an EstimateMem.
-func MemEstimate(inst *Instance, outputs func(producer string) []cache.OutputRef, shapes func(cache.OutputRef) map[string][]int) (mb int64, known bool) {
+func MemEstimate(inst *pipeline.Instance, outputs func(producer string) []cache.OutputRef, shapes func(cache.OutputRef) map[string][]int) (mb int64, known bool) {
 	declared := inst.Resources.MemMB
 	sizes := make(map[string][]registry.InputSize, len(inst.Inputs))
 	var total int64

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 )
 
 // PlanOptions change what a plan decides to run.
@@ -26,7 +27,7 @@ type PlanOptions struct {
 
 // Step is the plan for one stage instance.
 type Step struct {
-	Instance *Instance
+	Instance *pipeline.Instance
 	// Record holds the instance's cache key and its components.
 	Record *cache.KeyRecord
 	// Cached is true when the key's outputs are stored and the stage will
@@ -54,7 +55,7 @@ func (s *Step) Key() string { return s.Record.Key }
 // Plan is a pipeline with a cache key and a run/cached decision per instance,
 // in the pipeline's topological order.
 type Plan struct {
-	Pipeline  *Pipeline
+	Pipeline  *pipeline.Pipeline
 	Steps     []*Step
 	ByAddress map[string]*Step
 }
@@ -78,7 +79,7 @@ var ErrUnknownName = errors.New("unknown name")
 // MakePlan computes every instance's cache key (from its type, version,
 // parameters, fingerprint and its producers' keys) and looks it up in
 // store, which it never writes. A nil store plans everything to run.
-func MakePlan(p *Pipeline, store PlanStore, opts PlanOptions) (*Plan, error) {
+func MakePlan(p *pipeline.Pipeline, store PlanStore, opts PlanOptions) (*Plan, error) {
 	plan, err := planKeys(p, opts)
 	if err != nil {
 		return nil, err
@@ -93,7 +94,7 @@ func MakePlan(p *Pipeline, store PlanStore, opts PlanOptions) (*Plan, error) {
 // and the forced ones with their reason. It needs no store (a key depends
 // on the producers' keys, never on what is stored), so Run can register
 // the keys with the cache before it looks any of them up.
-func planKeys(p *Pipeline, opts PlanOptions) (*Plan, error) {
+func planKeys(p *pipeline.Pipeline, opts PlanOptions) (*Plan, error) {
 	if err := checkCommands(p, opts, true); err != nil {
 		return nil, err
 	}
@@ -180,7 +181,7 @@ func planLookup(plan *Plan, store PlanStore, opts PlanOptions) error {
 }
 
 // planRecord builds the key record of inst; its producers are in done.
-func planRecord(inst *Instance, done map[string]*Step) (*cache.KeyRecord, error) {
+func planRecord(inst *pipeline.Instance, done map[string]*Step) (*cache.KeyRecord, error) {
 	inputs := make(map[string][]cache.OutputID, len(inst.Inputs))
 	for slot, refs := range inst.Inputs {
 		ids := make([]cache.OutputID, 0, len(refs))

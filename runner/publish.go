@@ -8,6 +8,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 )
 
 // Published is what one publish block wrote.
@@ -51,7 +52,7 @@ func PublishOutputs(res *RunResult, store ArtifactLoader) ([]Published, error) {
 	return out, nil
 }
 
-func publishItem(pub *Publish, it PublishItem, res *RunResult, store ArtifactLoader) ([]string, error) {
+func publishItem(pub *pipeline.Publish, it pipeline.PublishItem, res *RunResult, store ArtifactLoader) ([]string, error) {
 	sr, ok := res.ByAddress[it.Producer]
 	if !ok || (sr.Status != StatusRan && sr.Status != StatusCached) {
 		return nil, fmt.Errorf("the stage did not finish in this run")

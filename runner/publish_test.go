@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,10 +11,39 @@ import (
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
+	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
 )
 
 type publishTestStore map[string]artifact.Artifact
+
+// publishTestRegistry has the two stage types the published pipeline
+// uses: a source of a graph and its meta, and a train stage on the graph.
+func publishTestRegistry(t *testing.T) *registry.Registry {
+	t.Helper()
+	run := func(context.Context, *registry.Job) (map[string]artifact.Artifact, error) {
+		return nil, fmt.Errorf("test stages do not run")
+	}
+	r := registry.New()
+	for _, typ := range []*registry.Type{
+		{
+			Name: "source", Version: "1", Doc: "Makes a graph.", Run: run,
+			Params:  []registry.Param{{Name: "name", Type: registry.String, Required: true, Doc: "dataset name"}},
+			Outputs: []registry.Output{{Name: "graph", Kind: schema.KindGraph}, {Name: "meta", Kind: schema.KindValue}},
+		},
+		{
+			Name: "train", Version: "2", Doc: "Trains a model.", Run: run,
+			Inputs:  []registry.Input{{Name: "data", Kind: schema.KindGraph, Doc: "the graph"}},
+			Outputs: []registry.Output{{Name: "model", Kind: schema.KindModel}, {Name: "metrics", Kind: schema.KindMetrics}},
+		},
+	} {
+		if err := r.Register(typ); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
 
 func (s publishTestStore) Load(ref cache.OutputRef) (artifact.Artifact, error) {
 	if a, ok := s[ref.Key+"/"+ref.Name]; ok {
@@ -53,7 +83,7 @@ publish "off" {
   from    = [stage.source.a]
 }
 `
-	p, diags := LoadSource(loadTestRegistry(t), filepath.Join(dir, "p.hcl"), []byte(src), LoadOptions{})
+	p, diags := pipeline.LoadSource(publishTestRegistry(t), filepath.Join(dir, "p.hcl"), []byte(src), pipeline.LoadOptions{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
@@ -19,9 +20,9 @@ import (
 	"github.com/hylaflow/hylaflow/stages"
 )
 
-func slurmTestPipeline(t *testing.T, reg *registry.Registry, name string) *runner.Pipeline {
+func slurmTestPipeline(t *testing.T, reg *registry.Registry, name string) *pipeline.Pipeline {
 	t.Helper()
-	p, diags := runner.Load(reg, filepath.Join("testdata", "slurm", name), runner.LoadOptions{})
+	p, diags := pipeline.Load(reg, filepath.Join("testdata", "slurm", name), pipeline.LoadOptions{})
 	if diags.HasErrors() {
 		t.Fatalf("load %s: %v", name, diags)
 	}
@@ -83,7 +84,7 @@ func digests(res *runner.RunResult) map[string][]string {
 	return m
 }
 
-func runLocal(t *testing.T, p *runner.Pipeline) *runner.RunResult {
+func runLocal(t *testing.T, p *pipeline.Pipeline) *runner.RunResult {
 	t.Helper()
 	res, err := runner.Run(context.Background(), p, executortest.NewMemStore(), runner.RunOptions{Jobs: 2})
 	if err != nil || res.Status != runner.RunOK {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
-	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runs"
 	"github.com/hylaflow/hylaflow/stages/schema"
 )
@@ -33,9 +33,9 @@ type Page struct {
 	// Figures are the charts of the tables and the figure stages' files.
 	Figures []PageFigure
 	// Blocks and Edges are the DAG collapsed by stage block, with the
-	// run's statuses (runner.Collapse).
-	Blocks []*runner.CollapsedBlock
-	Edges  []*runner.CollapsedEdge
+	// run's statuses (pipeline.Collapse).
+	Blocks []*pipeline.CollapsedBlock
+	Edges  []*pipeline.CollapsedEdge
 	// NoInputs counts the instances whose inputs are unknown (no key
 	// record: they failed or were not reached), so their edges are not drawn.
 	NoInputs int
@@ -132,12 +132,12 @@ func figuresOf(address string, b *bundle.Bundle) []PageFigure {
 // the key record's input refs (KEY/OUTPUT), labelled as graph labels them
 // (the slot, "OUTPUT → SLOT" when the producer's type has several
 // outputs). noInputs counts the instances without a key record.
-func runGraph(run *runs.Run, reg *registry.Registry) (blocks []*runner.CollapsedBlock, edges []*runner.CollapsedEdge, noInputs int) {
+func runGraph(run *runs.Run, reg *registry.Registry) (blocks []*pipeline.CollapsedBlock, edges []*pipeline.CollapsedEdge, noInputs int) {
 	// By address: the run records stages in completion order, which
 	// depends on -j and timing, and the drawing must not.
 	stages := slices.Clone(run.Stages)
 	sort.SliceStable(stages, func(i, j int) bool { return stages[i].Address < stages[j].Address })
-	var insts []runner.GraphInstance
+	var insts []pipeline.GraphInstance
 	status := map[string]string{}
 	byKey := map[string]string{} // key → address of an instance with it
 	for _, s := range stages {
@@ -147,13 +147,13 @@ func runGraph(run *runs.Run, reg *registry.Registry) (blocks []*runner.Collapsed
 		} else {
 			typ, _, _ = strings.Cut(blockOf(s.Address), ".")
 		}
-		insts = append(insts, runner.GraphInstance{Address: s.Address, Block: blockOf(s.Address), Type: typ})
+		insts = append(insts, pipeline.GraphInstance{Address: s.Address, Block: blockOf(s.Address), Type: typ})
 		status[s.Address] = s.Status
 		if _, ok := byKey[s.Key]; s.Key != "" && !ok {
 			byKey[s.Key] = s.Address
 		}
 	}
-	var gedges []runner.GraphEdge
+	var gedges []pipeline.GraphEdge
 	for _, s := range stages {
 		rec := run.Records[s.Key]
 		if rec == nil {
@@ -178,11 +178,11 @@ func runGraph(run *runs.Run, reg *registry.Registry) (blocks []*runner.Collapsed
 						label = output + " → " + slot
 					}
 				}
-				gedges = append(gedges, runner.GraphEdge{From: from, To: s.Address, Label: label})
+				gedges = append(gedges, pipeline.GraphEdge{From: from, To: s.Address, Label: label})
 			}
 		}
 	}
-	blocks, edges = runner.Collapse(insts, gedges, status)
+	blocks, edges = pipeline.Collapse(insts, gedges, status)
 	return blocks, edges, noInputs
 }
 
@@ -285,8 +285,8 @@ func (pg *Page) view() *pageView {
 		}
 		v.Stages = append(v.Stages, stageRow{Address: s.Address, Status: s.Status, Time: t, Reason: why})
 	}
-	for _, s := range runner.StatusOrder {
-		v.Legend = append(v.Legend, legendItem{Status: s, Fill: runner.StatusFill[s]})
+	for _, s := range pipeline.StatusOrder {
+		v.Legend = append(v.Legend, legendItem{Status: s, Fill: pipeline.StatusFill[s]})
 	}
 	if pg.Compare != nil {
 		v.Compare = newCompareView(pg.Compare)
@@ -441,7 +441,7 @@ func layoutTimeline(stages []cache.StageRecord) timelineView {
 		y := float64(i*tlRow + 4)
 		x := float64(labelW) + s.Start.Sub(t0).Seconds()*scale
 		w := math.Max(s.Duration.Seconds()*scale, 2)
-		fill, ok := runner.StatusFill[s.Status]
+		fill, ok := pipeline.StatusFill[s.Status]
 		if !ok {
 			fill = "#ffffff"
 		}
@@ -527,7 +527,7 @@ const (
 	dagSmall = 6.4
 )
 
-func layoutDAG(blocks []*runner.CollapsedBlock, edges []*runner.CollapsedEdge) dagView {
+func layoutDAG(blocks []*pipeline.CollapsedBlock, edges []*pipeline.CollapsedEdge) dagView {
 	idx := map[string]int{}
 	for i, b := range blocks {
 		idx[b.Name] = i
@@ -630,7 +630,7 @@ func layoutDAG(blocks []*runner.CollapsedBlock, edges []*runner.CollapsedEdge) d
 		n.H = float64(len(lines)*dagLineH + 12)
 		n.Fill = "#ffffff"
 		if c := n.Class; c != "" {
-			n.Fill = runner.StatusFill[c]
+			n.Fill = pipeline.StatusFill[c]
 		} else if len(b.Status) > 0 || b.Absent > 0 {
 			n.Dashed = true
 		}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
-	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/runs"
 	"github.com/hylaflow/hylaflow/stages"
 )
@@ -104,7 +104,7 @@ func TestHTMLPage(t *testing.T) {
 	if err := os.WriteFile(file, []byte(testPipeline), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, diags := runner.Load(stages.Default(), file, runner.LoadOptions{})
+	p, diags := pipeline.Load(stages.Default(), file, pipeline.LoadOptions{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -113,7 +113,7 @@ func TestHTMLPage(t *testing.T) {
 		status[s.Address] = s.Status
 	}
 	wantBlocks, wantEdges := p.Collapsed(status)
-	sortBlocks := func(bs []*runner.CollapsedBlock) string {
+	sortBlocks := func(bs []*pipeline.CollapsedBlock) string {
 		var out []string
 		for _, b := range bs {
 			out = append(out, strings.Join(b.Label(), "|"))
@@ -121,7 +121,7 @@ func TestHTMLPage(t *testing.T) {
 		sort.Strings(out)
 		return strings.Join(out, "\n")
 	}
-	sortEdges := func(es []*runner.CollapsedEdge) string {
+	sortEdges := func(es []*pipeline.CollapsedEdge) string {
 		var out []string
 		for _, e := range es {
 			out = append(out, e.From+" → "+e.To+": "+e.Label())
@@ -162,7 +162,7 @@ func TestHTMLEscapes(t *testing.T) {
 		Tables: []PageTable{{Address: evil, View: &TableView{Title: "<i>t</i>", Datasets: []string{"<d>"}, Models: []string{"<m>"},
 			Cells: []CellView{{Dataset: "<d>", Model: "<m>", Result: "<r>"}}, at: map[[2]string]int{{"<d>", "<m>"}: 0}}}},
 	}
-	pg.Blocks, pg.Edges = runner.Collapse([]runner.GraphInstance{{Address: evil, Block: "evaluate.x", Type: "<type>"}}, nil,
+	pg.Blocks, pg.Edges = pipeline.Collapse([]pipeline.GraphInstance{{Address: evil, Block: "evaluate.x", Type: "<type>"}}, nil,
 		map[string]string{evil: "failed"})
 	var b bytes.Buffer
 	if err := pg.Render(&b); err != nil {
@@ -182,15 +182,15 @@ func TestHTMLEscapes(t *testing.T) {
 // The DAG's layers follow the edges: every edge goes rightwards, and
 // blocks of one layer do not overlap.
 func TestLayoutDAG(t *testing.T) {
-	var insts []runner.GraphInstance
+	var insts []pipeline.GraphInstance
 	for _, n := range []string{"a", "b", "c", "d", "e"} {
-		insts = append(insts, runner.GraphInstance{Address: n, Block: n, Type: "t"})
+		insts = append(insts, pipeline.GraphInstance{Address: n, Block: n, Type: "t"})
 	}
-	var edges []runner.GraphEdge
+	var edges []pipeline.GraphEdge
 	for _, e := range [][3]string{{"a", "c", "x"}, {"b", "c", "y"}, {"c", "d", "z"}, {"a", "d", "w"}, {"e", "e", "self"}} {
-		edges = append(edges, runner.GraphEdge{From: e[0], To: e[1], Label: e[2]})
+		edges = append(edges, pipeline.GraphEdge{From: e[0], To: e[1], Label: e[2]})
 	}
-	blocks, bedges := runner.Collapse(insts, edges, nil)
+	blocks, bedges := pipeline.Collapse(insts, edges, nil)
 	dv := layoutDAG(blocks, bedges)
 	at := map[string]dagNode{}
 	for _, n := range dv.Nodes {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/stages"
 	"github.com/hylaflow/hylaflow/stages/schema"
@@ -76,7 +77,7 @@ func testRunSource(t *testing.T, src string) (*cache.Cache, int64) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, diags := runner.Load(stages.Default(), file, runner.LoadOptions{})
+	p, diags := pipeline.Load(stages.Default(), file, pipeline.LoadOptions{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
@@ -18,9 +18,9 @@ var updateCommand = flag.Bool("update-command", false, "rewrite testdata/command
 func TestCommandDiagnostics(t *testing.T) {
 	for _, name := range []string{"invalid", "valid"} {
 		t.Run(name, func(t *testing.T) {
-			_, diags := runner.Load(stages.Default(), "testdata/command/"+name+".hcl", runner.LoadOptions{})
+			_, diags := pipeline.Load(stages.Default(), "testdata/command/"+name+".hcl", pipeline.LoadOptions{})
 			var b bytes.Buffer
-			if err := runner.WriteDiagnostics(&b, diags, 0, false); err != nil {
+			if err := pipeline.WriteDiagnostics(&b, diags, 0, false); err != nil {
 				t.Fatal(err)
 			}
 			golden := "testdata/command/" + name + ".golden"

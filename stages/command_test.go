@@ -17,6 +17,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/internal/testenv"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
 	"github.com/hylaflow/hylaflow/stages"
@@ -143,16 +144,16 @@ func commandWrite(t *testing.T, dir, name, src string) {
 	}
 }
 
-func commandLoad(t *testing.T, file string) *runner.Pipeline {
+func commandLoad(t *testing.T, file string) *pipeline.Pipeline {
 	t.Helper()
-	p, diags := runner.Load(stages.Default(), file, runner.LoadOptions{})
+	p, diags := pipeline.Load(stages.Default(), file, pipeline.LoadOptions{})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}
 	return p
 }
 
-func commandRun(t *testing.T, p *runner.Pipeline, store *executortest.MemStore) *runner.RunResult {
+func commandRun(t *testing.T, p *pipeline.Pipeline, store *executortest.MemStore) *runner.RunResult {
 	t.Helper()
 	res, err := runner.Run(context.Background(), p, store, runner.RunOptions{Jobs: 2, PlanOptions: runner.PlanOptions{AllowCommands: true}})
 	if err != nil {

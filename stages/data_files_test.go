@@ -10,6 +10,7 @@ import (
 	"github.com/hylaflow/hylaflow/datasets/files/filestest"
 	"github.com/hylaflow/hylaflow/datasets/planetoid"
 	"github.com/hylaflow/hylaflow/internal/testenv"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
 	"github.com/hylaflow/hylaflow/stages"
@@ -53,7 +54,7 @@ stage "train" "h" {
 // runFilesPipeline runs src and returns the train stage's metrics.
 func runFilesPipeline(t *testing.T, src string) map[string]float64 {
 	t.Helper()
-	p, diags := runner.LoadSource(stages.Default(), "p.hcl", []byte(src), runner.LoadOptions{})
+	p, diags := pipeline.LoadSource(stages.Default(), "p.hcl", []byte(src), pipeline.LoadOptions{})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/datasets"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
@@ -94,7 +95,7 @@ func TestFakeSourceParameter(t *testing.T) {
 		}
 		return false
 	}
-	if _, diags := runner.LoadSource(stages.Default(), "p.hcl", src("4"), runner.LoadOptions{}); !mentions(diags, `"ring_step"`) {
+	if _, diags := pipeline.LoadSource(stages.Default(), "p.hcl", src("4"), pipeline.LoadOptions{}); !mentions(diags, `"ring_step"`) {
 		t.Fatalf("ring_step before the source is registered: %v", diags)
 	}
 	defer datasets.RegisterForTest(ringSource{}, ringEntry)()
@@ -107,7 +108,7 @@ func TestFakeSourceParameter(t *testing.T) {
 		p.Doc != "fake: offset of each node's neighbour around the ring" {
 		t.Fatalf("dataset's ring_step: %+v (declared: %v)", p, ok)
 	}
-	if _, diags := runner.LoadSource(stages.Default(), "p.hcl", src("0"), runner.LoadOptions{}); !mentions(diags, "ring_step") {
+	if _, diags := pipeline.LoadSource(stages.Default(), "p.hcl", src("0"), pipeline.LoadOptions{}); !mentions(diags, "ring_step") {
 		t.Errorf("ring_step = 0, below its bound: %v", diags)
 	}
 	root := t.TempDir()
@@ -120,7 +121,7 @@ func TestFakeSourceParameter(t *testing.T) {
 	t.Setenv("HYLAFLOW_DATA", root)
 	// Step 4 on 8 nodes pairs i with i+4: 4 edges, not the ring's 8.
 	for step, edges := range map[string]int{"1": 8, "4": 4} {
-		pl, diags := runner.LoadSource(stages.Default(), "p.hcl", src(step), runner.LoadOptions{})
+		pl, diags := pipeline.LoadSource(stages.Default(), "p.hcl", src(step), pipeline.LoadOptions{})
 		if diags.HasErrors() {
 			t.Fatalf("ring_step = %s: %v", step, diags)
 		}
@@ -173,7 +174,7 @@ stage "split" "x" {
 `)
 	run := func(store *executortest.MemStore) *runner.RunResult {
 		t.Helper()
-		p, diags := runner.LoadSource(stages.Default(), "fake.hcl", src, runner.LoadOptions{})
+		p, diags := pipeline.LoadSource(stages.Default(), "fake.hcl", src, pipeline.LoadOptions{})
 		if diags.HasErrors() {
 			t.Fatalf("load: %v", diags)
 		}
@@ -233,7 +234,7 @@ stage "split" "x" {
 	}
 	// A misspelt name fails validation with the registered entry as a hint.
 	bad := []byte(strings.Replace(string(src), `"fake_ring"`, `"fake_rign"`, 1))
-	if _, diags := runner.LoadSource(stages.Default(), "bad.hcl", bad, runner.LoadOptions{}); !diags.HasErrors() ||
+	if _, diags := pipeline.LoadSource(stages.Default(), "bad.hcl", bad, pipeline.LoadOptions{}); !diags.HasErrors() ||
 		!strings.Contains(diags.Error(), `did you mean "fake_ring"?`) {
 		t.Errorf("misspelt name: %v", diags)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/cacheops"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/remote"
 	"github.com/hylaflow/hylaflow/runner"
 )
@@ -145,7 +146,7 @@ func cachePullRun(args []string, stdout, stderr io.Writer) error {
 	run := fs.Int64("run", 0, "pull the keys run N used")
 	var rf remoteFlags
 	rf.register(fs, false)
-	var lopts runner.LoadOptions
+	var lopts pipeline.LoadOptions
 	lopts.RegisterFlags(fs)
 	pos, err := cli.Parse(fs, args, stdout, usage)
 	if err != nil {
@@ -157,7 +158,7 @@ func cachePullRun(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := cli.Interruptible(false)
 	defer stop()
 	var keys []string
-	var p *runner.Pipeline
+	var p *pipeline.Pipeline
 	if len(pos) == 1 {
 		if p, err = cliLoad(pos[0], lopts, stderr); err != nil {
 			return err

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/hylaflow/hylaflow/internal/cli"
-	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/pipeline"
 )
 
 func init() {
@@ -36,7 +36,7 @@ func fmtCmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	for _, file := range files {
-		changed, diags, err := runner.FormatFile(file, !*check)
+		changed, diags, err := pipeline.FormatFile(file, !*check)
 		switch {
 		case diags.HasErrors():
 			cliWriteDiags(stderr, diags)

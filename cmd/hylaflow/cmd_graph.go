@@ -6,9 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/runs"
-
-	"github.com/hylaflow/hylaflow/runner"
 )
 
 func init() {
@@ -28,7 +27,7 @@ func graphCmdRun(args []string, stdout, stderr io.Writer) error {
 	collapse := fs.Bool("collapse", false, "one node per stage block")
 	runArg := fs.String("run", "", "style the blocks by this run's statuses")
 	cacheDir := fs.String("cache", "", "cache directory")
-	var opts runner.LoadOptions
+	var opts pipeline.LoadOptions
 	opts.RegisterFlags(fs)
 	files, err := cli.Parse(fs, args, stdout, graphCmdUsage)
 	switch {
@@ -41,7 +40,7 @@ func graphCmdRun(args []string, stdout, stderr io.Writer) error {
 	case *runArg != "" && !*collapse:
 		return cli.Usagef("--run styles the collapsed view: give --collapse too")
 	}
-	p, diags := runner.Load(cliRegistry(), files[0], opts)
+	p, diags := pipeline.Load(cliRegistry(), files[0], opts)
 	if len(diags) > 0 {
 		cliWriteDiags(stderr, diags)
 	}
@@ -72,7 +71,7 @@ func graphCmdRun(args []string, stdout, stderr io.Writer) error {
 // graphCmdStatus reads the status of every stage instance of a run from
 // the cache found for file: address → ran, cached, failed, skipped or
 // canceled. A run of another pipeline is drawn all the same, with a warning.
-func graphCmdStatus(p *runner.Pipeline, runArg, cacheFlag, file string, stderr io.Writer) (map[string]string, error) {
+func graphCmdStatus(p *pipeline.Pipeline, runArg, cacheFlag, file string, stderr io.Writer) (map[string]string, error) {
 	c, err := cliOpenCache(cacheFlag, filepath.Dir(file), false)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/cacheops"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/planview"
 	"github.com/hylaflow/hylaflow/remote"
 	"github.com/hylaflow/hylaflow/runner"
@@ -38,7 +39,7 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	allowCommands := fset.Bool("allow-commands", false, "run version_argv of command stages")
 	var force cli.Strings
 	fset.Var(&force, "force", "plan stage NAME to run; repeatable")
-	var lopts runner.LoadOptions
+	var lopts pipeline.LoadOptions
 	lopts.RegisterFlags(fset)
 	var rflags remoteFlags
 	rflags.register(fset, false)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/remote"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/supervise"
@@ -44,7 +45,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&force, "force", "run stage NAME even if cached; repeatable")
 	var exFlags runner.ExecutorFlags
 	exFlags.RegisterFlags(fs)
-	var lopts runner.LoadOptions
+	var lopts pipeline.LoadOptions
 	lopts.RegisterFlags(fs)
 	var rflags remoteFlags
 	rflags.register(fs, true)
@@ -189,7 +190,7 @@ var runProbing, runHandOff bool
 
 // runNeedsWork reports whether the plan of p has a stage to run (or the
 // plan cannot be made: the child reports why).
-func runNeedsWork(p *runner.Pipeline, c *cache.Cache, opts runner.PlanOptions) bool {
+func runNeedsWork(p *pipeline.Pipeline, c *cache.Cache, opts runner.PlanOptions) bool {
 	plan, err := runner.MakePlan(p, runner.ReadOnlyStore{S: c}, opts)
 	if err != nil {
 		return true
@@ -226,7 +227,7 @@ func runCmdTables(stdout, stderr io.Writer, c *cache.Cache, runID int64) {
 // runCmdPrefetch plans p against the local cache and fetches, several at
 // once, the keys it lacks that the remote has, so the run finds them
 // cached (the store would fetch them one by one as the plan looks them up).
-func runCmdPrefetch(ctx context.Context, p *runner.Pipeline, c *cache.Cache, rs *remote.Store, popts runner.PlanOptions) {
+func runCmdPrefetch(ctx context.Context, p *pipeline.Pipeline, c *cache.Cache, rs *remote.Store, popts runner.PlanOptions) {
 	plan, err := runner.MakePlan(p, c, popts)
 	if err != nil {
 		return // Run makes the plan again and reports the error

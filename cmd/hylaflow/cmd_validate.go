@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
@@ -23,7 +24,7 @@ var validateCmdUsage = helpText("validate")
 func validateCmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := cli.FlagSet("validate")
 	jsonOut := fs.Bool("json", false, "print diagnostics as JSON")
-	var opts runner.LoadOptions
+	var opts pipeline.LoadOptions
 	opts.RegisterFlags(fs)
 	files, err := cli.Parse(fs, args, stdout, validateCmdUsage)
 	if err != nil {
@@ -35,7 +36,7 @@ func validateCmdRun(args []string, stdout, stderr io.Writer) error {
 	reg := cliRegistry()
 	var all hcl.Diagnostics
 	for _, file := range files {
-		p, diags := runner.Load(reg, file, opts)
+		p, diags := pipeline.Load(reg, file, opts)
 		all = append(all, diags...)
 		if *jsonOut {
 			continue
@@ -48,7 +49,7 @@ func validateCmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *jsonOut {
-		if err := runner.WriteDiagnosticsJSON(stdout, all); err != nil {
+		if err := pipeline.WriteDiagnosticsJSON(stdout, all); err != nil {
 			return cli.Failed(err)
 		}
 	} else if all.HasErrors() {

@@ -8,8 +8,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
-	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
@@ -62,7 +62,7 @@ func cliWriteDiags(w io.Writer, diags hcl.Diagnostics) {
 	if cols, ok := cli.Terminal(w); ok {
 		width, color = uint(cols), os.Getenv("NO_COLOR") == ""
 	}
-	if err := runner.WriteDiagnostics(w, diags, width, color); err != nil {
+	if err := pipeline.WriteDiagnostics(w, diags, width, color); err != nil {
 		fmt.Fprintln(w, diags.Error())
 	}
 }
@@ -70,10 +70,10 @@ func cliWriteDiags(w io.Writer, diags hcl.Diagnostics) {
 // cliLoad loads one pipeline file for plan or run: cli.ErrInvalid (after
 // printing the diagnostics) when it is invalid. A valid pipeline's
 // preflight warnings (data files missing on this machine) are printed too.
-func cliLoad(file string, opts runner.LoadOptions, stderr io.Writer) (*runner.Pipeline, error) {
-	p, diags := runner.Load(cliRegistry(), file, opts)
+func cliLoad(file string, opts pipeline.LoadOptions, stderr io.Writer) (*pipeline.Pipeline, error) {
+	p, diags := pipeline.Load(cliRegistry(), file, opts)
 	if p != nil && !diags.HasErrors() {
-		diags = append(diags, runner.Preflight(p)...)
+		diags = append(diags, pipeline.Preflight(p)...)
 	}
 	if len(diags) > 0 {
 		cliWriteDiags(stderr, diags)

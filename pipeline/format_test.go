@@ -1,4 +1,4 @@
-package runner_test
+package pipeline_test
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/pipeline"
 )
 
 // FormatFile reports and (with write) fixes the layout of a pipeline
@@ -43,7 +43,7 @@ func TestFormatFile(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			file := write(strings.ReplaceAll(tt.name, " ", "_")+".hcl", tt.src)
-			changed, diags, err := runner.FormatFile(file, tt.write)
+			changed, diags, err := pipeline.FormatFile(file, tt.write)
 			if err != nil || changed != tt.changed {
 				t.Errorf("changed %v, err %v; want %v", changed, err, tt.changed)
 			}
@@ -61,7 +61,7 @@ func TestFormatFile(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := runner.FormatFile(filepath.Join(dir, "missing.hcl"), true); !os.IsNotExist(err) {
+	if _, _, err := pipeline.FormatFile(filepath.Join(dir, "missing.hcl"), true); !os.IsNotExist(err) {
 		t.Errorf("missing file: %v", err)
 	}
 }

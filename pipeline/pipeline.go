@@ -1,4 +1,4 @@
-package runner
+package pipeline
 
 import (
 	"time"
@@ -58,3 +58,7 @@ type InputRef struct {
 	Producer string // producer instance address
 	Output   string // output name of the producer's type
 }
+
+// ParseMem reads a memory size as resources { mem } does ("8G", "512M",
+// "1.5GB", "2048" = MiB) into MiB, rounding up.
+func ParseMem(s string) (int64, error) { return parseMem(s) }

@@ -1,4 +1,4 @@
-package runner
+package pipeline
 
 // Stage types whose schema a pipeline completes (the command stage):
 // parameters declared by nested blocks (registry.Blocks), outputs those

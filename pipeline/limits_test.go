@@ -1,4 +1,4 @@
-package runner_test
+package pipeline_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
@@ -17,7 +17,7 @@ func TestCheckNesting(t *testing.T) {
 	deep := func(open, close string, n int) string {
 		return strings.Repeat(open, n) + "1" + strings.Repeat(close, n)
 	}
-	over := runner.MaxNesting + 1
+	over := pipeline.MaxNesting + 1
 	for _, tc := range []struct {
 		name string
 		src  string
@@ -25,7 +25,7 @@ func TestCheckNesting(t *testing.T) {
 		line int
 	}{
 		{"flat", `x = 1`, true, 0},
-		{"at the limit", "x = " + deep("[", "]", runner.MaxNesting), true, 0},
+		{"at the limit", "x = " + deep("[", "]", pipeline.MaxNesting), true, 0},
 		{"brackets", "x = " + deep("[", "]", over), false, 1},
 		{"parentheses", "x = " + deep("(", ")", 100000), false, 1},
 		{"objects", "x = " + deep("{a=", "}", over), false, 1},
@@ -39,7 +39,7 @@ func TestCheckNesting(t *testing.T) {
 		{"escaped template", `x = "` + strings.Repeat("$${", 10000) + `"`, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := runner.CheckNesting([]byte(tc.src), "p.hcl")
+			d := pipeline.CheckNesting([]byte(tc.src), "p.hcl")
 			if d.HasErrors() == tc.ok {
 				t.Fatalf("CheckNesting: %v, want ok=%v", d, tc.ok)
 			}
@@ -58,7 +58,7 @@ func TestCheckNesting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := runner.CheckNesting(src, f); d.HasErrors() {
+		if d := pipeline.CheckNesting(src, f); d.HasErrors() {
 			t.Errorf("%s: %v", f, d)
 		}
 	}
@@ -71,18 +71,18 @@ func TestDeepInputIsADiagnostic(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "deep.hcl")
 	os.WriteFile(file, []byte("variable \"v\" {\n  default = "+deep+"\n}\n"), 0o644)
-	if _, d := runner.Load(stages.Default(), file, runner.LoadOptions{}); !d.HasErrors() || d[0].Summary != "Nesting too deep" {
+	if _, d := pipeline.Load(stages.Default(), file, pipeline.LoadOptions{}); !d.HasErrors() || d[0].Summary != "Nesting too deep" {
 		t.Errorf("deep file: %v", d)
 	}
 	ok := filepath.Join(dir, "ok.hcl")
 	os.WriteFile(ok, []byte("variable \"v\" {\n  default = [1]\n}\n"), 0o644)
 	varFile := filepath.Join(dir, "deep.vars")
 	os.WriteFile(varFile, []byte("v = "+deep+"\n"), 0o644)
-	for name, opts := range map[string]runner.LoadOptions{
+	for name, opts := range map[string]pipeline.LoadOptions{
 		"-var":      {Vars: map[string]string{"v": deep}},
 		"-var-file": {VarFiles: []string{varFile}},
 	} {
-		if _, d := runner.Load(stages.Default(), ok, opts); !d.HasErrors() || !strings.Contains(d.Error(), "Nesting too deep") {
+		if _, d := pipeline.Load(stages.Default(), ok, opts); !d.HasErrors() || !strings.Contains(d.Error(), "Nesting too deep") {
 			t.Errorf("deep %s: %v", name, d)
 		}
 	}
@@ -120,8 +120,8 @@ func TestTotalInstanceCap(t *testing.T) {
 		{"bad env", blocks(1, 2, 1), 0, "lots", `HYLAFLOW_MAX_INSTANCES="lots" is not a whole number ≥ 1`, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(runner.MaxInstancesEnv, tc.env)
-			p, d := runner.LoadSource(stages.Default(), "p.hcl", []byte(tc.src), runner.LoadOptions{MaxInstances: tc.opt})
+			t.Setenv(pipeline.MaxInstancesEnv, tc.env)
+			p, d := pipeline.LoadSource(stages.Default(), "p.hcl", []byte(tc.src), pipeline.LoadOptions{MaxInstances: tc.opt})
 			if tc.wantErr == "" {
 				if d.HasErrors() {
 					t.Fatal(d)
@@ -148,8 +148,8 @@ func TestTotalInstanceCap(t *testing.T) {
 // heredoc in the file, a -var value, a -var-file, and a value computed by a
 // local or a parameter expression — with a diagnostic naming the place.
 func TestLongStringIsADiagnostic(t *testing.T) {
-	big := strings.Repeat("x", runner.MaxStringBytes+1)
-	fits := strings.Repeat("x", runner.MaxStringBytes-10)
+	big := strings.Repeat("x", pipeline.MaxStringBytes+1)
+	fits := strings.Repeat("x", pipeline.MaxStringBytes-10)
 	dir := t.TempDir()
 	varFile := filepath.Join(dir, "long.vars")
 	if err := os.WriteFile(varFile, []byte("v = \""+big+"\"\n"), 0o644); err != nil {
@@ -160,19 +160,19 @@ func TestLongStringIsADiagnostic(t *testing.T) {
 	const computed = "locals {\n  s = join(\"\", [for i in range(1000) : \"0123456789\"])\n  t = join(\"\", [for i in range(121) : local.s])\n}\n"
 	for _, tc := range []struct {
 		name, src string
-		opts      runner.LoadOptions
+		opts      pipeline.LoadOptions
 		want      string
 		line      int
 	}{
-		{"literal", plain + "stage \"source\" \"s\" {\n  name = \"" + big + "\"\n}\n", runner.LoadOptions{}, "This string holds a string of 1048577 bytes", 6},
-		{"heredoc", plain + "locals {\n  h = <<EOT\n" + big + "\nEOT\n}\n", runner.LoadOptions{}, "This heredoc holds", 6},
-		{"-var", plain, runner.LoadOptions{Vars: map[string]string{"v": big}}, "-var v holds a string of 1048577 bytes", 0},
-		{"-var-file", plain, runner.LoadOptions{VarFiles: []string{varFile}}, "String too long", 1},
-		{"computed local", computed, runner.LoadOptions{}, `Local value "t" holds a string of 1210000 bytes`, 3},
-		{"parameter", "stage \"fail\" \"f\" {\n  message = join(\"\", [for i in range(1000) : \"" + strings.Repeat("y", 1200) + "\"])\n}\n", runner.LoadOptions{}, `Parameter "message" of stage type "fail" holds a string of 1200000 bytes`, 2},
+		{"literal", plain + "stage \"source\" \"s\" {\n  name = \"" + big + "\"\n}\n", pipeline.LoadOptions{}, "This string holds a string of 1048577 bytes", 6},
+		{"heredoc", plain + "locals {\n  h = <<EOT\n" + big + "\nEOT\n}\n", pipeline.LoadOptions{}, "This heredoc holds", 6},
+		{"-var", plain, pipeline.LoadOptions{Vars: map[string]string{"v": big}}, "-var v holds a string of 1048577 bytes", 0},
+		{"-var-file", plain, pipeline.LoadOptions{VarFiles: []string{varFile}}, "String too long", 1},
+		{"computed local", computed, pipeline.LoadOptions{}, `Local value "t" holds a string of 1210000 bytes`, 3},
+		{"parameter", "stage \"fail\" \"f\" {\n  message = join(\"\", [for i in range(1000) : \"" + strings.Repeat("y", 1200) + "\"])\n}\n", pipeline.LoadOptions{}, `Parameter "message" of stage type "fail" holds a string of 1200000 bytes`, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, d := runner.LoadSource(stages.Default(), "p.hcl", []byte(tc.src), tc.opts)
+			_, d := pipeline.LoadSource(stages.Default(), "p.hcl", []byte(tc.src), tc.opts)
 			if !d.HasErrors() || !strings.Contains(d.Error(), tc.want) {
 				t.Fatalf("diagnostics %.300v, want one containing %q", d.Error(), tc.want)
 			}
@@ -183,7 +183,7 @@ func TestLongStringIsADiagnostic(t *testing.T) {
 	}
 	// Just under the limit loads.
 	src := plain + "stage \"fail\" \"f\" {\n  message = \"" + fits + "\"\n}\n"
-	if _, d := runner.LoadSource(stages.Default(), "p.hcl", []byte(src), runner.LoadOptions{Vars: map[string]string{"v": fits}}); d.HasErrors() {
+	if _, d := pipeline.LoadSource(stages.Default(), "p.hcl", []byte(src), pipeline.LoadOptions{Vars: map[string]string{"v": fits}}); d.HasErrors() {
 		t.Fatalf("a string under the limit: %.300v", d.Error())
 	}
 }
