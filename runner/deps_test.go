@@ -18,6 +18,8 @@ func TestEngineDependsOnNoMaths(t *testing.T) {
 	engine := []string{
 		"github.com/hylaflow/hylaflow/artifact",
 		"github.com/hylaflow/hylaflow/cache",
+		"github.com/hylaflow/hylaflow/executor",
+		"github.com/hylaflow/hylaflow/executor/slurm",
 		"github.com/hylaflow/hylaflow/pipeline",
 		"github.com/hylaflow/hylaflow/registry",
 		"github.com/hylaflow/hylaflow/runner",

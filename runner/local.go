@@ -60,7 +60,7 @@ func (l *Local) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 			return nil, fmt.Errorf("look up %s (%s): %w", key, task.Address(), err)
 		}
 		if ok {
-			return &Result{Outputs: orderRefs(task.Type, refs), Cached: true}, nil
+			return &Result{Outputs: OrderRefs(task.Type, refs), Cached: true}, nil
 		}
 	}
 	job, err := l.job(task, hooks)
@@ -84,7 +84,7 @@ func (l *Local) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 	if err != nil {
 		return nil, fmt.Errorf("store the outputs of %s (%s): %w", task.Address(), key, err)
 	}
-	return &Result{Outputs: orderRefs(task.Type, refs), Metrics: Metrics(outs), Artifacts: outs, Duration: dur}, nil
+	return &Result{Outputs: OrderRefs(task.Type, refs), Metrics: Metrics(outs), Artifacts: outs, Duration: dur}, nil
 }
 
 // ClaimTrier is a Store that can try a claim without waiting (see
@@ -236,8 +236,9 @@ func Metrics(outs map[string]artifact.Artifact) map[string]float64 {
 	return m
 }
 
-// orderRefs sorts refs by the type's output order.
-func orderRefs(t *registry.Type, refs []cache.OutputRef) []cache.OutputRef {
+// OrderRefs sorts refs by the type's output order, the order every
+// executor returns a Result's outputs in.
+func OrderRefs(t *registry.Type, refs []cache.OutputRef) []cache.OutputRef {
 	pos := map[string]int{}
 	for i, o := range t.Outputs {
 		pos[o.Name] = i

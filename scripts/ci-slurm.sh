@@ -39,7 +39,7 @@ scripts/slurm-dev-cluster.sh up
 sinfo
 
 echo "--- integration tests (HYLAFLOW_SLURM=1)"
-HYLAFLOW_SLURM=1 go test -count=1 -timeout 15m -run 'TestClusterIntegration|TestSlurmCluster' ./slurm/ ./runner/
+HYLAFLOW_SLURM=1 go test -count=1 -timeout 15m -run 'TestClusterIntegration|TestSlurmCluster' ./slurm/ ./executor/slurm/
 
 # key, output, digest of every stored artifact (not the address: instances
 # with equal keys share one entry, recorded under whichever ran first).

@@ -11,6 +11,7 @@ import (
 	"runtime"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/executor"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/remote"
@@ -43,7 +44,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	allowCommands := fs.Bool("allow-commands", false, "run the programs of command stages")
 	var force cli.Strings
 	fs.Var(&force, "force", "run stage NAME even if cached; repeatable")
-	var exFlags runner.ExecutorFlags
+	var exFlags executor.Flags
 	exFlags.RegisterFlags(fs)
 	var lopts pipeline.LoadOptions
 	lopts.RegisterFlags(fs)

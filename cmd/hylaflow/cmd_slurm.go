@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/hylaflow/hylaflow/executor/slurm"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/runner"
 )
@@ -40,7 +41,7 @@ func slurmCmdJob(args []string, stdout, stderr io.Writer) error {
 	if *verbose {
 		hooks.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	}
-	done, err := runner.SlurmRunJob(ctx, *store, cliRegistry(), key, os.Getenv("SLURM_JOB_ID"), hooks)
+	done, err := slurm.RunJob(ctx, *store, cliRegistry(), key, os.Getenv("SLURM_JOB_ID"), hooks)
 	switch {
 	case ctx.Err() != nil:
 		return cli.InCommand("slurm-job "+key, cli.Canceled(errors.New("canceled")))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
+	"github.com/hylaflow/hylaflow/executor/slurm"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
@@ -21,7 +22,7 @@ func slurmCmdDispatch(args ...string) (int, string, string) {
 }
 
 func TestSlurmCmdRunFlagErrors(t *testing.T) {
-	file := filepath.Join("..", "..", "runner", "testdata", "slurm", "fanout.hcl")
+	file := filepath.Join("..", "..", "executor", "slurm", "testdata", "fanout.hcl")
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -46,7 +47,7 @@ func TestSlurmCmdRunFlagErrors(t *testing.T) {
 // --executor slurm without Slurm's commands fails once, up front, naming
 // them (exit 2), before the cache is created or a stage runs.
 func TestSlurmCmdPreflight(t *testing.T) {
-	file := filepath.Join("..", "..", "runner", "testdata", "slurm", "fanout.hcl")
+	file := filepath.Join("..", "..", "executor", "slurm", "testdata", "fanout.hcl")
 	bin := t.TempDir()
 	t.Setenv("PATH", bin)
 	cdir := filepath.Join(t.TempDir(), "cache")
@@ -72,7 +73,7 @@ func slurmCmdWriteTask(t *testing.T, dir, typ string, params registry.Values) st
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&runner.SlurmStore{Dir: dir}).Init(); err != nil {
+	if err := (&slurm.Store{Dir: dir}).Init(); err != nil {
 		t.Fatal(err)
 	}
 	b, err := task.MarshalSpec()
@@ -88,7 +89,7 @@ func slurmCmdWriteTask(t *testing.T, dir, typ string, params registry.Values) st
 func TestSlurmCmdJob(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("SLURM_JOB_ID", "4242")
-	st := &runner.SlurmStore{Dir: dir}
+	st := &slurm.Store{Dir: dir}
 
 	key := slurmCmdWriteTask(t, dir, "value", registry.Values{"values": []float64{1.5, -2}})
 	code, out, errs := slurmCmdDispatch("slurm-job", "--store", dir, key)
@@ -96,7 +97,7 @@ func TestSlurmCmdJob(t *testing.T) {
 		t.Fatalf("slurm-job: exit %d\n%s%s", code, out, errs)
 	}
 	d, ok, err := st.ReadDone(key)
-	if err != nil || !ok || d.Status != runner.SlurmDoneOK || d.JobID != "4242" || d.Host == "" || len(d.Outputs) != 1 {
+	if err != nil || !ok || d.Status != slurm.DoneOK || d.JobID != "4242" || d.Host == "" || len(d.Outputs) != 1 {
 		t.Fatalf("done-record %+v, %v, %v", d, ok, err)
 	}
 	art, err := st.LoadObject(d.Outputs[0].Digest, "out")
@@ -116,7 +117,7 @@ func TestSlurmCmdJob(t *testing.T) {
 	if code != cli.ExitFailed || !strings.Contains(errs, "no luck") {
 		t.Errorf("failing stage: exit %d, stderr %q", code, errs)
 	}
-	if d, ok, err := st.ReadDone(fkey); err != nil || !ok || d.Status != runner.SlurmDoneFailed || !strings.Contains(d.Error, "no luck") {
+	if d, ok, err := st.ReadDone(fkey); err != nil || !ok || d.Status != slurm.DoneFailed || !strings.Contains(d.Error, "no luck") {
 		t.Errorf("failed done-record %+v, %v, %v", d, ok, err)
 	}
 

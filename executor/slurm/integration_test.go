@@ -1,4 +1,4 @@
-package runner_test
+package slurm_test
 
 // Integration tests of the Slurm executor against a real cluster: the
 // single-node cluster of scripts/slurm-dev-cluster.sh (scripts/ci-slurm.sh
@@ -23,21 +23,22 @@ import (
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/executor/slurm"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
-	"github.com/hylaflow/hylaflow/slurm"
+	slurmcmd "github.com/hylaflow/hylaflow/slurm"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
 // slurmCluster returns a client for the running dev cluster; the test is
 // skipped unless HYLAFLOW_SLURM=1.
-func slurmCluster(t testing.TB) *slurm.Client {
+func slurmCluster(t testing.TB) *slurmcmd.Client {
 	t.Helper()
 	if os.Getenv("HYLAFLOW_SLURM") != "1" {
 		t.Skip("set HYLAFLOW_SLURM=1 with a cluster up (scripts/slurm-dev-cluster.sh up)")
 	}
-	return &slurm.Client{}
+	return &slurmcmd.Client{}
 }
 
 // The hylaflow binary the jobs and drivers run, built once per test
@@ -85,17 +86,17 @@ func slurmOpenCache(t testing.TB, dir string) *cache.Cache {
 	return c
 }
 
-func slurmClusterOptions(bin string, cl slurm.Cluster, dir string, log *slurmLog) runner.SlurmOptions {
-	return runner.SlurmOptions{Cluster: cl, Dir: dir, Command: []string{bin},
+func slurmClusterOptions(bin string, cl slurmcmd.Cluster, dir string, log *slurmLog) slurm.Options {
+	return slurm.Options{Cluster: cl, Dir: dir, Command: []string{bin},
 		Poll: 200 * time.Millisecond, Grace: 5 * time.Second, Logf: log.logf}
 }
 
 // slurmSubmissions reads the store's submission records: address → record.
-func slurmSubmissions(t *testing.T, dir string) map[string]*runner.SlurmSubmission {
+func slurmSubmissions(t *testing.T, dir string) map[string]*slurm.Submission {
 	t.Helper()
-	st := &runner.SlurmStore{Dir: dir}
+	st := &slurm.Store{Dir: dir}
 	files, _ := filepath.Glob(filepath.Join(dir, "jobs", "*.json"))
-	out := map[string]*runner.SlurmSubmission{}
+	out := map[string]*slurm.Submission{}
 	for _, f := range files {
 		key := strings.TrimSuffix(filepath.Base(f), ".json")
 		sub, ok, err := st.ReadSubmission(key)
@@ -127,7 +128,7 @@ func TestSlurmClusterMatchesLocal(t *testing.T) {
 	c := slurmOpenCache(t, filepath.Join(t.TempDir(), "cache"))
 	dir := t.TempDir()
 	log := &slurmLog{}
-	ex, err := runner.NewSlurm(c, slurmClusterOptions(bin, cl, dir, log))
+	ex, err := slurm.New(c, slurmClusterOptions(bin, cl, dir, log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,16 +145,16 @@ func TestSlurmClusterMatchesLocal(t *testing.T) {
 	}
 	for addr, sub := range subs {
 		d, ok, err := ex.Store().ReadDone(sub.Key)
-		if err != nil || !ok || d.Status != runner.SlurmDoneOK || d.JobID != sub.JobID || d.Host == "" || d.Address != addr {
+		if err != nil || !ok || d.Status != slurm.DoneOK || d.JobID != sub.JobID || d.Host == "" || d.Address != addr {
 			t.Errorf("%s: done-record %+v, %v (submission %+v)", addr, d, err, sub)
 		}
 		// The done-record comes before the job ends (COMPLETING, then COMPLETED).
-		var j slurm.JobInfo
+		var j slurmcmd.JobInfo
 		slurmWaitUntil(t, addr+"'s job to end", 30*time.Second, func() bool {
 			j, err = cl.Job(ctx, sub.JobID)
 			return err != nil || j.State.Terminal()
 		})
-		if err != nil || j.State != slurm.StateCompleted || j.ExitCode != 0 {
+		if err != nil || j.State != slurmcmd.StateCompleted || j.ExitCode != 0 {
 			t.Errorf("%s: job %+v, %v", addr, j, err)
 		}
 		if _, err := os.Stat(ex.Store().LogPath(sub.Key, sub.JobID)); err != nil {
@@ -177,7 +178,7 @@ func TestSlurmClusterFailingStage(t *testing.T) {
 	ctx := context.Background()
 	c := slurmOpenCache(t, filepath.Join(t.TempDir(), "cache"))
 	dir := t.TempDir()
-	ex, err := runner.NewSlurm(c, slurmClusterOptions(bin, cl, dir, &slurmLog{}))
+	ex, err := slurm.New(c, slurmClusterOptions(bin, cl, dir, &slurmLog{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,12 +201,12 @@ func TestSlurmClusterFailingStage(t *testing.T) {
 	if sub == nil {
 		t.Fatal("no submission record for fail.b")
 	}
-	var j slurm.JobInfo
+	var j slurmcmd.JobInfo
 	slurmWaitUntil(t, "fail.b's job to end", 30*time.Second, func() bool {
 		j, err = cl.Job(ctx, sub.JobID)
 		return err != nil || j.State.Terminal()
 	})
-	if err != nil || j.State != slurm.StateFailed || j.ExitCode != 1 {
+	if err != nil || j.State != slurmcmd.StateFailed || j.ExitCode != 1 {
 		t.Errorf("fail.b's job: %+v, %v; want FAILED with exit 1", j, err)
 	}
 	if _, ok, _ := c.Lookup(sub.Key); ok {
@@ -228,7 +229,7 @@ func TestSlurmClusterConformance(t *testing.T) {
 	}
 	executortest.Run(t, func(t *testing.T) executortest.Env {
 		store := executortest.NewMemStore()
-		ex, err := runner.NewSlurm(store, slurmClusterOptions(bin, cl, t.TempDir(), &slurmLog{}))
+		ex, err := slurm.New(store, slurmClusterOptions(bin, cl, t.TempDir(), &slurmLog{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +237,7 @@ func TestSlurmClusterConformance(t *testing.T) {
 	})
 	executortest.RunCommand(t, func(t *testing.T) executortest.Env {
 		store := executortest.NewMemStore()
-		ex, err := runner.NewSlurm(store, slurmClusterOptions(bin, cl, t.TempDir(), &slurmLog{}))
+		ex, err := slurm.New(store, slurmClusterOptions(bin, cl, t.TempDir(), &slurmLog{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,12 +306,12 @@ func TestSlurmClusterDriverKilled(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
 	store, cdir := filepath.Join(tmp, "store"), filepath.Join(tmp, "cache")
-	file, err := filepath.Abs(filepath.Join("testdata", "slurm", "restart.hcl"))
+	file, err := filepath.Abs(filepath.Join("testdata", "restart.hcl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d1 := slurmStartDriver(t, bin, store, cdir, file)
-	var subs map[string]*runner.SlurmSubmission
+	var subs map[string]*slurm.Submission
 	slurmWaitUntil(t, "the three sleep submissions", 60*time.Second, func() bool {
 		subs = slurmSubmissions(t, store)
 		return subs["sleep.short"] != nil && subs["sleep.long"] != nil && subs["sleep.lost"] != nil
@@ -324,7 +325,7 @@ func TestSlurmClusterDriverKilled(t *testing.T) {
 	if err := cl.Cancel(ctx, lost.JobID); err != nil {
 		t.Fatal(err)
 	}
-	st := &runner.SlurmStore{Dir: store}
+	st := &slurm.Store{Dir: store}
 	slurmWaitUntil(t, "the short sleep's done-record", 60*time.Second, func() bool {
 		_, ok, _ := st.ReadDone(short.Key)
 		return ok
@@ -403,19 +404,19 @@ func TestSlurmClusterCancel(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
 	store, cdir := filepath.Join(tmp, "store"), filepath.Join(tmp, "cache")
-	file, err := filepath.Abs(filepath.Join("testdata", "slurm", "restart.hcl"))
+	file, err := filepath.Abs(filepath.Join("testdata", "restart.hcl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := slurmStartDriver(t, bin, store, cdir, "-var", "long_ms=120000", file)
-	var subs map[string]*runner.SlurmSubmission
+	var subs map[string]*slurm.Submission
 	slurmWaitUntil(t, "a running sleep job", 60*time.Second, func() bool {
 		subs = slurmSubmissions(t, store)
 		if subs["sleep.long"] == nil || subs["sleep.lost"] == nil {
 			return false
 		}
 		j, err := cl.Job(ctx, subs["sleep.long"].JobID)
-		return err == nil && j.State == slurm.StateRunning
+		return err == nil && j.State == slurmcmd.StateRunning
 	})
 	t.Cleanup(func() { cl.Cancel(context.Background(), subs["sleep.long"].JobID, subs["sleep.lost"].JobID) })
 	d.cmd.Process.Signal(syscall.SIGINT)
@@ -423,13 +424,13 @@ func TestSlurmClusterCancel(t *testing.T) {
 		t.Fatalf("interrupted driver: exit %d, want 130; stderr:\n%s", code, d.stderr.String())
 	}
 	for addr, sub := range subs {
-		want := slurm.StateCancelled
+		want := slurmcmd.StateCancelled
 		if addr == "random.x" || addr == "sleep.short" {
-			if j, err := cl.Job(ctx, sub.JobID); err == nil && j.State == slurm.StateCompleted {
+			if j, err := cl.Job(ctx, sub.JobID); err == nil && j.State == slurmcmd.StateCompleted {
 				continue // finished before the interrupt
 			}
 		}
-		var j slurm.JobInfo
+		var j slurmcmd.JobInfo
 		slurmWaitUntil(t, addr+"'s job to end", 30*time.Second, func() bool {
 			j, err = cl.Job(ctx, sub.JobID)
 			return err == nil && j.State.Terminal()
@@ -437,7 +438,7 @@ func TestSlurmClusterCancel(t *testing.T) {
 		if j.State != want {
 			t.Errorf("%s: job %s, want %s", addr, j, want)
 		}
-		if d, ok, _ := (&runner.SlurmStore{Dir: store}).ReadDone(sub.Key); ok && addr != "random.x" && addr != "sleep.short" {
+		if d, ok, _ := (&slurm.Store{Dir: store}).ReadDone(sub.Key); ok && addr != "random.x" && addr != "sleep.short" {
 			t.Errorf("%s: a canceled job wrote a done-record %+v", addr, d)
 		}
 	}
@@ -452,8 +453,8 @@ func TestSlurmClusterCancel(t *testing.T) {
 func BenchmarkSlurmClusterStage(b *testing.B) {
 	cl := slurmCluster(b)
 	bin := slurmBuild(b)
-	slurmBenchStage(b, func(store runner.Store) (runner.Executor, *runner.SlurmStore) {
-		ex, err := runner.NewSlurm(store, slurmClusterOptions(bin, cl, b.TempDir(), &slurmLog{}))
+	slurmBenchStage(b, func(store runner.Store) (runner.Executor, *slurm.Store) {
+		ex, err := slurm.New(store, slurmClusterOptions(bin, cl, b.TempDir(), &slurmLog{}))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -464,12 +465,12 @@ func BenchmarkSlurmClusterStage(b *testing.B) {
 // BenchmarkLocalStage is BenchmarkSlurmClusterStage's baseline: the same
 // stages with the local executor on a real cache.
 func BenchmarkLocalStage(b *testing.B) {
-	slurmBenchStage(b, func(store runner.Store) (runner.Executor, *runner.SlurmStore) {
+	slurmBenchStage(b, func(store runner.Store) (runner.Executor, *slurm.Store) {
 		return runner.NewLocal(store), nil
 	})
 }
 
-func slurmBenchStage(b *testing.B, mk func(runner.Store) (runner.Executor, *runner.SlurmStore)) {
+func slurmBenchStage(b *testing.B, mk func(runner.Store) (runner.Executor, *slurm.Store)) {
 	c := slurmOpenCache(b, filepath.Join(b.TempDir(), "cache"))
 	ex, st := mk(c)
 	typ, _ := stages.Default().Lookup("value")

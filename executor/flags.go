@@ -1,4 +1,4 @@
-package runner
+package executor
 
 import (
 	"errors"
@@ -10,14 +10,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hylaflow/hylaflow/slurm"
+	"github.com/hylaflow/hylaflow/executor/slurm"
+	"github.com/hylaflow/hylaflow/runner"
+	slurmcmd "github.com/hylaflow/hylaflow/slurm"
 )
 
-// ExecutorFlags choose where a run's stages execute: --executor local (in
+// Flags choose where a run's stages execute: --executor local (in
 // this process, the default) or slurm, with the Slurm executor's --store,
 // --partition, --account and --max-jobs. Commands that run pipelines
 // share them through RegisterFlags, as they share LoadOptions'.
-type ExecutorFlags struct {
+type Flags struct {
 	Executor  string // local or slurm
 	Store     string // slurm: the shared store directory
 	Partition string // slurm: partition of every job
@@ -31,7 +33,7 @@ const SlurmDefaultJobs = 256
 
 // RegisterFlags adds --executor, --store, --partition, --account and
 // --max-jobs to fs, filling f.
-func (f *ExecutorFlags) RegisterFlags(fs *flag.FlagSet) {
+func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.Executor, "executor", "local", "local or slurm")
 	fs.StringVar(&f.Store, "store", "", "slurm: shared store directory")
 	fs.StringVar(&f.Partition, "partition", "", "slurm: partition")
@@ -40,7 +42,7 @@ func (f *ExecutorFlags) RegisterFlags(fs *flag.FlagSet) {
 }
 
 // Check reports inconsistent executor flags.
-func (f *ExecutorFlags) Check() error {
+func (f *Flags) Check() error {
 	switch f.Executor {
 	case "local":
 		if f.Store != "" || f.Partition != "" || f.Account != "" || f.MaxJobs != 0 {
@@ -63,11 +65,11 @@ func (f *ExecutorFlags) Check() error {
 // Preflight checks, before anything is opened or submitted, the flags and
 // what would otherwise fail every stage: with --executor slurm, Slurm's
 // commands must be on PATH.
-func (f *ExecutorFlags) Preflight() error {
+func (f *Flags) Preflight() error {
 	if err := f.Check(); err != nil || f.Executor != "slurm" {
 		return err
 	}
-	if err := (&slurm.Client{}).Preflight(); err != nil {
+	if err := (&slurmcmd.Client{}).Preflight(); err != nil {
 		return fmt.Errorf("--executor slurm: %w", err)
 	}
 	return nil
@@ -78,7 +80,7 @@ func (f *ExecutorFlags) Preflight() error {
 // with --executor slurm and jobsSet false (no -j given), --max-jobs or
 // SlurmDefaultJobs. The Slurm executor's log lines go to w with the time,
 // its submissions only when verbose, nothing when quiet.
-func (f *ExecutorFlags) Build(store Store, jobs int, jobsSet, verbose, quiet bool, w io.Writer) (Executor, int, error) {
+func (f *Flags) Build(store runner.Store, jobs int, jobsSet, verbose, quiet bool, w io.Writer) (runner.Executor, int, error) {
 	if err := f.Check(); err != nil {
 		return nil, 0, err
 	}
@@ -105,7 +107,7 @@ func (f *ExecutorFlags) Build(store Store, jobs int, jobsSet, verbose, quiet boo
 		defer mu.Unlock()
 		fmt.Fprintf(w, "%s slurm: %s\n", time.Now().Format("15:04:05"), msg)
 	}
-	ex, err := NewSlurm(store, SlurmOptions{Cluster: &slurm.Client{}, Dir: dir, Partition: f.Partition,
+	ex, err := slurm.New(store, slurm.Options{Cluster: &slurmcmd.Client{}, Dir: dir, Partition: f.Partition,
 		Account: f.Account, MaxJobs: f.MaxJobs, Logf: logf})
 	if err != nil {
 		return nil, 0, err

@@ -1,4 +1,4 @@
-package runner
+package slurm
 
 import (
 	"context"
@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/runner"
 )
 
-// SlurmRunJob is the compute-node side of the Slurm executor (`hylaflow
+// RunJob is the compute-node side of the Slurm executor (`hylaflow
 // slurm-job --store DIR KEY`): it reads the task spec of key from the
 // store, runs the stage with the local executor on the store's objects,
 // writes the outputs to objects/ and then the done-record (exit status,
@@ -21,11 +22,11 @@ import (
 // jobID is the Slurm job id recorded in the done-record (the command
 // passes $SLURM_JOB_ID). Workers come from SLURM_CPUS_PER_TASK, else the
 // task's resources, else 1.
-func SlurmRunJob(ctx context.Context, dir string, reg *registry.Registry, key, jobID string, hooks Hooks) (*SlurmDone, error) {
+func RunJob(ctx context.Context, dir string, reg *registry.Registry, key, jobID string, hooks runner.Hooks) (*Done, error) {
 	if err := slurmCheckHex("key", key); err != nil {
 		return nil, err
 	}
-	st := &SlurmStore{Dir: dir}
+	st := &Store{Dir: dir}
 	spec, err := st.ReadTask(key)
 	if err != nil {
 		return nil, err
@@ -35,17 +36,17 @@ func SlurmRunJob(ctx context.Context, dir string, reg *registry.Registry, key, j
 		spec.Workers = n
 	}
 	host, _ := os.Hostname()
-	done := &SlurmDone{Key: key, Address: spec.Record.Address, Host: host, JobID: jobID,
+	done := &Done{Key: key, Address: spec.Record.Address, Host: host, JobID: jobID,
 		PID: os.Getpid(), Start: time.Now()}
-	res, runErr := ExecSpec(ctx, slurmFileStore{st}, reg, spec, hooks)
+	res, runErr := runner.ExecSpec(ctx, slurmFileStore{st}, reg, spec, hooks)
 	done.End = time.Now()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	if runErr != nil {
-		done.Status, done.Error = SlurmDoneFailed, runErr.Error()
+		done.Status, done.Error = DoneFailed, runErr.Error()
 	} else {
-		done.Status, done.Outputs, done.Metrics, done.Duration = SlurmDoneOK, res.Outputs, res.Metrics, res.Duration
+		done.Status, done.Outputs, done.Metrics, done.Duration = DoneOK, res.Outputs, res.Metrics, res.Duration
 		if res.Cached {
 			done.Duration = 0
 		}

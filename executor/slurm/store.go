@@ -1,4 +1,4 @@
-package runner
+package slurm
 
 import (
 	"context"
@@ -17,9 +17,10 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/runner"
 )
 
-// SlurmStore is the shared store directory of the Slurm executor: a plain
+// Store is the shared store directory of the Slurm executor: a plain
 // directory on a file system that the driver and every compute node see
 // (NFS, Lustre, …). It holds no database (SQLite's WAL is not safe over
 // network file systems); every file in it is written to a temporary name
@@ -28,18 +29,18 @@ import (
 //
 //	objects/ab/abcdef…       artifact payloads (artifact.Encode), named by sha256
 //	tasks/KEY.json           the TaskSpec a job runs (input digests refer to objects/)
-//	done/KEY.json            the job's done-record (SlurmDone): status, outputs, timings, host, job id
-//	jobs/KEY.json            the driver's submission record (SlurmSubmission)
+//	done/KEY.json            the job's done-record (Done): status, outputs, timings, host, job id
+//	jobs/KEY.json            the driver's submission record (Submission)
 //	logs/KEY.JOBID.out       the job's standard output and error
 //
 // The driver's cache (with its SQLite index) stays on the driver's local
 // disk: the driver stages inputs into objects/, and ingests done-records.
-type SlurmStore struct {
+type Store struct {
 	Dir string
 }
 
-// SlurmDone is a job's done-record.
-type SlurmDone struct {
+// Done is a job's done-record.
+type Done struct {
 	Key      string             `json:"key"`
 	Address  string             `json:"address"`
 	Status   string             `json:"status"` // "ok" or "failed"
@@ -54,8 +55,8 @@ type SlurmDone struct {
 	PID      int                `json:"pid"`
 }
 
-// SlurmSubmission is the driver's record of the job it submitted for a key.
-type SlurmSubmission struct {
+// Submission is the driver's record of the job it submitted for a key.
+type Submission struct {
 	Key       string    `json:"key"`
 	Address   string    `json:"address"`
 	JobID     string    `json:"job_id"`
@@ -66,8 +67,8 @@ type SlurmSubmission struct {
 
 // Done-record statuses.
 const (
-	SlurmDoneOK     = "ok"
-	SlurmDoneFailed = "failed"
+	DoneOK     = "ok"
+	DoneFailed = "failed"
 )
 
 // slurmMaxRecord bounds the size of the JSON records read from the store.
@@ -83,7 +84,7 @@ func slurmCheckHex(what, s string) error {
 }
 
 // Init creates the store's directories.
-func (s *SlurmStore) Init() error {
+func (s *Store) Init() error {
 	for _, d := range []string{"objects", "tasks", "done", "jobs", "logs"} {
 		if err := os.MkdirAll(filepath.Join(s.Dir, d), 0o755); err != nil {
 			return fmt.Errorf("slurm store: %w", err)
@@ -93,26 +94,26 @@ func (s *SlurmStore) Init() error {
 }
 
 // ObjectPath returns the path of the payload with digest.
-func (s *SlurmStore) ObjectPath(digest string) string {
+func (s *Store) ObjectPath(digest string) string {
 	return filepath.Join(s.Dir, "objects", digest[:2], digest)
 }
 
 // TaskPath, DonePath and JobPath return the paths of a key's records.
-func (s *SlurmStore) TaskPath(key string) string { return filepath.Join(s.Dir, "tasks", key+".json") }
+func (s *Store) TaskPath(key string) string { return filepath.Join(s.Dir, "tasks", key+".json") }
 
 // DonePath returns the path of key's done-record.
-func (s *SlurmStore) DonePath(key string) string { return filepath.Join(s.Dir, "done", key+".json") }
+func (s *Store) DonePath(key string) string { return filepath.Join(s.Dir, "done", key+".json") }
 
 // JobPath returns the path of key's submission record.
-func (s *SlurmStore) JobPath(key string) string { return filepath.Join(s.Dir, "jobs", key+".json") }
+func (s *Store) JobPath(key string) string { return filepath.Join(s.Dir, "jobs", key+".json") }
 
 // LogPattern returns the sbatch --output pattern of key's jobs.
-func (s *SlurmStore) LogPattern(key string) string {
+func (s *Store) LogPattern(key string) string {
 	return filepath.Join(s.Dir, "logs", key+".%j.out")
 }
 
 // LogPath returns the log file of one job of key.
-func (s *SlurmStore) LogPath(key, jobID string) string {
+func (s *Store) LogPath(key, jobID string) string {
 	return filepath.Join(s.Dir, "logs", key+"."+jobID+".out")
 }
 
@@ -190,7 +191,7 @@ func slurmReadJSON(path string, v any) (ok bool, err error) {
 
 // PutArtifact encodes a into objects/ (unless an object with its digest is
 // there already) and returns its digest and size.
-func (s *SlurmStore) PutArtifact(a artifact.Artifact) (digest string, size int64, err error) {
+func (s *Store) PutArtifact(a artifact.Artifact) (digest string, size int64, err error) {
 	tmpDir := filepath.Join(s.Dir, "objects")
 	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
 		return "", 0, err
@@ -245,7 +246,7 @@ func (c *slurmCountWriter) Write(p []byte) (int, error) {
 }
 
 // HasObject reports whether the payload with digest is in the store.
-func (s *SlurmStore) HasObject(digest string) bool {
+func (s *Store) HasObject(digest string) bool {
 	if slurmCheckHex("digest", digest) != nil {
 		return false
 	}
@@ -256,7 +257,7 @@ func (s *SlurmStore) HasObject(digest string) bool {
 // LoadObject reads, verifies and decodes the payload with digest. A payload
 // whose sha256 differs from its name returns an error wrapping
 // cache.ErrCorrupt.
-func (s *SlurmStore) LoadObject(digest, name string) (artifact.Artifact, error) {
+func (s *Store) LoadObject(digest, name string) (artifact.Artifact, error) {
 	if err := slurmCheckHex("digest", digest); err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
@@ -282,8 +283,8 @@ func (s *SlurmStore) LoadObject(digest, name string) (artifact.Artifact, error) 
 }
 
 // ReadDone returns key's done-record; ok is false if there is none.
-func (s *SlurmStore) ReadDone(key string) (*SlurmDone, bool, error) {
-	var d SlurmDone
+func (s *Store) ReadDone(key string) (*Done, bool, error) {
+	var d Done
 	ok, err := slurmReadJSON(s.DonePath(key), &d)
 	if err != nil || !ok {
 		return nil, false, err
@@ -291,8 +292,8 @@ func (s *SlurmStore) ReadDone(key string) (*SlurmDone, bool, error) {
 	if d.Key != key {
 		return nil, false, fmt.Errorf("%s: record of key %q", s.DonePath(key), d.Key)
 	}
-	if d.Status != SlurmDoneOK && d.Status != SlurmDoneFailed {
-		return nil, false, fmt.Errorf("%s: status %q, expected %q or %q", s.DonePath(key), d.Status, SlurmDoneOK, SlurmDoneFailed)
+	if d.Status != DoneOK && d.Status != DoneFailed {
+		return nil, false, fmt.Errorf("%s: status %q, expected %q or %q", s.DonePath(key), d.Status, DoneOK, DoneFailed)
 	}
 	for i, o := range d.Outputs {
 		if err := slurmCheckHex(fmt.Sprintf("output %d digest", i), o.Digest); err != nil {
@@ -303,8 +304,8 @@ func (s *SlurmStore) ReadDone(key string) (*SlurmDone, bool, error) {
 }
 
 // ReadSubmission returns key's submission record; ok is false if there is none.
-func (s *SlurmStore) ReadSubmission(key string) (*SlurmSubmission, bool, error) {
-	var sub SlurmSubmission
+func (s *Store) ReadSubmission(key string) (*Submission, bool, error) {
+	var sub Submission
 	ok, err := slurmReadJSON(s.JobPath(key), &sub)
 	if err != nil || !ok {
 		return nil, false, err
@@ -316,8 +317,8 @@ func (s *SlurmStore) ReadSubmission(key string) (*SlurmSubmission, bool, error) 
 }
 
 // ReadTask returns the task spec stored for key.
-func (s *SlurmStore) ReadTask(key string) (*TaskSpec, error) {
-	var spec TaskSpec
+func (s *Store) ReadTask(key string) (*runner.TaskSpec, error) {
+	var spec runner.TaskSpec
 	ok, err := slurmReadJSON(s.TaskPath(key), &spec)
 	if err != nil {
 		return nil, err
@@ -336,14 +337,14 @@ func (s *SlurmStore) ReadTask(key string) (*TaskSpec, error) {
 // its done-record says ok and its objects exist. Claim does not lock: the
 // driver holds the key's claim in its own cache and submits one job per key.
 type slurmFileStore struct {
-	s *SlurmStore
+	s *Store
 }
 
-var _ Store = slurmFileStore{}
+var _ runner.Store = slurmFileStore{}
 
 func (f slurmFileStore) Lookup(key string) ([]cache.OutputRef, bool, error) {
 	d, ok, err := f.s.ReadDone(key)
-	if err != nil || !ok || d.Status != SlurmDoneOK {
+	if err != nil || !ok || d.Status != DoneOK {
 		return nil, false, err
 	}
 	for _, o := range d.Outputs {

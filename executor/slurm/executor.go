@@ -1,4 +1,4 @@
-package runner
+package slurm
 
 import (
 	"bytes"
@@ -12,14 +12,15 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
-	"github.com/hylaflow/hylaflow/slurm"
+	"github.com/hylaflow/hylaflow/runner"
+	slurmcmd "github.com/hylaflow/hylaflow/slurm"
 )
 
-// SlurmOptions configure the Slurm executor.
-type SlurmOptions struct {
+// Options configure the Slurm executor.
+type Options struct {
 	// Cluster submits and follows the jobs (slurm.Client for a real cluster).
-	Cluster slurm.Cluster
-	// Dir is the shared store directory (see SlurmStore); it must be
+	Cluster slurmcmd.Cluster
+	// Dir is the shared store directory (see Store); it must be
 	// visible at the same path on the compute nodes.
 	Dir string
 	// Command is the argv prefix that runs hylaflow on a compute node
@@ -47,7 +48,7 @@ type SlurmOptions struct {
 	Logf func(format string, args ...any)
 }
 
-// Slurm is the Executor that runs every stage instance as one Slurm batch
+// Executor is the runner.Executor that runs every stage instance as one Slurm batch
 // job. The driver (this process) keeps scheduling: the runner calls Execute
 // for each ready instance, and Execute stages the inputs into the shared
 // store, submits `hylaflow slurm-job --store DIR KEY`, follows the job with
@@ -58,10 +59,10 @@ type SlurmOptions struct {
 // queued or running (per its submission record and squeue) is re-attached,
 // and a job that is gone without an ok done-record is submitted again.
 // Canceling Execute's context scancels the job.
-type Slurm struct {
-	store Store
-	opts  SlurmOptions
-	st    *SlurmStore
+type Executor struct {
+	store runner.Store
+	opts  Options
+	st    *Store
 	sem   chan struct{}
 	// sbatch bounds the sbatch commands in flight (slurmSbatchAtOnce).
 	sbatch chan struct{}
@@ -75,14 +76,14 @@ type Slurm struct {
 }
 
 type slurmWatch struct {
-	info   slurm.JobInfo
+	info   slurmcmd.JobInfo
 	known  bool // squeue listed the job in the last poll
 	polled bool // at least one poll answered since the watch began
 }
 
-// NewSlurm returns a Slurm executor that stores ingested outputs in store
+// New returns a Slurm executor that stores ingested outputs in store
 // (the driver's local cache).
-func NewSlurm(store Store, opts SlurmOptions) (*Slurm, error) {
+func New(store runner.Store, opts Options) (*Executor, error) {
 	if opts.Cluster == nil {
 		return nil, errors.New("slurm executor: no cluster")
 	}
@@ -105,11 +106,11 @@ func NewSlurm(store Store, opts SlurmOptions) (*Slurm, error) {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	st := &SlurmStore{Dir: opts.Dir}
+	st := &Store{Dir: opts.Dir}
 	if err := st.Init(); err != nil {
 		return nil, err
 	}
-	s := &Slurm{store: store, opts: opts, st: st, staged: map[string]string{}, watched: map[string]*slurmWatch{}}
+	s := &Executor{store: store, opts: opts, st: st, staged: map[string]string{}, watched: map[string]*slurmWatch{}}
 	s.sbatch = make(chan struct{}, slurmSbatchAtOnce)
 	if opts.MaxJobs > 0 {
 		s.sem = make(chan struct{}, opts.MaxJobs)
@@ -118,12 +119,12 @@ func NewSlurm(store Store, opts SlurmOptions) (*Slurm, error) {
 }
 
 // Store returns the executor's shared store.
-func (s *Slurm) Store() *SlurmStore { return s.st }
+func (s *Executor) Store() *Store { return s.st }
 
-var _ Executor = (*Slurm)(nil)
+var _ runner.Executor = (*Executor)(nil)
 
 // Execute implements Executor.
-func (s *Slurm) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, error) {
+func (s *Executor) Execute(ctx context.Context, task *runner.Task, hooks runner.Hooks) (*runner.Result, error) {
 	key := task.Key()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -142,7 +143,7 @@ func (s *Slurm) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 			return nil, fmt.Errorf("look up %s (%s): %w", key, task.Address(), err)
 		}
 		if ok {
-			return &Result{Outputs: orderRefs(task.Type, refs), Cached: true}, nil
+			return &runner.Result{Outputs: runner.OrderRefs(task.Type, refs), Cached: true}, nil
 		}
 	}
 	// Reconcile with what an earlier driver left: a job still queued or
@@ -165,7 +166,7 @@ func (s *Slurm) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 			}
 		}
 		if jobID == "" {
-			if d, ok, err := s.st.ReadDone(key); err == nil && ok && d.Status == SlurmDoneOK {
+			if d, ok, err := s.st.ReadDone(key); err == nil && ok && d.Status == DoneOK {
 				res, err := s.ingest(task, d)
 				if err == nil {
 					s.opts.Logf("%s: ingested the done-record of slurm job %s from an earlier run", task.Address(), d.JobID)
@@ -196,7 +197,7 @@ func (s *Slurm) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 			return res, err
 		}
 		if attempt >= 1 {
-			return nil, &StageError{Address: task.Address(), Err: fmt.Errorf(
+			return nil, &runner.StageError{Address: task.Address(), Err: fmt.Errorf(
 				"slurm job %s vanished from the queue without a done-record, as did the job before it%s", jobID, s.logTail(key, jobID))}
 		}
 		s.opts.Logf("%s: slurm job %s vanished without a done-record; submitting again", task.Address(), jobID)
@@ -205,12 +206,12 @@ func (s *Slurm) Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, 
 }
 
 // submit stages task's inputs, writes its spec and submits its job.
-func (s *Slurm) submit(ctx context.Context, task *Task) (string, error) {
+func (s *Executor) submit(ctx context.Context, task *runner.Task) (string, error) {
 	key := task.Key()
 	spec := task.Spec()
-	spec.Inputs = map[string][]TaskInput{}
+	spec.Inputs = map[string][]runner.TaskInput{}
 	for slot, ins := range task.Inputs {
-		list := make([]TaskInput, len(ins))
+		list := make([]runner.TaskInput, len(ins))
 		for i, in := range ins {
 			d, err := s.stage(in)
 			if err != nil {
@@ -227,13 +228,13 @@ func (s *Slurm) submit(ctx context.Context, task *Task) (string, error) {
 	if err := os.Remove(s.st.DonePath(key)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("%s: remove the old done-record: %w", task.Address(), err)
 	}
-	req := &slurm.SubmitRequest{
+	req := &slurmcmd.SubmitRequest{
 		Name:    slurmJobName(task.Address()),
 		Command: append(append([]string(nil), s.opts.Command...), "slurm-job", "--store", s.st.Dir, key),
 		Env:     s.opts.Env,
 		Output:  s.st.LogPattern(key),
 		Comment: "hylaflow " + key,
-		Resources: slurm.Resources{
+		Resources: slurmcmd.Resources{
 			CPUs: task.Resources.CPUs, MemMB: task.Resources.MemMB, Time: task.Resources.Time, GPUs: task.Resources.GPUs,
 			Partition: s.opts.Partition, Account: s.opts.Account,
 		},
@@ -260,7 +261,7 @@ func (s *Slurm) submit(ctx context.Context, task *Task) (string, error) {
 		return "", fmt.Errorf("%s: submit: %w", task.Address(), err)
 	}
 	host, _ := os.Hostname()
-	sub := &SlurmSubmission{Key: key, Address: task.Address(), JobID: id, Submitted: time.Now(), Host: host, PID: os.Getpid()}
+	sub := &Submission{Key: key, Address: task.Address(), JobID: id, Submitted: time.Now(), Host: host, PID: os.Getpid()}
 	if err := slurmWriteJSON(s.st.JobPath(key), sub); err != nil {
 		_ = s.opts.Cluster.Cancel(context.Background(), id)
 		return "", fmt.Errorf("%s: write the submission record: %w", task.Address(), err)
@@ -275,7 +276,7 @@ func (s *Slurm) submit(ctx context.Context, task *Task) (string, error) {
 const slurmSbatchAtOnce = 4
 
 // submitOne runs one sbatch, waiting for a free sbatch slot.
-func (s *Slurm) submitOne(ctx context.Context, req *slurm.SubmitRequest) (string, error) {
+func (s *Executor) submitOne(ctx context.Context, req *slurmcmd.SubmitRequest) (string, error) {
 	select {
 	case s.sbatch <- struct{}{}:
 		defer func() { <-s.sbatch }()
@@ -296,7 +297,7 @@ func slurmJobName(address string) string {
 
 // stage makes sure the payload of an input is in the store and returns its
 // store digest. Each local payload is encoded once per executor.
-func (s *Slurm) stage(in TaskInput) (string, error) {
+func (s *Executor) stage(in runner.TaskInput) (string, error) {
 	s.stageMu.Lock()
 	defer s.stageMu.Unlock()
 	if d, ok := s.staged[in.Ref.Digest]; ok && s.st.HasObject(d) {
@@ -304,7 +305,7 @@ func (s *Slurm) stage(in TaskInput) (string, error) {
 	}
 	a, err := s.store.Load(in.Ref)
 	if err != nil {
-		return "", &InputError{Producer: in.Label, Ref: in.Ref, Err: err}
+		return "", &runner.InputError{Producer: in.Label, Ref: in.Ref, Err: err}
 	}
 	d, _, err := s.st.PutArtifact(a)
 	if err != nil {
@@ -317,13 +318,13 @@ func (s *Slurm) stage(in TaskInput) (string, error) {
 // wait follows jobID until its done-record appears or it ends without one.
 // lost is true when the job vanished from the queue (or ended without ever
 // running the command) and may be resubmitted.
-func (s *Slurm) wait(ctx context.Context, task *Task, jobID string, hooks Hooks) (res *Result, lost bool, err error) {
+func (s *Executor) wait(ctx context.Context, task *runner.Task, jobID string, hooks runner.Hooks) (res *runner.Result, lost bool, err error) {
 	key := task.Key()
 	s.watch(jobID)
 	defer s.unwatch(jobID)
 	tick := time.NewTicker(s.checkInterval())
 	defer tick.Stop()
-	var lastState slurm.State
+	var lastState slurmcmd.State
 	var endedAt time.Time // when the job was first seen finished or unknown
 	for {
 		select {
@@ -343,8 +344,8 @@ func (s *Slurm) wait(ctx context.Context, task *Task, jobID string, hooks Hooks)
 			s.opts.Logf("%s: %v", task.Address(), derr)
 		}
 		if ok {
-			if d.Status == SlurmDoneFailed {
-				return nil, false, &StageError{Address: task.Address(), Err: fmt.Errorf("%s (slurm job %s on %s)", d.Error, jobID, d.Host)}
+			if d.Status == DoneFailed {
+				return nil, false, &runner.StageError{Address: task.Address(), Err: fmt.Errorf("%s (slurm job %s on %s)", d.Error, jobID, d.Host)}
 			}
 			res, err := s.ingest(task, d)
 			return res, false, err
@@ -356,7 +357,7 @@ func (s *Slurm) wait(ctx context.Context, task *Task, jobID string, hooks Hooks)
 		if w.known && w.info.State != lastState {
 			lastState = w.info.State
 			msg := fmt.Sprintf("slurm %s %s", jobID, w.info.State)
-			if w.info.State == slurm.StatePending && w.info.Reason != "" && w.info.Reason != "None" {
+			if w.info.State == slurmcmd.StatePending && w.info.Reason != "" && w.info.Reason != "None" {
 				msg += " (" + w.info.Reason + ")"
 			}
 			if hooks.Progress != nil {
@@ -381,7 +382,7 @@ func (s *Slurm) wait(ctx context.Context, task *Task, jobID string, hooks Hooks)
 		if full, err := s.opts.Cluster.Job(context.Background(), jobID); err == nil {
 			info = full
 		}
-		return nil, false, &StageError{Address: task.Address(), Err: fmt.Errorf(
+		return nil, false, &runner.StageError{Address: task.Address(), Err: fmt.Errorf(
 			"slurm job %s ended without a done-record%s", info, s.logTail(key, jobID))}
 	}
 }
@@ -390,7 +391,7 @@ func (s *Slurm) wait(ctx context.Context, task *Task, jobID string, hooks Hooks)
 // answer that covers it: after a driver restart, every stage's
 // reconciliation shares one squeue call per poll interval instead of
 // sending one each.
-func (s *Slurm) jobState(ctx context.Context, id string) (slurm.JobInfo, bool, error) {
+func (s *Executor) jobState(ctx context.Context, id string) (slurmcmd.JobInfo, bool, error) {
 	s.watch(id)
 	defer s.unwatch(id)
 	tick := time.NewTicker(s.checkInterval())
@@ -401,19 +402,19 @@ func (s *Slurm) jobState(ctx context.Context, id string) (slurm.JobInfo, bool, e
 		}
 		select {
 		case <-ctx.Done():
-			return slurm.JobInfo{}, false, ctx.Err()
+			return slurmcmd.JobInfo{}, false, ctx.Err()
 		case <-tick.C:
 		}
 	}
 }
 
 // checkInterval is how often wait looks for the done-record.
-func (s *Slurm) checkInterval() time.Duration {
+func (s *Executor) checkInterval() time.Duration {
 	return max(20*time.Millisecond, min(s.opts.Poll/4, 250*time.Millisecond))
 }
 
 // logTail returns the last lines of a job's log for error messages.
-func (s *Slurm) logTail(key, jobID string) string {
+func (s *Executor) logTail(key, jobID string) string {
 	path := s.st.LogPath(key, jobID)
 	f, err := os.Open(path)
 	if err != nil {
@@ -434,7 +435,7 @@ func (s *Slurm) logTail(key, jobID string) string {
 
 // ingest reads a done-record's outputs from the store, verifies them and
 // stores them in the local cache under the task's key.
-func (s *Slurm) ingest(task *Task, d *SlurmDone) (*Result, error) {
+func (s *Executor) ingest(task *runner.Task, d *Done) (*runner.Result, error) {
 	outs := map[string]artifact.Artifact{}
 	for _, o := range d.Outputs {
 		if o.Key != task.Key() {
@@ -446,18 +447,18 @@ func (s *Slurm) ingest(task *Task, d *SlurmDone) (*Result, error) {
 		}
 		outs[o.Name] = a
 	}
-	if err := CheckOutputs(task.Type, outs); err != nil {
-		return nil, &StageError{Address: task.Address(), Err: fmt.Errorf("done-record of slurm job %s: %w", d.JobID, err)}
+	if err := runner.CheckOutputs(task.Type, outs); err != nil {
+		return nil, &runner.StageError{Address: task.Address(), Err: fmt.Errorf("done-record of slurm job %s: %w", d.JobID, err)}
 	}
 	refs, err := s.store.Store(task.Record, outs)
 	if err != nil {
 		return nil, fmt.Errorf("store the outputs of %s (%s): %w", task.Address(), task.Key(), err)
 	}
-	return &Result{Outputs: orderRefs(task.Type, refs), Metrics: d.Metrics, Duration: d.Duration}, nil
+	return &runner.Result{Outputs: runner.OrderRefs(task.Type, refs), Metrics: d.Metrics, Duration: d.Duration}, nil
 }
 
 // watch adds jobID to the jobs the poller follows (starting it if needed).
-func (s *Slurm) watch(jobID string) {
+func (s *Executor) watch(jobID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.watched[jobID] = &slurmWatch{}
@@ -467,13 +468,13 @@ func (s *Slurm) watch(jobID string) {
 	}
 }
 
-func (s *Slurm) unwatch(jobID string) {
+func (s *Executor) unwatch(jobID string) {
 	s.mu.Lock()
 	delete(s.watched, jobID)
 	s.mu.Unlock()
 }
 
-func (s *Slurm) watchState(jobID string) slurmWatch {
+func (s *Executor) watchState(jobID string) slurmWatch {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if w, ok := s.watched[jobID]; ok {
@@ -484,7 +485,7 @@ func (s *Slurm) watchState(jobID string) slurmWatch {
 
 // poll asks squeue about every watched job once per Poll interval, in one
 // call, until no job is watched.
-func (s *Slurm) poll() {
+func (s *Executor) poll() {
 	first := true
 	for {
 		if !first {
@@ -502,10 +503,10 @@ func (s *Slurm) poll() {
 			return
 		}
 		s.mu.Unlock()
-		jobs := map[string]slurm.JobInfo{}
+		jobs := map[string]slurmcmd.JobInfo{}
 		var err error
 		for start := 0; start < len(ids) && err == nil; start += 500 {
-			var part map[string]slurm.JobInfo
+			var part map[string]slurmcmd.JobInfo
 			part, err = s.opts.Cluster.Jobs(context.Background(), ids[start:min(len(ids), start+500)])
 			for id, j := range part {
 				jobs[id] = j
@@ -530,17 +531,17 @@ func (s *Slurm) poll() {
 
 // SlurmJobState returns a human summary of the states of the jobs the
 // executor follows, e.g. "3 RUNNING, 5 PENDING".
-func (s *Slurm) SlurmJobState() string {
+func (s *Executor) SlurmJobState() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	counts := map[slurm.State]int{}
+	counts := map[slurmcmd.State]int{}
 	for _, w := range s.watched {
 		if w.known {
 			counts[w.info.State]++
 		}
 	}
 	var parts []string
-	for _, st := range []slurm.State{slurm.StateRunning, slurm.StatePending, slurm.StateCompleting} {
+	for _, st := range []slurmcmd.State{slurmcmd.StateRunning, slurmcmd.StatePending, slurmcmd.StateCompleting} {
 		if counts[st] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
 		}

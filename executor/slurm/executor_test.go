@@ -1,4 +1,4 @@
-package runner_test
+package slurm_test
 
 import (
 	"context"
@@ -12,17 +12,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hylaflow/hylaflow/executor/slurm"
 	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
-	"github.com/hylaflow/hylaflow/slurm"
+	slurmcmd "github.com/hylaflow/hylaflow/slurm"
 	"github.com/hylaflow/hylaflow/stages"
 )
 
 func slurmTestPipeline(t *testing.T, reg *registry.Registry, name string) *pipeline.Pipeline {
 	t.Helper()
-	p, diags := pipeline.Load(reg, filepath.Join("testdata", "slurm", name), pipeline.LoadOptions{})
+	p, diags := pipeline.Load(reg, filepath.Join("testdata", name), pipeline.LoadOptions{})
 	if diags.HasErrors() {
 		t.Fatalf("load %s: %v", name, diags)
 	}
@@ -31,13 +32,13 @@ func slurmTestPipeline(t *testing.T, reg *registry.Registry, name string) *pipel
 
 // slurmInProcess makes fake jobs run `hylaflow slurm-job --store DIR KEY`
 // in this process: the command's last two words are DIR and KEY.
-func slurmInProcess(reg *registry.Registry) func(ctx context.Context, id string, req *slurm.SubmitRequest) int {
-	return func(ctx context.Context, id string, req *slurm.SubmitRequest) int {
+func slurmInProcess(reg *registry.Registry) func(ctx context.Context, id string, req *slurmcmd.SubmitRequest) int {
+	return func(ctx context.Context, id string, req *slurmcmd.SubmitRequest) int {
 		n := len(req.Command)
 		if n < 4 || req.Command[n-4] != "slurm-job" || req.Command[n-3] != "--store" {
 			return 2
 		}
-		if _, err := runner.SlurmRunJob(ctx, req.Command[n-2], reg, req.Command[n-1], id, runner.Hooks{}); err != nil {
+		if _, err := slurm.RunJob(ctx, req.Command[n-2], reg, req.Command[n-1], id, runner.Hooks{}); err != nil {
 			return 1
 		}
 		return 0
@@ -68,8 +69,8 @@ func (l *slurmLog) count(substr string) int {
 	return n
 }
 
-func slurmTestOptions(c slurm.Cluster, dir string, log *slurmLog) runner.SlurmOptions {
-	return runner.SlurmOptions{Cluster: c, Dir: dir, Command: []string{"hylaflow"}, Poll: 10 * time.Millisecond,
+func slurmTestOptions(c slurmcmd.Cluster, dir string, log *slurmLog) slurm.Options {
+	return slurm.Options{Cluster: c, Dir: dir, Command: []string{"hylaflow"}, Poll: 10 * time.Millisecond,
 		Grace: 150 * time.Millisecond, Logf: log.logf}
 }
 
@@ -113,15 +114,15 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // therefore saw a finished job and its successor at once under load: a
 // third live job that the executor had rightly stopped counting.
 type peakCluster struct {
-	*slurm.Fake
+	*slurmcmd.Fake
 	mu        sync.Mutex
 	submitted []string // done-record paths of the jobs submitted
 	peak      int
 }
 
-func (c *peakCluster) Submit(ctx context.Context, req *slurm.SubmitRequest) (string, error) {
+func (c *peakCluster) Submit(ctx context.Context, req *slurmcmd.SubmitRequest) (string, error) {
 	n := len(req.Command)
-	st := runner.SlurmStore{Dir: req.Command[n-2]}
+	st := slurm.Store{Dir: req.Command[n-2]}
 	c.mu.Lock()
 	live := 1
 	for _, done := range c.submitted {
@@ -140,7 +141,7 @@ func TestSlurmExecutorMatchesLocal(t *testing.T) {
 	p := slurmTestPipeline(t, reg, "fanout.hcl")
 	want := runLocal(t, p)
 
-	f := slurm.NewFake()
+	f := slurmcmd.NewFake()
 	t.Cleanup(f.Close)
 	run := slurmInProcess(reg)
 	pc := &peakCluster{Fake: f}
@@ -150,7 +151,7 @@ func TestSlurmExecutorMatchesLocal(t *testing.T) {
 	opts := slurmTestOptions(pc, t.TempDir(), log)
 	opts.Partition, opts.Account, opts.MaxJobs = "debug", "lab", 2
 	store := executortest.NewMemStore()
-	ex, err := runner.NewSlurm(store, opts)
+	ex, err := slurm.New(store, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +191,11 @@ func TestSlurmExecutorMatchesLocal(t *testing.T) {
 func TestSlurmExecutorFailingStage(t *testing.T) {
 	reg := stages.Default()
 	p := slurmTestPipeline(t, reg, "fail.hcl")
-	f := slurm.NewFake()
+	f := slurmcmd.NewFake()
 	t.Cleanup(f.Close)
 	f.Exec = slurmInProcess(reg)
 	store := executortest.NewMemStore()
-	ex, err := runner.NewSlurm(store, slurmTestOptions(f, t.TempDir(), &slurmLog{}))
+	ex, err := slurm.New(store, slurmTestOptions(f, t.TempDir(), &slurmLog{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,15 +221,15 @@ func TestSlurmExecutorFailingStage(t *testing.T) {
 func TestSlurmExecutorJobDiesWithoutRecord(t *testing.T) {
 	reg := stages.Default()
 	p := slurmTestPipeline(t, reg, "fail.hcl")
-	f := slurm.NewFake()
+	f := slurmcmd.NewFake()
 	t.Cleanup(f.Close)
 	dir := t.TempDir()
-	f.Exec = func(ctx context.Context, id string, req *slurm.SubmitRequest) int {
+	f.Exec = func(ctx context.Context, id string, req *slurmcmd.SubmitRequest) int {
 		os.WriteFile(strings.ReplaceAll(req.Output, "%j", id), []byte("slurmstepd: error: Detected 1 oom_kill event\n"), 0o644)
 		return 137
 	}
 	store := executortest.NewMemStore()
-	ex, err := runner.NewSlurm(store, slurmTestOptions(f, dir, &slurmLog{}))
+	ex, err := slurm.New(store, slurmTestOptions(f, dir, &slurmLog{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestSlurmExecutorJobDiesWithoutRecord(t *testing.T) {
 }
 
 // noCancel is a cluster whose driver was killed: it never scancels.
-type noCancel struct{ *slurm.Fake }
+type noCancel struct{ *slurmcmd.Fake }
 
 func (noCancel) Cancel(context.Context, ...string) error { return nil }
 
@@ -262,7 +263,7 @@ func TestSlurmExecutorDriverRestart(t *testing.T) {
 	reg := stages.Default()
 	p := slurmTestPipeline(t, reg, "fanout.hcl")
 	want := runLocal(t, p)
-	f := slurm.NewFake()
+	f := slurmcmd.NewFake()
 	t.Cleanup(f.Close)
 	f.Exec = slurmInProcess(reg)
 	f.Hold = true
@@ -270,7 +271,7 @@ func TestSlurmExecutorDriverRestart(t *testing.T) {
 	store := executortest.NewMemStore()
 
 	log1 := &slurmLog{}
-	ex1, err := runner.NewSlurm(store, slurmTestOptions(noCancel{f}, dir, log1))
+	ex1, err := slurm.New(store, slurmTestOptions(noCancel{f}, dir, log1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +299,7 @@ func TestSlurmExecutorDriverRestart(t *testing.T) {
 	f.Hold = false
 
 	log2 := &slurmLog{}
-	ex2, err := runner.NewSlurm(store, slurmTestOptions(f, dir, log2))
+	ex2, err := slurm.New(store, slurmTestOptions(f, dir, log2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,18 +333,18 @@ func TestSlurmExecutorDriverRestart(t *testing.T) {
 func TestSlurmExecutorCancel(t *testing.T) {
 	reg := stages.Default()
 	p := slurmTestPipeline(t, reg, "fanout.hcl")
-	f := slurm.NewFake()
+	f := slurmcmd.NewFake()
 	t.Cleanup(f.Close)
 	f.MaxRunning = 1
 	started := make(chan struct{}, 8)
-	f.Exec = func(ctx context.Context, id string, req *slurm.SubmitRequest) int {
+	f.Exec = func(ctx context.Context, id string, req *slurmcmd.SubmitRequest) int {
 		started <- struct{}{}
 		<-ctx.Done()
 		return 143
 	}
 	log := &slurmLog{}
 	store := executortest.NewMemStore()
-	ex, err := runner.NewSlurm(store, slurmTestOptions(f, t.TempDir(), log))
+	ex, err := slurm.New(store, slurmTestOptions(f, t.TempDir(), log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +368,7 @@ func TestSlurmExecutorCancel(t *testing.T) {
 			t.Errorf("job %s still running after the run was canceled", id)
 		}
 		stop()
-		if j, err := f.Job(context.Background(), id); err != nil || j.State != slurm.StateCancelled {
+		if j, err := f.Job(context.Background(), id); err != nil || j.State != slurmcmd.StateCancelled {
 			t.Errorf("job %s: %+v, %v", id, j, err)
 		}
 	}
@@ -381,11 +382,11 @@ func TestSlurmExecutorCancel(t *testing.T) {
 func TestSlurmConformance(t *testing.T) {
 	reg := executortest.Types()
 	executortest.Run(t, func(t *testing.T) executortest.Env {
-		f := slurm.NewFake()
+		f := slurmcmd.NewFake()
 		t.Cleanup(f.Close)
 		f.Exec = slurmInProcess(reg)
 		store := executortest.NewMemStore()
-		ex, err := runner.NewSlurm(store, slurmTestOptions(f, t.TempDir(), &slurmLog{}))
+		ex, err := slurm.New(store, slurmTestOptions(f, t.TempDir(), &slurmLog{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -400,11 +401,11 @@ func TestSlurmConformance(t *testing.T) {
 func TestSlurmRunsCommands(t *testing.T) {
 	reg := stages.Default()
 	executortest.RunCommand(t, func(t *testing.T) executortest.Env {
-		f := slurm.NewFake()
+		f := slurmcmd.NewFake()
 		t.Cleanup(f.Close)
 		f.Exec = slurmInProcess(reg)
 		store := executortest.NewMemStore()
-		ex, err := runner.NewSlurm(store, slurmTestOptions(f, t.TempDir(), &slurmLog{}))
+		ex, err := slurm.New(store, slurmTestOptions(f, t.TempDir(), &slurmLog{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -414,10 +415,10 @@ func TestSlurmRunsCommands(t *testing.T) {
 
 // blindQueue is a cluster whose squeue never lists a job: every job looks
 // purged from the queue.
-type blindQueue struct{ *slurm.Fake }
+type blindQueue struct{ *slurmcmd.Fake }
 
-func (blindQueue) Jobs(context.Context, []string) (map[string]slurm.JobInfo, error) {
-	return map[string]slurm.JobInfo{}, nil
+func (blindQueue) Jobs(context.Context, []string) (map[string]slurmcmd.JobInfo, error) {
+	return map[string]slurmcmd.JobInfo{}, nil
 }
 
 // A job that vanishes from the queue without a done-record is submitted
@@ -425,12 +426,12 @@ func (blindQueue) Jobs(context.Context, []string) (map[string]slurm.JobInfo, err
 // never reports success without outputs).
 func TestSlurmExecutorJobVanishesTwice(t *testing.T) {
 	reg := stages.Default()
-	f := slurm.NewFake()
+	f := slurmcmd.NewFake()
 	t.Cleanup(f.Close)
-	f.Exec = func(context.Context, string, *slurm.SubmitRequest) int { return 0 }
+	f.Exec = func(context.Context, string, *slurmcmd.SubmitRequest) int { return 0 }
 	log := &slurmLog{}
 	store := executortest.NewMemStore()
-	ex, err := runner.NewSlurm(store, slurmTestOptions(blindQueue{f}, t.TempDir(), log))
+	ex, err := slurm.New(store, slurmTestOptions(blindQueue{f}, t.TempDir(), log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,11 +458,11 @@ func TestSlurmExecutorJobVanishesTwice(t *testing.T) {
 // slowSbatch is a cluster whose sbatch takes a while; it records how many
 // run at once.
 type slowSbatch struct {
-	*slurm.Fake
+	*slurmcmd.Fake
 	inFlight, peak atomic.Int64
 }
 
-func (c *slowSbatch) Submit(ctx context.Context, req *slurm.SubmitRequest) (string, error) {
+func (c *slowSbatch) Submit(ctx context.Context, req *slurmcmd.SubmitRequest) (string, error) {
 	n := c.inFlight.Add(1)
 	defer c.inFlight.Add(-1)
 	for {
@@ -477,12 +478,12 @@ func (c *slowSbatch) Submit(ctx context.Context, req *slurm.SubmitRequest) (stri
 // Twelve stages ready at once are submitted at most four sbatch at a time.
 func TestSlurmExecutorBoundsSbatch(t *testing.T) {
 	reg := stages.Default()
-	f := slurm.NewFake()
+	f := slurmcmd.NewFake()
 	t.Cleanup(f.Close)
 	f.Exec = slurmInProcess(reg)
 	c := &slowSbatch{Fake: f}
 	store := executortest.NewMemStore()
-	ex, err := runner.NewSlurm(store, slurmTestOptions(c, t.TempDir(), &slurmLog{}))
+	ex, err := slurm.New(store, slurmTestOptions(c, t.TempDir(), &slurmLog{}))
 	if err != nil {
 		t.Fatal(err)
 	}

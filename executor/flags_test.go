@@ -1,4 +1,4 @@
-package runner_test
+package executor_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/executor"
 	"github.com/hylaflow/hylaflow/runner/executortest"
 )
 
@@ -24,7 +24,7 @@ func TestExecutorFlagsPreflight(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f := &runner.ExecutorFlags{Executor: "slurm", Store: "s"}
+	f := &executor.Flags{Executor: "slurm", Store: "s"}
 	if err := f.Preflight(); err == nil || !strings.HasPrefix(err.Error(), "--executor slurm: scancel not found on PATH") {
 		t.Errorf("preflight with scancel missing: %v", err)
 	}
@@ -34,7 +34,7 @@ func TestExecutorFlagsPreflight(t *testing.T) {
 	if err := f.Preflight(); err != nil {
 		t.Errorf("preflight with every command present: %v", err)
 	}
-	if err := (&runner.ExecutorFlags{Executor: "local"}).Preflight(); err != nil {
+	if err := (&executor.Flags{Executor: "local"}).Preflight(); err != nil {
 		t.Errorf("local executor: %v", err)
 	}
 }
@@ -42,15 +42,15 @@ func TestExecutorFlagsPreflight(t *testing.T) {
 // Check names inconsistent executor flags.
 func TestExecutorFlagsCheck(t *testing.T) {
 	for _, tt := range []struct {
-		f    runner.ExecutorFlags
+		f    executor.Flags
 		want string
 	}{
-		{runner.ExecutorFlags{Executor: "local"}, ""},
-		{runner.ExecutorFlags{Executor: "slurm", Store: "s", MaxJobs: 3}, ""},
-		{runner.ExecutorFlags{Executor: "local", Partition: "p"}, "--store, --partition, --account and --max-jobs need --executor slurm"},
-		{runner.ExecutorFlags{Executor: "pbs"}, `--executor "pbs": want local or slurm`},
-		{runner.ExecutorFlags{Executor: "slurm"}, "--executor slurm needs --store DIR"},
-		{runner.ExecutorFlags{Executor: "slurm", Store: "s", MaxJobs: -1}, "--max-jobs -1: want at least 0"},
+		{executor.Flags{Executor: "local"}, ""},
+		{executor.Flags{Executor: "slurm", Store: "s", MaxJobs: 3}, ""},
+		{executor.Flags{Executor: "local", Partition: "p"}, "--store, --partition, --account and --max-jobs need --executor slurm"},
+		{executor.Flags{Executor: "pbs"}, `--executor "pbs": want local or slurm`},
+		{executor.Flags{Executor: "slurm"}, "--executor slurm needs --store DIR"},
+		{executor.Flags{Executor: "slurm", Store: "s", MaxJobs: -1}, "--max-jobs -1: want at least 0"},
 	} {
 		err := tt.f.Check()
 		if (tt.want == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), tt.want) {
@@ -68,14 +68,14 @@ func TestExecutorFlagsBuild(t *testing.T) {
 	}{
 		{nil, 2, false, 2},
 		{[]string{"-j", "3"}, 3, false, 3},
-		{[]string{"--executor", "slurm", "--store", "S"}, 2, true, runner.SlurmDefaultJobs},
+		{[]string{"--executor", "slurm", "--store", "S"}, 2, true, executor.SlurmDefaultJobs},
 		{[]string{"--executor", "slurm", "--store", "S", "--max-jobs", "40"}, 2, true, 40},
 		{[]string{"--executor", "slurm", "--store", "S", "--max-jobs", "40", "-j", "7"}, 7, true, 7},
 	} {
 		dir := t.TempDir()
 		fs := flag.NewFlagSet("run", flag.ContinueOnError)
 		j := fs.Int("j", 2, "")
-		var f runner.ExecutorFlags
+		var f executor.Flags
 		f.RegisterFlags(fs)
 		args := append([]string(nil), tt.args...)
 		for i, a := range args {
