@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/internal/progress"
 	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runner"
@@ -85,7 +86,7 @@ func TestRunThenCached(t *testing.T) {
 		t.Errorf("a fully cached run decoded %d artifacts, want 0 (lazy)", n)
 	}
 	var buf bytes.Buffer
-	runner.WriteSummary(&buf, r2)
+	progress.WriteSummary(&buf, r2)
 	if !strings.HasPrefix(buf.String(), "nothing to do: all 5 stages cached") {
 		t.Errorf("summary %q", buf.String())
 	}
@@ -320,7 +321,7 @@ func TestFailureStopsOrKeepsGoing(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	runner.WriteSummary(&buf, keep)
+	progress.WriteSummary(&buf, keep)
 	// The error itself was printed by the progress display as the stage
 	// failed; the summary names the stage without repeating it.
 	if got := buf.String(); !strings.HasPrefix(got, "5 stages: 3 ran, 0 cached, 1 failed, 1 skipped in ") ||
@@ -345,7 +346,7 @@ stage "sum" "after" { in = [stage.value.quick] }
 	time.AfterFunc(400*time.Millisecond, cancel)
 	start := time.Now()
 	var log bytes.Buffer
-	r, err := runner.Run(ctx, p, s, runner.RunOptions{Jobs: 2, Observer: runner.NewLogProgress(&log, runner.Normal)})
+	r, err := runner.Run(ctx, p, s, runner.RunOptions{Jobs: 2, Observer: progress.NewLogProgress(&log, progress.Normal)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,9 +384,9 @@ stage "sum" "after" { in = [stage.value.quick] }
 		}
 	}
 	var sum bytes.Buffer
-	runner.WriteSummary(&sum, r)
+	progress.WriteSummary(&sum, r)
 	want := fmt.Sprintf(": %s stopped, %d finished (%d ran, 0 cached), %d not started; the next run resumes\n",
-		runner.Plural(stopped, "stage", "stages"), ran, ran, notStarted)
+		progress.Plural(stopped, "stage", "stages"), ran, ran, notStarted)
 	if got := sum.String(); !strings.HasPrefix(got, "canceled after ") || !strings.HasSuffix(got, want) || strings.Count(got, "\n") != 1 {
 		t.Errorf("summary %q, want one line ending %q", got, want)
 	}
@@ -525,7 +526,7 @@ stage "probe" "b" {
 
 func TestLogProgressLines(t *testing.T) {
 	var buf bytes.Buffer
-	lp := runner.NewLogProgress(&buf, runner.Normal)
+	lp := progress.NewLogProgress(&buf, progress.Normal)
 	lp.Clock = func(time.Time) string { return "12:00:01" }
 	p := execLoad(t, nil, execFailing)
 	execRun(t, p, executortest.NewMemStore(), runner.RunOptions{Jobs: 1, KeepGoing: true, Observer: lp})
@@ -549,13 +550,13 @@ func TestLogProgressLines(t *testing.T) {
 		t.Errorf("waiting line %q, want %q", got, want)
 	}
 	buf.Reset()
-	quiet := runner.NewLogProgress(&buf, runner.Quiet)
+	quiet := progress.NewLogProgress(&buf, progress.Quiet)
 	quiet.Event(wait)
 	if buf.Len() != 0 {
 		t.Errorf("quiet output has a waiting line: %q", buf.String())
 	}
 	buf.Reset()
-	q := runner.NewLogProgress(&buf, runner.Quiet)
+	q := progress.NewLogProgress(&buf, progress.Quiet)
 	execRun(t, p, executortest.NewMemStore(), runner.RunOptions{Jobs: 1, KeepGoing: true, Observer: q})
 	if lines := strings.Count(buf.String(), "\n"); lines != 1 || !strings.Contains(buf.String(), "failed   fail.a") || strings.Contains(buf.String(), "start") {
 		t.Errorf("quiet output:\n%s", buf.String())
@@ -564,7 +565,7 @@ func TestLogProgressLines(t *testing.T) {
 
 func TestTermProgressDraws(t *testing.T) {
 	var buf bytes.Buffer
-	tp := runner.NewTermProgress(&syncWriter{w: &buf}, runner.Normal, 60)
+	tp := progress.NewTermProgress(&syncWriter{w: &buf}, progress.Normal, 60)
 	p := execLoad(t, nil, `stage "sleep" "s" { ms = 400 }`)
 	execRun(t, p, executortest.NewMemStore(), runner.RunOptions{Observer: tp})
 	tp.Close()
@@ -572,20 +573,6 @@ func TestTermProgressDraws(t *testing.T) {
 	if !strings.Contains(out, "  sleep.s  ") || !strings.Contains(out, "sleeping") || !strings.Contains(out, "\x1b[2A\x1b[J") ||
 		!strings.Contains(out, "\n[0/1 stages] 1 running, ") || !strings.Contains(out, "ran      sleep.s") {
 		t.Errorf("terminal output %q", out)
-	}
-}
-
-func TestFormatDuration(t *testing.T) {
-	for _, tt := range []struct {
-		d    time.Duration
-		want string
-	}{
-		{850 * time.Millisecond, "850ms"}, {1200 * time.Millisecond, "1.2s"},
-		{184 * time.Second, "3m04s"}, {62 * time.Minute, "1h02m"},
-	} {
-		if got := runner.FormatDuration(tt.d); got != tt.want {
-			t.Errorf("FormatDuration(%v) = %q, want %q", tt.d, got, tt.want)
-		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/progress"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
@@ -163,7 +164,7 @@ func TestTwoRunsShareWork(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = runner.Run(context.Background(), p, s, runner.RunOptions{Jobs: 2, Observer: runner.NewLogProgress(logs[i], runner.Normal)})
+			results[i], errs[i] = runner.Run(context.Background(), p, s, runner.RunOptions{Jobs: 2, Observer: progress.NewLogProgress(logs[i], progress.Normal)})
 		}()
 	}
 	wg.Wait()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/internal/progress"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
@@ -82,7 +83,7 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 	if res.Cached {
 		status = "cached"
 	}
-	fmt.Fprintf(stdout, "%s in %s\n", status, runner.FormatDuration(res.Duration))
+	fmt.Fprintf(stdout, "%s in %s\n", status, progress.FormatDuration(res.Duration))
 	for _, o := range res.Outputs {
 		fmt.Fprintf(stdout, "%s/%s\t%s\t%s\t%d\n", o.Key, o.Name, o.Kind, o.Digest, o.Size)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/executor"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/internal/progress"
 	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/remote"
 	"github.com/hylaflow/hylaflow/runner"
@@ -114,7 +115,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 
 	// Progress and the summary go to stderr (results go to stdout).
 	width, isTerm := cli.Terminal(stderr)
-	obs, progressDone := runner.NewProgress(stderr, *quiet, *verbose, width, isTerm)
+	obs, progressDone := progress.New(stderr, *quiet, *verbose, width, isTerm)
 	defer progressDone()
 
 	ctx, stop := cli.Interruptible(true)
@@ -155,7 +156,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	runner.WriteSummary(stderr, res)
+	progress.WriteSummary(stderr, res)
 	if rs != nil {
 		writeRemoteSummary(stderr, rs, res.Count(runner.StatusRan))
 		rwarn.write(stderr, "hylaflow run")

@@ -6,8 +6,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/internal/progress"
 	"github.com/hylaflow/hylaflow/pipeline"
-	"github.com/hylaflow/hylaflow/runner"
 )
 
 func init() {
@@ -45,7 +45,7 @@ func validateCmdRun(args []string, stdout, stderr io.Writer) error {
 			cliWriteDiags(stderr, diags)
 		}
 		if p != nil {
-			fmt.Fprintf(stdout, "ok %s (%s)\n", file, runner.Plural(len(p.Instances), "stage", "stages"))
+			fmt.Fprintf(stdout, "ok %s (%s)\n", file, progress.Plural(len(p.Instances), "stage", "stages"))
 		}
 	}
 	if *jsonOut {
@@ -59,7 +59,7 @@ func validateCmdRun(args []string, stdout, stderr io.Writer) error {
 				n++
 			}
 		}
-		fmt.Fprintf(stderr, "hylaflow validate: %s\n", runner.Plural(n, "error", "errors"))
+		fmt.Fprintf(stderr, "hylaflow validate: %s\n", progress.Plural(n, "error", "errors"))
 	}
 	if all.HasErrors() {
 		return cli.ErrInvalid

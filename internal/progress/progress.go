@@ -1,4 +1,4 @@
-package runner
+package progress
 
 import (
 	"fmt"
@@ -8,44 +8,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hylaflow/hylaflow/runner"
 )
-
-// EventKind says what an Event reports.
-type EventKind int
-
-// The events of a run.
-const (
-	EventStart    EventKind = iota // a stage started
-	EventProgress                  // a running stage reported progress
-	EventLog                       // a running stage wrote a log line
-	EventDone                      // a stage finished (any status, including cached and skipped)
-	EventPlan                      // before anything runs: Total = the run's number of stages
-	EventWait                      // a started stage's key is being computed by another process: it waits outside the worker slots (once per stage)
-)
-
-// Event is one thing that happened during a run.
-type Event struct {
-	Kind     EventKind
-	Time     time.Time
-	Address  string
-	Status   string        // EventDone: StatusRan, StatusCached, …
-	Reason   string        // EventStart/EventDone: why it runs, or why it was skipped
-	Duration time.Duration // EventDone
-	Done     int           // EventProgress
-	Total    int           // EventProgress (0 = unknown); EventPlan: stages in the run
-	Msg      string        // EventProgress: the stage's message; EventLog: the line; EventWait: why it waits
-	Err      error         // EventDone of a failed stage
-	MemMB    int64         // EventStart: the memory the budget counts for the stage (MiB; 0 none)
-}
-
-// Observer receives the events of a run; it must be safe for concurrent use.
-type Observer interface {
-	Event(e Event)
-}
-
-type nopObserver struct{}
-
-func (nopObserver) Event(Event) {}
 
 // Verbosity selects how much a progress display prints.
 type Verbosity int
@@ -94,26 +59,26 @@ func (p *LogProgress) stamp(t time.Time) string {
 }
 
 // Event implements Observer.
-func (p *LogProgress) Event(e Event) {
+func (p *LogProgress) Event(e runner.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch e.Kind {
-	case EventLog:
+	case runner.EventLog:
 		if p.level >= Verbose {
 			fmt.Fprintf(p.w, "%s          %s: %s\n", p.stamp(e.Time), e.Address, e.Msg)
 		}
-	case EventStart:
+	case runner.EventStart:
 		if p.level >= Verbose && e.Reason != "" {
 			fmt.Fprintf(p.w, "%s start    %s  (%s)\n", p.stamp(e.Time), e.Address, e.Reason)
 		} else if p.level >= Normal {
 			fmt.Fprintf(p.w, "%s start    %s\n", p.stamp(e.Time), e.Address)
 		}
-	case EventWait:
+	case runner.EventWait:
 		if p.level >= Normal {
 			fmt.Fprintf(p.w, "%s waiting  %s  (%s)\n", p.stamp(e.Time), e.Address, e.Msg)
 		}
-	case EventDone:
-		if e.Status == StatusCanceled || p.level < Normal && e.Status != StatusFailed {
+	case runner.EventDone:
+		if e.Status == runner.StatusCanceled || p.level < Normal && e.Status != runner.StatusFailed {
 			return
 		}
 		fmt.Fprintln(p.w, formatDone(p.stamp(e.Time), e, p.level >= Verbose))
@@ -121,20 +86,20 @@ func (p *LogProgress) Event(e Event) {
 }
 
 // formatDone formats a finished stage's line.
-func formatDone(stamp string, e Event, verbose bool) string {
+func formatDone(stamp string, e runner.Event, verbose bool) string {
 	line := fmt.Sprintf("%s %-8s %s", stamp, e.Status, e.Address)
 	switch e.Status {
-	case StatusRan:
+	case runner.StatusRan:
 		line += "  " + FormatDuration(e.Duration)
 		if verbose && e.Reason != "" {
 			line += "  (" + e.Reason + ")"
 		}
-	case StatusFailed:
+	case runner.StatusFailed:
 		line += "  " + FormatDuration(e.Duration)
 		if e.Err != nil {
 			line += ": " + e.Err.Error()
 		}
-	case StatusSkipped, StatusCanceled:
+	case runner.StatusSkipped, runner.StatusCanceled:
 		if e.Reason != "" {
 			line += "  (" + e.Reason + ")"
 		}
@@ -175,7 +140,7 @@ type TermProgress struct {
 	once    sync.Once
 	now     func() time.Time
 
-	total    int       // stages in the run (EventPlan; 0 = unknown)
+	total    int       // stages in the run (runner.EventPlan; 0 = unknown)
 	finished int       // stages finished (any status)
 	ran      int       // stages that ran and finished (ran or failed)
 	first    time.Time // the first stage start
@@ -230,40 +195,40 @@ func (p *TermProgress) Close() {
 }
 
 // Event implements Observer.
-func (p *TermProgress) Event(e Event) {
+func (p *TermProgress) Event(e runner.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch e.Kind {
-	case EventPlan:
+	case runner.EventPlan:
 		p.total = e.Total
-	case EventStart:
+	case runner.EventStart:
 		if p.first.IsZero() {
 			p.first = e.Time
 		}
 		p.running[e.Address] = &termLine{start: e.Time}
 		p.redraw(false)
-	case EventProgress, EventWait:
+	case runner.EventProgress, runner.EventWait:
 		if l, ok := p.running[e.Address]; ok {
 			l.done, l.total, l.msg = e.Done, e.Total, e.Msg
 		}
 		p.redraw(false)
-	case EventLog:
+	case runner.EventLog:
 		if p.level >= Verbose {
 			p.erase()
 			fmt.Fprintf(p.w, "%s          %s: %s\n", e.Time.Format("15:04:05"), e.Address, e.Msg)
 			p.redraw(true)
 		}
-	case EventDone:
+	case runner.EventDone:
 		delete(p.running, e.Address)
 		p.finished++
-		if e.Status == StatusRan || e.Status == StatusFailed {
+		if e.Status == runner.StatusRan || e.Status == runner.StatusFailed {
 			p.ran++
 		}
-		if e.Status == StatusCanceled {
+		if e.Status == runner.StatusCanceled {
 			p.redraw(true) // the run's summary counts the canceled stages
 			return
 		}
-		if p.level >= Normal || e.Status == StatusFailed {
+		if p.level >= Normal || e.Status == runner.StatusFailed {
 			p.erase()
 			fmt.Fprintln(p.w, p.fit(formatDone(e.Time.Format("15:04:05"), e, p.level >= Verbose)))
 		}
@@ -371,15 +336,15 @@ func (p *TermProgress) fit(s string) string {
 // gets one line instead:
 //
 //	canceled after 4.2s: 2 stages stopped, 15 finished (3 ran, 12 cached), 340 not started; the next run resumes
-func WriteSummary(w io.Writer, r *RunResult) {
+func WriteSummary(w io.Writer, r *runner.RunResult) {
 	n := len(r.Stages)
-	ran, cached := r.Count(StatusRan), r.Count(StatusCached)
-	failed, skipped := r.Count(StatusFailed), r.Count(StatusSkipped)
+	ran, cached := r.Count(runner.StatusRan), r.Count(runner.StatusCached)
+	failed, skipped := r.Count(runner.StatusFailed), r.Count(runner.StatusSkipped)
 	wall := FormatDuration(r.Wall)
-	if r.Status == RunCanceled {
+	if r.Status == runner.RunCanceled {
 		stopped, notStarted := 0, 0
 		for _, s := range r.Stages {
-			if s.Status != StatusCanceled {
+			if s.Status != runner.StatusCanceled {
 				continue
 			}
 			if s.Err != nil || s.Duration > 0 {
@@ -413,7 +378,7 @@ func WriteSummary(w io.Writer, r *RunResult) {
 }
 
 // writeFailed names the failed stages of r on one line.
-func writeFailed(w io.Writer, r *RunResult) {
+func writeFailed(w io.Writer, r *runner.RunResult) {
 	var names []string
 	for _, s := range r.Failed() {
 		names = append(names, s.Address)
@@ -437,12 +402,12 @@ func Plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// NewProgress returns the observer a run shows its progress with on w:
+// New returns the observer a run shows its progress with on w:
 // a live block (TermProgress) when w is a terminal of width columns that
 // understands cursor movement (TERM is not dumb), else lines
 // (LogProgress); quiet and verbose choose the Verbosity. done erases the
 // live block and may be called more than once.
-func NewProgress(w io.Writer, quiet, verbose bool, width int, isTerm bool) (obs Observer, done func()) {
+func New(w io.Writer, quiet, verbose bool, width int, isTerm bool) (obs runner.Observer, done func()) {
 	level := Normal
 	if quiet {
 		level = Quiet
