@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/sysprobe"
 	"github.com/hylaflow/hylaflow/pipeline"
 )
 
@@ -88,73 +88,11 @@ func LimitHeap(mb int64) {
 // its cgroup's limit when that is lower (a container, systemd-run -p
 // MemoryMax, a Slurm job) — or -1 (none) when it is unknown.
 func DefaultMemMB() int64 {
-	total := memTotalBytes()
-	if lim := cgroupMemLimit(); lim > 0 && (total <= 0 || lim < total) {
-		total = lim
-	}
+	total := sysprobe.MemoryBytes()
 	if total <= 0 {
 		return -1
 	}
 	return total >> 20 * 8 / 10
-}
-
-// memTotalBytes is MemTotal of /proc/meminfo in bytes, or 0.
-func memTotalBytes() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			if f := strings.Fields(rest); len(f) >= 1 {
-				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil && kb > 0 {
-					return kb << 10
-				}
-			}
-		}
-	}
-	return 0
-}
-
-// cgroupMemLimit returns the memory limit in bytes of this process's
-// cgroup (v2 memory.max, or v1 memory.limit_in_bytes), or 0 when there is
-// none or it cannot be read.
-func cgroupMemLimit() int64 {
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return 0
-	}
-	return cgroupLimitFrom(string(b), "/sys/fs/cgroup", os.ReadFile)
-}
-
-// cgroupLimitFrom reads the limit of the cgroup named in a /proc/self/cgroup
-// text under the cgroup file system at root.
-func cgroupLimitFrom(procCgroup, root string, read func(string) ([]byte, error)) int64 {
-	for _, line := range strings.Split(procCgroup, "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		var file string
-		switch {
-		case parts[0] == "0" && parts[1] == "":
-			file = root + parts[2] + "/memory.max"
-		case strings.Contains(","+parts[1]+",", ",memory,"):
-			file = root + "/memory" + parts[2] + "/memory.limit_in_bytes"
-		default:
-			continue
-		}
-		b, err := read(file)
-		if err != nil {
-			continue
-		}
-		v := strings.TrimSpace(string(b))
-		// "max" (v2) or a huge page-rounded number (v1) mean no limit.
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 && n < 1<<60 {
-			return n
-		}
-	}
-	return 0
 }
 
 // StageResult is the outcome of one stage instance in a run.

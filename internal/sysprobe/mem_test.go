@@ -1,11 +1,11 @@
-package runner
+package sysprobe
 
 import (
 	"errors"
 	"testing"
 )
 
-// The default budget follows the cgroup's limit (container, systemd-run,
+// The memory a process may use follows its cgroup's limit (container, systemd-run,
 // a cgroup made for the 8 GB validation), v1 and v2.
 func TestCgroupLimitFrom(t *testing.T) {
 	files := map[string]string{
