@@ -10,7 +10,7 @@ import (
 // The collapsed view of the sweep fixture, without a run and styled by a
 // run in which train.grid had one failure, train.single ran, source.data
 // was cached and the collect blocks were not reached (not recorded):
-// testdata/load/ok_sweep.collapsed*.{dot,mmd} (go test ./runner -update).
+// testdata/load/ok_sweep.collapsed*.{dot,mmd} (go test ./pipeline -update).
 func TestCollapsedGraph(t *testing.T) {
 	p, diags := Load(loadTestRegistry(t), filepath.Join("testdata", "load", "ok_sweep.hcl"), LoadOptions{})
 	if diags.HasErrors() {

@@ -114,7 +114,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./runner -run %s -update to create it)", err, t.Name())
+		t.Fatalf("%v (run go test ./pipeline -run %s -update to create it)", err, t.Name())
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file; got:\n%s\nwant:\n%s", path, got, want)
