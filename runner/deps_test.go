@@ -52,7 +52,7 @@ var cli = []string{
 var roomRules = []roomRule{
 	{
 		room: "engine",
-		pkgs: []string{"artifact", "cache", "registry", "pipeline", "runner", "runner/executortest", "runner/supervise",
+		pkgs: []string{"artifact", "cache", "remote", "registry", "pipeline", "runner", "runner/executortest", "runner/supervise",
 			"executor", "executor/slurm", "slurm", "internal/cli", "internal/progress", "internal/sysprobe"},
 		forbidden: maths,
 		why:       "the engine must not know the maths (see package artifact)",
