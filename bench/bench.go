@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -31,6 +30,7 @@ import (
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 )
 
 // Row describes one dataset's pipeline and hyper-parameters.
@@ -284,9 +284,8 @@ func (e *env) seeds(ctx context.Context, row Row, data rowData, model string, n 
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	var sum, sumSp, sumP, sumS, sumT float64
+	var sumSp, sumP, sumS, sumT float64
 	for s := range tests {
-		sum += tests[s]
 		sumSp += dataT[s].split
 		sumP += dataT[s].precompute
 		sumS += sampleT[s]
@@ -304,14 +303,8 @@ func (e *env) seeds(ctx context.Context, row Row, data rowData, model string, n 
 	}
 	res.TrainSeed = sumT / float64(n)
 	res.Tests = tests
-	res.Mean = sum / float64(n)
-	if n > 1 {
-		var ss float64
-		for _, v := range tests {
-			ss += (v - res.Mean) * (v - res.Mean)
-		}
-		res.Std = math.Sqrt(ss / float64(n-1))
-	}
+	sp := table.Summarize(tests) // the sample std of every table (0 for one seed)
+	res.Mean, res.Std = sp.Mean, sp.StdOr0()
 	return nil
 }
 
@@ -407,6 +400,16 @@ func resetPeak() {
 	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
+// testText is the row's test metric in percent as every table shows it:
+// mean ± sample std, "n = 1" for one seed.
+func (r *Result) testText() string {
+	pct := make([]float64, len(r.Tests))
+	for i, v := range r.Tests {
+		pct[i] = 100 * v
+	}
+	return table.Summarize(pct).Text(table.Decimals)
+}
+
 // Print writes results as a table (phase times, CPU time, peak memory,
 // test metric), notes on the rows' splits and hyper-parameters, and a line
 // with the total wall time, the process's peak memory, the kernels and the
@@ -422,8 +425,8 @@ func Print(w io.Writer, results []Result, wall float64) {
 		case r.Shared:
 			data = "(shared)\t\t\t"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.0f\t%.1f ± %.1f\t\n", r.Dataset, r.Model, r.Seeds, data,
-			r.Sample, r.Train, r.TrainSeed, r.Total, r.CPU, float64(r.PeakRSS)/(1<<20), 100*r.Mean, 100*r.Std)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.0f\t%s\t\n", r.Dataset, r.Model, r.Seeds, data,
+			r.Sample, r.Train, r.TrainSeed, r.Total, r.CPU, float64(r.PeakRSS)/(1<<20), r.testText())
 	}
 	tw.Flush()
 	var perSeed []string

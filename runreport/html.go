@@ -20,6 +20,7 @@ import (
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runs"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 )
 
 // Page is everything the HTML report of a run shows, read from the
@@ -82,7 +83,7 @@ func BuildPage(c *cache.Cache, reg *registry.Registry, id int64) (*Page, error) 
 			continue
 		}
 		if o.Kind == schema.KindTable {
-			doc, err := o.Artifact.MemberFile("table.json")
+			doc, err := o.Artifact.MemberFile(table.MemberJSON)
 			var v *TableView
 			if err == nil {
 				v, err = ParseTable(doc)
@@ -723,21 +724,24 @@ func newCompareView(d *runs.Diff) *compareView {
 	case !d.Provenance.RecordedB:
 		cv.ProvNote = fmt.Sprintf("run %d did not record its provenance", d.B.ID)
 	}
-	stat := func(s *runs.CellStat) string {
-		if s == nil {
-			return "—"
-		}
-		return fmt.Sprintf("%.2f ± %.2f (n=%d)", s.Mean, s.SD, s.Runs)
-	}
 	for _, t := range d.Tables {
+		// The numbers as runs diff prints them (same decimals, same
+		// sample std, "n = 1" for a single run).
+		prec := runs.TablePrecision(t)
+		stat := func(s *runs.CellStat) string {
+			if s == nil {
+				return "—"
+			}
+			return s.Spread().TextN(prec)
+		}
 		ct := compareTable{Stage: t.Stage, Title: t.Title, Metric: t.Metric, Only: t.Only}
 		for _, c := range t.Cells {
 			r := compareRow{Dataset: c.Dataset, Model: c.Model, A: stat(c.A), B: stat(c.B), Verdict: c.Verdict, Delta: "—", Bound: "—"}
 			if c.Delta != nil {
-				r.Delta = fmt.Sprintf("%+.2f", *c.Delta)
+				r.Delta = table.Signed(*c.Delta, prec)
 			}
 			if c.Bound != nil {
-				r.Bound = fmt.Sprintf("%.2f", *c.Bound)
+				r.Bound = table.Num(*c.Bound, prec)
 			}
 			switch c.Verdict {
 			case runs.Beyond:

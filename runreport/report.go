@@ -20,6 +20,7 @@ import (
 	"github.com/hylaflow/hylaflow/internal/safename"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 )
 
 // Kinds are the artifact kinds a report writes out.
@@ -224,7 +225,7 @@ func WriteOutputs(w io.Writer, out string, id int64, outputs []Output) Files {
 		if t.Kind != schema.KindTable {
 			continue
 		}
-		if md, err := t.Artifact.MemberFile("table.md"); err == nil {
+		if md, err := t.Artifact.MemberFile(table.MemberMarkdown); err == nil {
 			fmt.Fprintf(w, "<!-- %s (run %d) -->\n", t.Address, id)
 			w.Write(md)
 			if len(md) > 0 && md[len(md)-1] != '\n' {
@@ -270,7 +271,7 @@ func WriteTablesText(w io.Writer, c *cache.Cache, reg *registry.Registry, id int
 		if t.Err != nil {
 			continue
 		}
-		doc, err := t.Artifact.MemberFile("table.json")
+		doc, err := t.Artifact.MemberFile(table.MemberJSON)
 		if err == nil {
 			fmt.Fprintln(w)
 			err = WriteText(w, doc)

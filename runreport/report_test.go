@@ -304,7 +304,7 @@ func TestTimingMarkdown(t *testing.T) {
 		{Address: `gat.p["0"]`, Dataset: "pubmed", Model: "gat", Test: 78, TrainSec: 20, UpstreamSec: 1, TotalSec: 21},
 	}
 	sums := Summarise(rows)
-	if len(sums) != 4 || sums[0].Runs != 2 || sums[0].Test != 81 || sums[0].TestStd != 1 || sums[0].TotalSec != 3.5 || sums[1].Incomplete != 1 {
+	if len(sums) != 4 || sums[0].Runs != 2 || sums[0].Test.Mean != 81 || sums[0].Test.Std == nil || math.Abs(*sums[0].Test.Std-math.Sqrt(2)) > 1e-12 || sums[1].Test.Std != nil || sums[0].TotalSec != 3.5 || sums[1].Incomplete != 1 {
 		t.Errorf("Summarise = %+v", sums)
 	}
 	var b bytes.Buffer

@@ -1,41 +1,21 @@
 package runreport
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hylaflow/hylaflow/table"
 )
 
 // TextWidth is the width the wide layout must fit in; wider tables
 // are printed one cell per line.
 const TextWidth = 80
 
-// tableJSON is the part of the evaluate stage's table.json that the text
-// view needs (stages/learning_eval.go writes it).
-type tableJSON struct {
-	Title  string `json:"title"`
-	Metric string `json:"metric"`
-	Cells  []struct {
-		Dataset   string   `json:"dataset"`
-		Model     string   `json:"model"`
-		Runs      int      `json:"runs"`
-		Mean      *float64 `json:"mean"`
-		Std       *float64 `json:"std"`
-		PaperMean *float64 `json:"paper_mean"`
-		PaperStd  *float64 `json:"paper_std"`
-		Diff      *float64 `json:"diff"`
-		Within    *bool    `json:"within_tolerance"`
-		Status    string   `json:"status"`
-	} `json:"cells"`
-	Notes []string `json:"notes"`
-}
-
 // TableView is one evaluate table (its table.json document) as the
 // reports show it: the cells' texts and tolerance marks, the datasets and
-// models in the order they first appear. WriteText and the HTML report
+// models in the table's order (table.Doc). WriteText and the HTML report
 // both render it, so the two say the same thing.
 type TableView struct {
 	Title  string // "Results" when the document has none
@@ -47,8 +27,9 @@ type TableView struct {
 	Models   []string
 	Cells    []CellView // in the document's order
 	// Notes are the table's remarks (model selection, the best model), printed under it.
-	Notes []string
-	at    map[[2]string]int
+	Notes   []string
+	caption string
+	at      map[[2]string]int
 }
 
 // CellView is one (dataset, model) cell of a TableView.
@@ -56,7 +37,7 @@ type CellView struct {
 	Dataset, Model string
 	Runs           int
 	Mean           *float64 // nil when the cell has no result
-	// Result is "mean ± std", or why there is none ("no runs").
+	// Result is "mean ± std" (table.Spread.Text), or why there is none ("no runs").
 	Result string
 	Paper  string // the paper's "mean ± std", "" when it has none
 	// Delta is "Δ" (result − paper) with one decimal and its sign, Mark
@@ -65,71 +46,23 @@ type CellView struct {
 }
 
 // ToleranceNote explains the marks of a table with paper values.
-const ToleranceNote = "Δ = result − paper (Yu & De Sa, ICLR 2023): ✓ within max(1.5, 2·std) or above"
+const ToleranceNote = table.ToleranceNote
 
-// ParseTable reads an evaluate table's table.json document.
+// ParseTable reads an evaluate table's table.json document (table.Parse)
+// into the view the reports print.
 func ParseTable(doc []byte) (*TableView, error) {
-	var t tableJSON
-	if err := json.Unmarshal(doc, &t); err != nil {
-		return nil, fmt.Errorf("table.json: %w", err)
+	t, err := table.Parse(doc)
+	if err != nil {
+		return nil, err
 	}
-	v := &TableView{Title: t.Title, Metric: t.Metric, Notes: t.Notes, at: map[[2]string]int{}}
-	if v.Title == "" {
-		v.Title = "Results"
-	}
-	runs := map[int]bool{}
-	pm := func(mean, std *float64) string {
-		switch {
-		case mean == nil:
-			return ""
-		case std == nil:
-			return fmt.Sprintf("%.1f", *mean)
-		}
-		return fmt.Sprintf("%.1f ± %.1f", *mean, *std)
-	}
-	for i, c := range t.Cells {
-		if !slices.Contains(v.Datasets, c.Dataset) {
-			v.Datasets = append(v.Datasets, c.Dataset)
-		}
-		if !slices.Contains(v.Models, c.Model) {
-			v.Models = append(v.Models, c.Model)
-		}
+	v := &TableView{Title: t.TitleOr(), Metric: t.Metric, Over: t.Over(), Paper: t.HasPaper(),
+		Datasets: t.Datasets, Models: t.Models, Notes: t.Notes, caption: t.Caption(), at: map[[2]string]int{}}
+	for i := range t.Cells {
+		c := &t.Cells[i]
 		v.at[[2]string{c.Dataset, c.Model}] = i
-		v.Paper = v.Paper || c.PaperMean != nil
-		if c.Runs > 0 {
-			runs[c.Runs] = true
-		}
-		cv := CellView{Dataset: c.Dataset, Model: c.Model, Runs: c.Runs, Mean: c.Mean,
-			Result: pm(c.Mean, c.Std), Paper: pm(c.PaperMean, c.PaperStd)}
-		if c.Mean == nil {
-			cv.Result = strings.TrimSuffix(strings.TrimPrefix(c.Status, "missing ("), ")")
-		}
-		if c.Diff != nil {
-			cv.Mark = "✓"
-			if c.Within != nil && !*c.Within {
-				cv.Mark = "✗"
-			}
-			cv.Delta = fmt.Sprintf("%+.1f", *c.Diff)
-		}
+		cv := CellView{Dataset: c.Dataset, Model: c.Model, Runs: c.Runs, Mean: c.Mean, Result: c.Result(), Paper: c.Paper()}
+		cv.Delta, cv.Mark = c.Delta()
 		v.Cells = append(v.Cells, cv)
-	}
-	v.Over = "over the runs"
-	if len(runs) > 0 {
-		lo, hi := -1, 0
-		for n := range runs {
-			if lo < 0 || n < lo {
-				lo = n
-			}
-			hi = max(hi, n)
-		}
-		switch {
-		case lo == hi && lo == 1:
-			v.Over = "of 1 run"
-		case lo == hi:
-			v.Over = fmt.Sprintf("over %d runs", lo)
-		default:
-			v.Over = fmt.Sprintf("over %d–%d runs", lo, hi)
-		}
 	}
 	return v, nil
 }
@@ -143,9 +76,10 @@ func (v *TableView) Cell(ds, m string) (CellView, bool) {
 	return v.Cells[i], true
 }
 
-// Caption is the table's heading: title, metric and what the means are over.
+// Caption is the table's heading: title, metric, the spread convention
+// and what the means are over (table.Doc.Caption).
 func (v *TableView) Caption() string {
-	return fmt.Sprintf("%s — %s (%%), mean ± std %s", v.Title, v.Metric, v.Over)
+	return v.caption
 }
 
 // WriteText renders one evaluate table (its table.json document) as

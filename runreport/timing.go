@@ -16,6 +16,7 @@ import (
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 	"github.com/hylaflow/hylaflow/viz"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -160,7 +161,7 @@ func loadMetrics(c *cache.Cache, key string) (*trainMetrics, error) {
 type TimingSummary struct {
 	Dataset, Model               string
 	Runs                         int
-	Test, TestStd                float64
+	Test                         table.Spread // test accuracy (%): mean ± sample std over the runs
 	TotalSec, TrainSec, Upstream float64
 	Incomplete                   int // rows with dependencies from the cache
 }
@@ -193,15 +194,7 @@ func Summarise(rows []Timing) []TimingSummary {
 		s := &out[i]
 		n := float64(s.Runs)
 		s.TotalSec, s.TrainSec, s.Upstream = s.TotalSec/n, s.TrainSec/n, s.Upstream/n
-		var sum, sq float64
-		for _, v := range tests[i] {
-			sum += v
-		}
-		s.Test = sum / n
-		for _, v := range tests[i] {
-			sq += (v - s.Test) * (v - s.Test)
-		}
-		s.TestStd = math.Sqrt(sq / n)
+		s.Test = table.Summarize(tests[i])
 	}
 	return out
 }
@@ -214,7 +207,7 @@ func WriteTimingMarkdown(w io.Writer, id int64, sums []TimingSummary, paperTimes
 		"(load, normalise, precompute, sample), averaged over the seeds; from the run record, on this machine's CPU. "+
 		"Paper: Table 6, an RTX 2080 Ti GPU.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| dataset | model | runs | test accuracy (%) | total (s) | train (s) | load + precompute + sample (s) | paper (s, GPU) |")
+	fmt.Fprintln(w, "| dataset | model | runs | test accuracy (%, mean ± sample std) | total (s) | train (s) | load + precompute + sample (s) | paper (s, GPU) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	incomplete := 0
 	for _, s := range sums {
@@ -227,8 +220,8 @@ func WriteTimingMarkdown(w io.Writer, id int64, sums []TimingSummary, paperTimes
 			mark = " *"
 			incomplete += s.Incomplete
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %.1f ± %.1f | %.3f%s | %.3f | %.3f | %s |\n",
-			s.Dataset, s.Model, s.Runs, s.Test, s.TestStd, s.TotalSec, mark, s.TrainSec, s.Upstream, p)
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %.3f%s | %.3f | %.3f | %s |\n",
+			s.Dataset, s.Model, s.Runs, s.Test.Text(table.Decimals), s.TotalSec, mark, s.TrainSec, s.Upstream, p)
 	}
 	if incomplete > 0 {
 		fmt.Fprintf(w, "\n\\* %d runs had dependencies that came from the cache, so their time is missing from the total: "+

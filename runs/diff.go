@@ -8,6 +8,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/runner"
+	"github.com/hylaflow/hylaflow/table"
 )
 
 // SpreadRule is the rule Compare applies to say whether the difference of
@@ -95,6 +96,16 @@ type CellStat struct {
 	Mean float64 `json:"mean"`
 	// SD is the sample standard deviation (n−1) of the values; 0 for one value.
 	SD float64 `json:"sd"`
+}
+
+// Spread returns s as package table formats it (no std for one value).
+func (s *CellStat) Spread() table.Spread {
+	sp := table.Spread{Mean: s.Mean, N: s.Runs}
+	if s.Runs > 1 {
+		sd := s.SD
+		sp.Std = &sd
+	}
+	return sp
 }
 
 // StagesDiff compares the two runs' stage instances by address.
@@ -256,25 +267,17 @@ func compareCell(k cellKey, a, b *Cell) CellDiff {
 }
 
 // stat summarises a cell: its mean and the sample standard deviation of
-// its values (from the values when the table lists them, else from the
-// population standard deviation it gives). nil: no cell or no mean.
+// its values (the table's std: table.Parse gives the sample std whatever
+// version wrote the table). nil: no cell or no mean.
 func stat(c *Cell) *CellStat {
-	if c == nil || c.Mean == nil {
+	if c == nil {
 		return nil
 	}
-	s := &CellStat{Runs: c.Runs, Mean: *c.Mean}
-	switch {
-	case len(c.Values) == c.Runs && c.Runs > 1:
-		var sum float64
-		for _, v := range c.Values {
-			d := v - *c.Mean
-			sum += d * d
-		}
-		s.SD = math.Sqrt(sum / float64(c.Runs-1))
-	case c.Std != nil && c.Runs > 1:
-		s.SD = *c.Std * math.Sqrt(float64(c.Runs)/float64(c.Runs-1))
+	sp, ok := c.Spread()
+	if !ok {
+		return nil
 	}
-	return s
+	return &CellStat{Runs: sp.N, Mean: sp.Mean, SD: sp.StdOr0()}
 }
 
 func compareStages(a, b *Run) StagesDiff {

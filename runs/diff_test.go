@@ -15,35 +15,28 @@ import (
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func ptr(v float64) *float64 { return &v }
 
-// cell builds a table cell from its values, with the population standard
-// deviation the evaluate stage writes.
+// cell builds a table cell from its values, with the sample standard
+// deviation the evaluate stage writes (package table).
 func cell(dataset, model string, values ...float64) Cell {
 	c := Cell{Dataset: dataset, Model: model, Runs: len(values), Values: values}
 	if len(values) == 0 {
 		return c
 	}
-	var sum float64
-	for _, v := range values {
-		sum += v
-	}
-	mean := sum / float64(len(values))
-	var ss float64
-	for _, v := range values {
-		ss += (v - mean) * (v - mean)
-	}
-	c.Mean, c.Std = &mean, ptr(math.Sqrt(ss/float64(len(values))))
+	sp := table.Summarize(values)
+	c.Mean, c.Std = &sp.Mean, sp.Std
 	return c
 }
 
 func TestCompareCell(t *testing.T) {
 	noValues := cell("d", "m", 70, 72)
-	noValues.Values = nil // the sample SD comes from the population one then
+	noValues.Values = nil // the SD is the table's std then
 	for _, tc := range []struct {
 		name    string
 		a, b    *Cell
@@ -56,8 +49,8 @@ func TestCompareCell(t *testing.T) {
 		{"within", ptrCell(cell("d", "m", 70, 71, 72)), ptrCell(cell("d", "m", 71, 72, 73)), Within, ptr(1), ptr(2 * math.Sqrt(2.0/3))},
 		{"no spread, no difference", ptrCell(cell("d", "m", 5, 5)), ptrCell(cell("d", "m", 5, 5)), Within, ptr(0), ptr(0)},
 		{"no spread, a difference", ptrCell(cell("d", "m", 5, 5)), ptrCell(cell("d", "m", 6, 6)), Beyond, ptr(1), ptr(0)},
-		// values 70, 72: sample SD sqrt(2) from the population SD 1.
-		{"from the population SD", &noValues, ptrCell(cell("d", "m", 70, 72)), Within, ptr(0), ptr(2 * math.Sqrt(2.0/2+2.0/2))},
+		// values 70, 72: sample SD sqrt(2), from the table's std.
+		{"std without the values", &noValues, ptrCell(cell("d", "m", 70, 72)), Within, ptr(0), ptr(2 * math.Sqrt(2.0/2+2.0/2))},
 		{"one run", ptrCell(cell("d", "m", 70)), ptrCell(cell("d", "m", 71, 72)), TooFew, ptr(1.5), nil},
 		{"no runs", ptrCell(cell("d", "m")), ptrCell(cell("d", "m", 71, 72)), NoValues, nil, nil},
 		{"only A", ptrCell(cell("d", "m", 70)), nil, OnlyA, nil, nil},
@@ -295,8 +288,10 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A table of evaluate version 3 (no std_ddof: the population std 1) is
+	// read with the sample std sqrt(2), the one convention of package table.
 	want := []Table{{Stage: "evaluate.t", Title: "T", Metric: "test accuracy", Unit: "percent",
-		Cells: []Cell{{Dataset: "cora", Model: "hyla", Runs: 2, Values: []float64{80, 82}, Mean: ptr(81), Std: ptr(1)}}}}
+		Cells: []Cell{{Dataset: "cora", Model: "hyla", Runs: 2, Values: []float64{80, 82}, Mean: ptr(81), Std: ptr(math.Sqrt(2)), Status: "ok"}}}}
 	if !reflect.DeepEqual(r.Tables, want) {
 		t.Errorf("tables %+v, want %+v", r.Tables, want)
 	}

@@ -1,13 +1,13 @@
 package runs
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 )
 
 // Run is a recorded run with what a comparison needs; Load reads it.
@@ -34,19 +34,10 @@ type Table struct {
 	Cells  []Cell `json:"cells"`
 }
 
-// Cell is one (dataset, model) entry of a table.
-type Cell struct {
-	Dataset string `json:"dataset"`
-	Model   string `json:"model"`
-	// Runs is the number of values (seeds) the mean is over.
-	Runs int `json:"runs"`
-	// Values are the per-run values, when the table lists them.
-	Values []float64 `json:"values,omitempty"`
-	// Mean is nil for a cell without runs; Std is the population standard
-	// deviation of the values, as the evaluate stage writes it.
-	Mean *float64 `json:"mean"`
-	Std  *float64 `json:"std"`
-}
+// Cell is one (dataset, model) entry of a table: the table.json layout
+// of package table. Its Std is the sample standard deviation (nil for
+// fewer than two runs), whichever evaluate version wrote the table.
+type Cell = table.Cell
 
 // Reader is what Load reads from: *cache.Cache.
 type Reader interface {
@@ -118,13 +109,13 @@ func loadTable(c Reader, ref cache.OutputRef) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := a.MemberFile("table.json")
+	doc, err := a.MemberFile(table.MemberJSON)
 	if err != nil {
 		return nil, fmt.Errorf("output %s: %w", ref.Name, err)
 	}
-	var t Table
-	if err := json.Unmarshal(doc, &t); err != nil {
-		return nil, fmt.Errorf("output %s: table.json: %w", ref.Name, err)
+	d, err := table.Parse(doc)
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", ref.Name, err)
 	}
-	return &t, nil
+	return &Table{Title: d.Title, Metric: d.Metric, Unit: d.Unit, Cells: d.Cells}, nil
 }

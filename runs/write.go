@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/hylaflow/hylaflow/table"
 )
 
 // WriteDiff prints d for a terminal: the two runs, the provenance fields
@@ -87,15 +88,16 @@ func writeTableDiff(ew *errWriter, t TableDiff) {
 		ew.printf(", only in run B")
 	}
 	ew.printf("\n")
-	num := tableFormat(t)
+	prec := TablePrecision(t)
+	num := func(v float64) string { return table.Num(v, prec) }
 	cellText := func(s *CellStat) string {
 		if s == nil {
 			return "-"
 		}
-		return fmt.Sprintf("%s ± %s (%d)", num(s.Mean), num(s.SD), s.Runs)
+		return s.Spread().TextN(prec)
 	}
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  DATASET\tMODEL\tA: MEAN ± SD (N)\tB: MEAN ± SD (N)\tΔ = B − A\t2·SE\tVERDICT")
+	fmt.Fprintln(tw, "  DATASET\tMODEL\tA: MEAN ± SAMPLE STD (n)\tB: MEAN ± SAMPLE STD (n)\tΔ = B − A\t2·SE\tVERDICT")
 	for _, c := range t.Cells {
 		delta, bound := "-", "-"
 		if c.Delta != nil {
@@ -187,18 +189,18 @@ func instances(block string, addrs []string) string {
 	return block + "[" + strings.Join(keys, ", ") + "]"
 }
 
-// tableFormat returns the number format of a table's figures: two
-// decimals, or four when every mean is below 1 in magnitude (fractions).
-func tableFormat(t TableDiff) func(float64) string {
-	prec := 4
+// TablePrecision returns the number of decimals of a compared table's
+// figures: two, or four when every mean is below 1 in magnitude
+// (fractions).
+func TablePrecision(t TableDiff) int {
 	for _, c := range t.Cells {
 		for _, s := range []*CellStat{c.A, c.B} {
 			if s != nil && math.Abs(s.Mean) >= 1 {
-				prec = 2
+				return 2
 			}
 		}
 	}
-	return func(v float64) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	return 4
 }
 
 // orNotSet shows a provenance field one run lacks (a -var given in the

@@ -1,15 +1,11 @@
 package stages
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"image/color"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hylaflow/hylaflow/artifact"
@@ -17,6 +13,7 @@ import (
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 	"github.com/hylaflow/hylaflow/viz"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -25,20 +22,14 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Members of the evaluate stage's table artifact.
-const (
-	learnMemberTableMD   = "table.md"
-	learnMemberTableCSV  = "table.csv"
-	learnMemberTableJSON = "table.json"
-	learnMemberChartPNG  = "chart.png"
-)
-
 func learnEvaluateType() *registry.Type {
 	return &registry.Type{
-		Name:    "evaluate",
-		Version: "3", // 2: the chart's legend beside the axes, a margin above the title; 3: a y axis of at least two points
-		Doc: "Collects the metrics of many train runs into a table: mean ± std (population std, as numpy's " +
-			"np.std) over the runs of each dataset × model, in percent, with the paper's published value and the " +
+		Name: "evaluate",
+		// 2: the chart's legend beside the axes, a margin above the title; 3: a y axis of at least two points;
+		// 4: the sample std (n−1; none for one run), the column order in table.json (package table)
+		Version: "4",
+		Doc: "Collects the metrics of many train runs into a table: mean ± sample std (n−1; a single run shows " +
+			"n = 1) over the runs of each dataset × model, in percent, with the paper's published value and the " +
 			"difference beside it, and whether the cell is within max(1.5, 2 × the paper's std) of the paper or " +
 			"above it. Datasets or models listed in the parameters but without runs appear as missing cells. " +
 			"Writes table.md, table.csv, table.json and chart.png.",
@@ -61,33 +52,6 @@ func learnEvaluateType() *registry.Type {
 		Outputs: []registry.Output{{Name: learnOutTable, Kind: schema.KindTable, Doc: "table.md, table.csv, table.json, chart.png"}},
 		Run:     learnRunEvaluate,
 	}
-}
-
-// learnCell is one dataset × model cell of the evaluate table (percent).
-type learnCell struct {
-	Dataset   string    `json:"dataset"`
-	Model     string    `json:"model"`
-	Runs      int       `json:"runs"`
-	Values    []float64 `json:"values,omitempty"`
-	Mean      *float64  `json:"mean"`
-	Std       *float64  `json:"std"`
-	Min       *float64  `json:"min"`
-	Max       *float64  `json:"max"`
-	PaperMean *float64  `json:"paper_mean"`
-	PaperStd  *float64  `json:"paper_std"`
-	PaperRef  string    `json:"paper_table,omitempty"`
-	Diff      *float64  `json:"diff"`
-	Within    *bool     `json:"within_tolerance"`
-	Status    string    `json:"status"` // "ok", "below paper", "missing (no runs)", "no paper value"
-}
-
-type learnTable struct {
-	Title  string      `json:"title"`
-	Metric string      `json:"metric"`
-	Unit   string      `json:"unit"`
-	Cells  []learnCell `json:"cells"`
-	// Notes: the settings select_on chose and the verdict on the best model.
-	Notes []string `json:"notes,omitempty"`
 }
 
 // learnPaperOrder is the paper's column order of datasets and models.
@@ -191,10 +155,10 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 	}
 	datasets := learnOrdered(p.Strings("datasets"), seenD, learnDatasetOrder)
 	models := learnOrdered(p.Strings("models"), seenM, learnModelOrder)
-	tab := learnTable{Title: p.String("title"), Metric: metric + " " + metricName, Unit: "percent"}
+	tab := table.Doc{Title: p.String("title"), Metric: metric + " " + metricName, Unit: "percent", Datasets: datasets, Models: models}
 	for _, ds := range datasets {
 		for _, model := range models {
-			c := learnCell{Dataset: ds, Model: model}
+			c := table.Cell{Dataset: ds, Model: model}
 			vals := values[[2]string{ds, model}]
 			if len(vals) == 0 && !slices.Contains(p.Strings("datasets"), ds) && !slices.Contains(p.Strings("models"), model) {
 				continue // neither listed nor run: not part of the table
@@ -202,12 +166,12 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 			c.Runs = len(vals)
 			if len(vals) > 0 {
 				c.Values = vals
-				mean, std := learnMeanStd(vals)
+				sp := table.Summarize(vals)
 				lo, hi := slices.Min(vals), slices.Max(vals)
-				c.Mean, c.Std, c.Min, c.Max = &mean, &std, &lo, &hi
-				c.Status = "ok"
+				c.Mean, c.Std, c.Min, c.Max = &sp.Mean, sp.Std, &lo, &hi
+				c.Status = table.StatusOK
 			} else {
-				c.Status = "missing (no runs)"
+				c.Status = table.StatusMissing
 			}
 			if p.String("compare_to") == "paper" {
 				if r, ok := learnPaperLookup(p.String("paper_table"), learnPaperName(ds), model); ok {
@@ -222,11 +186,11 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 						within := d >= -math.Max(1.5, 2*r.Std)
 						c.Diff, c.Within = &d, &within
 						if !within {
-							c.Status = "below paper"
+							c.Status = table.StatusBelow
 						}
 					}
 				} else if c.Mean != nil {
-					c.Status = "no paper value"
+					c.Status = table.StatusNoPaper
 				}
 			}
 			tab.Cells = append(tab.Cells, c)
@@ -242,22 +206,22 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 		return nil, err
 	}
 	out := bundle.New(schema.KindTable)
-	out.SetFile(learnMemberTableMD, learnMarkdown(&tab, datasets, models, p.String("compare_to") == "paper"))
-	csvb, err := learnCSV(&tab)
+	out.SetFile(table.MemberMarkdown, table.Markdown(&tab, p.String("compare_to") == "paper"))
+	csvb, err := table.CSV(&tab)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("evaluate: %w", err)
 	}
-	out.SetFile(learnMemberTableCSV, csvb)
-	js, err := json.MarshalIndent(&tab, "", "  ")
+	out.SetFile(table.MemberCSV, csvb)
+	js, err := table.Marshal(&tab)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("evaluate: %w", err)
 	}
-	out.SetFile(learnMemberTableJSON, append(js, '\n'))
+	out.SetFile(table.MemberJSON, js)
 	png, err := learnChart(&tab, datasets, models)
 	if err != nil {
 		return nil, fmt.Errorf("evaluate: chart: %w", err)
 	}
-	out.SetFile(learnMemberChartPNG, png)
+	out.SetFile(table.MemberChart, png)
 	job.Logf("evaluate: %d runs, %d cells", len(runs), len(tab.Cells))
 	return map[string]artifact.Artifact{learnOutTable: out}, nil
 }
@@ -288,145 +252,9 @@ func learnPaperLookup(table, dataset, model string) (paper.Result, bool) {
 	return paper.Result{}, false
 }
 
-// learnMeanStd returns the mean and the population standard deviation.
-func learnMeanStd(v []float64) (float64, float64) {
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	mean := s / float64(len(v))
-	var q float64
-	for _, x := range v {
-		q += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(q / float64(len(v)))
-}
-
-func learnPM(mean, std *float64) string {
-	if mean == nil {
-		return "—"
-	}
-	if std == nil {
-		return fmt.Sprintf("%.1f", *mean)
-	}
-	return fmt.Sprintf("%.1f ± %.1f", *mean, *std)
-}
-
-func learnSigned(d *float64) string {
-	if d == nil {
-		return "—"
-	}
-	return fmt.Sprintf("%+.1f", *d)
-}
-
-func learnMarkdown(t *learnTable, datasets, models []string, paperCol bool) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s\n\n", t.Title)
-	fmt.Fprintf(&b, "Metric: %s in percent, mean ± population std over the runs", t.Metric)
-	if paperCol {
-		b.WriteString("; paper: Yu & De Sa, ICLR 2023; Δ = result − paper; ✓ = within max(1.5, 2 × paper std) of the paper or above")
-	}
-	b.WriteString(".\n\n")
-	// Wide table: models × datasets.
-	b.WriteString("| model |")
-	for _, ds := range datasets {
-		fmt.Fprintf(&b, " %s |", ds)
-	}
-	b.WriteString("\n|---|")
-	for range datasets {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
-	cell := map[[2]string]*learnCell{}
-	for i := range t.Cells {
-		cell[[2]string{t.Cells[i].Dataset, t.Cells[i].Model}] = &t.Cells[i]
-	}
-	for _, m := range models {
-		fmt.Fprintf(&b, "| %s |", m)
-		for _, ds := range datasets {
-			c := cell[[2]string{ds, m}]
-			switch {
-			case c == nil:
-				b.WriteString(" |")
-			case c.Mean == nil:
-				fmt.Fprintf(&b, " %s |", c.Status)
-			default:
-				fmt.Fprintf(&b, " %s", learnPM(c.Mean, c.Std))
-				if paperCol && c.PaperMean != nil {
-					mark := "✓"
-					if c.Within != nil && !*c.Within {
-						mark = "✗"
-					}
-					fmt.Fprintf(&b, " (paper %.1f, Δ %s %s)", *c.PaperMean, learnSigned(c.Diff), mark)
-				}
-				b.WriteString(" |")
-			}
-		}
-		b.WriteString("\n")
-	}
-	for _, n := range t.Notes {
-		fmt.Fprintf(&b, "\n- %s", n)
-	}
-	if len(t.Notes) > 0 {
-		b.WriteString("\n")
-	}
-	// Long table with every number.
-	b.WriteString("\n| dataset | model | runs | result | min | max |")
-	if paperCol {
-		b.WriteString(" paper | Δ | status |")
-	}
-	b.WriteString("\n|---|---|---|---|---|---|")
-	if paperCol {
-		b.WriteString("---|---|---|")
-	}
-	b.WriteString("\n")
-	for _, c := range t.Cells {
-		res := learnPM(c.Mean, c.Std)
-		if c.Mean == nil {
-			res = c.Status
-		}
-		lo, hi := "—", "—"
-		if c.Min != nil {
-			lo, hi = fmt.Sprintf("%.1f", *c.Min), fmt.Sprintf("%.1f", *c.Max)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s |", c.Dataset, c.Model, c.Runs, res, lo, hi)
-		if paperCol {
-			pp := learnPM(c.PaperMean, c.PaperStd)
-			if c.PaperMean == nil {
-				pp = "not in paper"
-			}
-			fmt.Fprintf(&b, " %s | %s | %s |", pp, learnSigned(c.Diff), c.Status)
-		}
-		b.WriteString("\n")
-	}
-	return b.Bytes()
-}
-
-func learnCSV(t *learnTable) ([]byte, error) {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	num := func(v *float64) string {
-		if v == nil {
-			return ""
-		}
-		return strconv.FormatFloat(*v, 'f', 4, 64)
-	}
-	_ = w.Write([]string{"dataset", "model", "metric", "runs", "mean", "std", "min", "max", "paper_mean", "paper_std", "diff", "within_tolerance", "status"})
-	for _, c := range t.Cells {
-		within := ""
-		if c.Within != nil {
-			within = strconv.FormatBool(*c.Within)
-		}
-		_ = w.Write([]string{c.Dataset, c.Model, t.Metric, strconv.Itoa(c.Runs), num(c.Mean), num(c.Std), num(c.Min), num(c.Max),
-			num(c.PaperMean), num(c.PaperStd), num(c.Diff), within, c.Status})
-	}
-	w.Flush()
-	return b.Bytes(), w.Error()
-}
-
 // learnChart draws each cell's mean with a ±std error bar, one colour per
 // model, grouped by dataset, with the paper's values as black crosses.
-func learnChart(t *learnTable, datasets, models []string) ([]byte, error) {
+func learnChart(t *table.Doc, datasets, models []string) ([]byte, error) {
 	p := plot.New()
 	legend := plot.NewLegend()
 	p.Title.Text = t.Title
@@ -447,7 +275,11 @@ func learnChart(t *learnTable, datasets, models []string) ([]byte, error) {
 				}
 				if c.Mean != nil {
 					xys = append(xys, plotter.XY{X: x, Y: *c.Mean})
-					pts = append(pts, [2]float64{*c.Std, *c.Std})
+					sd := 0.0 // one run: no error bar
+					if c.Std != nil {
+						sd = *c.Std
+					}
+					pts = append(pts, [2]float64{sd, sd})
 				}
 				if c.PaperMean != nil {
 					paperPts = append(paperPts, plotter.XY{X: x, Y: *c.PaperMean})

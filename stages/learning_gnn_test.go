@@ -7,6 +7,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 )
 
 // gnnGraph is the synthetic Disease graph, normalised, with a random split.
@@ -52,7 +53,7 @@ func TestGNNStages(t *testing.T) {
 				// The evaluate stage reads it as a row next to the paper.
 				tab := learnRun(t, "evaluate", map[string]any{"paper_table": "table1", "models": []string{tc.typ}},
 					map[string][]*bundle.Bundle{"runs": {out["metrics"]}}, 1, 1)["table"]
-				md, err := tab.File(learnMemberTableMD)
+				md, err := tab.File(table.MemberMarkdown)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -80,11 +81,11 @@ func TestGNNProtocolLabelTakesPaperValue(t *testing.T) {
 	g, sp := gnnGraph(t, true)
 	out := learnRun(t, "gcn", map[string]any{"epochs": 3, "label": "gcn (long)"}, map[string][]*bundle.Bundle{"graph": {g}, "split": {sp}}, 1, 1)
 	tab := learnRun(t, "evaluate", map[string]any{"paper_table": "table1"}, map[string][]*bundle.Bundle{"runs": {out["metrics"]}}, 1, 1)["table"]
-	raw, err := tab.File(learnMemberTableJSON)
+	raw, err := tab.File(table.MemberJSON)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lt learnTable
+	var lt table.Doc
 	if err := json.Unmarshal(raw, &lt); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -42,7 +43,7 @@ func TestHyLaGCNStage(t *testing.T) {
 				// The evaluate stage prints it without a paper value.
 				tab := learnRun(t, "evaluate", map[string]any{"paper_table": "table1", "models": []string{"hyla-gcn"}},
 					map[string][]*bundle.Bundle{"runs": {out["metrics"]}}, 1, 1)["table"]
-				md, err := tab.File(learnMemberTableMD)
+				md, err := tab.File(table.MemberMarkdown)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -183,11 +184,11 @@ func TestHypLabelsTakePaperValues(t *testing.T) {
 	}{{"hgcn", "hgcn (long)", 74.5}, {"hnn", "", 41.0}, {"lgcn", "", 81.3}} {
 		out := learnRun(t, tc.typ, map[string]any{"epochs": 2, "label": tc.label}, in, 1, 1)
 		tab := learnRun(t, "evaluate", map[string]any{"paper_table": "table1"}, map[string][]*bundle.Bundle{"runs": {out["metrics"]}}, 1, 1)["table"]
-		raw, err := tab.File(learnMemberTableJSON)
+		raw, err := tab.File(table.MemberJSON)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var lt learnTable
+		var lt table.Doc
 		if err := json.Unmarshal(raw, &lt); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 )
 
 // Model selection on validation for the evaluate stage (select_on): runs
@@ -103,10 +104,10 @@ func learnWhere(labels []string, i int) string {
 // learnVerdict says, per dataset, which model has the best mean and
 // whether it is best beyond the runs' spread: its mean − std above every
 // other model's mean + std.
-func learnVerdict(cells []learnCell) []string {
+func learnVerdict(cells []table.Cell) []string {
 	var notes []string
 	var order []string
-	by := map[string][]learnCell{}
+	by := map[string][]table.Cell{}
 	for _, c := range cells {
 		if c.Mean == nil {
 			continue
@@ -128,7 +129,7 @@ func learnVerdict(cells []learnCell) []string {
 			}
 		}
 		b := cs[bi]
-		if slices.ContainsFunc(cs, func(c learnCell) bool { return c.Runs < 2 }) {
+		if slices.ContainsFunc(cs, func(c table.Cell) bool { return c.Runs < 2 }) {
 			notes = append(notes, fmt.Sprintf("%s: %s has the best mean, but a model with one run has no spread to judge by: run more seeds", ds, b.Model))
 			continue
 		}
@@ -141,15 +142,19 @@ func learnVerdict(cells []learnCell) []string {
 			if second < 0 || *c.Mean > *cs[second].Mean {
 				second = i
 			}
-			beyond = beyond && *b.Mean-*b.Std > *c.Mean+*c.Std
+			bsp, _ := b.Spread()
+			csp, _ := c.Spread()
+			beyond = beyond && bsp.Mean-bsp.StdOr0() > csp.Mean+csp.StdOr0()
 		}
 		s := cs[second]
+		bsp, _ := b.Spread()
+		ssp, _ := s.Spread()
 		if beyond {
-			notes = append(notes, fmt.Sprintf("%s: %s is best beyond the seeds' spread (%.1f ± %.1f against %s's %.1f ± %.1f, the runner-up)",
-				ds, b.Model, *b.Mean, *b.Std, s.Model, *s.Mean, *s.Std))
+			notes = append(notes, fmt.Sprintf("%s: %s is best beyond the seeds' spread (%s against %s's %s, the runner-up; mean ± %s)",
+				ds, b.Model, bsp.Text(table.Decimals), s.Model, ssp.Text(table.Decimals), table.SpreadName))
 		} else {
-			notes = append(notes, fmt.Sprintf("%s: no model is best beyond the seeds' spread: %s leads with %.1f ± %.1f, %s has %.1f ± %.1f (the intervals mean ± std overlap)",
-				ds, b.Model, *b.Mean, *b.Std, s.Model, *s.Mean, *s.Std))
+			notes = append(notes, fmt.Sprintf("%s: no model is best beyond the seeds' spread: %s leads with %s, %s has %s (the intervals mean ± %s overlap)",
+				ds, b.Model, bsp.Text(table.Decimals), s.Model, ssp.Text(table.Decimals), table.SpreadName))
 		}
 	}
 	return notes

@@ -11,6 +11,7 @@ import (
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"github.com/hylaflow/hylaflow/table"
 )
 
 type learnNopProgress struct{}
@@ -189,4 +190,11 @@ func TestLearnAirportHyLa(t *testing.T) {
 	if mean < 90 {
 		t.Errorf("Airport mean test accuracy %.1f < 90 (official code 94.5 ± 1.3, paper 95.2)", mean)
 	}
+}
+
+// learnMeanStd is the mean and sample std of the tables (package table),
+// 0 for one value.
+func learnMeanStd(v []float64) (float64, float64) {
+	s := table.Summarize(v)
+	return s.Mean, s.StdOr0()
 }
