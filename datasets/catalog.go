@@ -57,6 +57,9 @@ type Entry struct {
 	// NoDownload, when set, says why the files have no public download and
 	// how to build them; fetch then needs --from DIR.
 	NoDownload string
+	// Meta is how results present the dataset (display name, table
+	// column and its place, paper key, metric); see MetaOf.
+	Meta Meta
 }
 
 // extra are the entries RegisterForTest adds after the built-in ones.
@@ -106,33 +109,44 @@ func builtin() []Entry {
 	}
 	return []Entry{
 		{Name: "cora", Source: "planetoid", Doc: "Cora citation graph, Planetoid split (140/500/1000)", Files: planetoid("cora"),
+			Meta:     Meta{Display: "Cora", Rank: 5},
 			Expected: Stats{2708, 5278, 1433, 7}, Paper: Stats{2708, 5429, 1433, 7}, Split: [3]int{140, 500, 1000}},
 		{Name: "citeseer", Source: "planetoid", Doc: "Citeseer citation graph, Planetoid split (120/500/1000); 15 isolated test-range nodes", Files: planetoid("citeseer"),
+			Meta:     Meta{Display: "Citeseer", Rank: 4},
 			Expected: Stats{3327, 4552, 3703, 6}, Paper: Stats{3327, 4732, 3703, 6}, Split: [3]int{120, 500, 1000}},
 		{Name: "pubmed", Source: "planetoid", Doc: "Pubmed citation graph, Planetoid split (60/500/1000); allx rebuilt (6 significant digits)", Files: planetoid("pubmed"),
+			Meta:     Meta{Display: "Pubmed", Rank: 3},
 			Expected: Stats{19717, 44324, 500, 3}, Paper: Stats{19717, 44338, 500, 3}, Split: [3]int{60, 500, 1000}},
 		{Name: "disease_nc", Source: "hgcn", Doc: "HGCN Disease (node classification): SIR epidemic on a tree",
+			Meta:     Meta{Display: "Disease", Column: "disease", Rank: 1},
 			Files:    optional(f("hgcn/disease_nc/disease_nc.edges.csv", "hgcn/disease_nc/disease_nc.labels.npy", "hgcn/disease_nc/disease_nc.feats.npz"), "hgcn/disease_nc/disease_nc.feats.npz"),
 			Expected: Stats{1044, 1043, 1000, 2}, Paper: Stats{1044, 1043, 1000, 2}, Split: [3]int{748, 42, 254}},
 		{Name: "disease_lp", Source: "hgcn", Doc: "HGCN Disease-M (link prediction variant; labels 0/1)",
 			Files:    f("hgcn/disease_lp/disease_lp.edges.csv", "hgcn/disease_lp/disease_lp.labels.npy", "hgcn/disease_lp/disease_lp.feats.npz"),
 			Expected: Stats{2665, 2664, 11, 2}, Split: [3]int{1181, 212, 1272}},
 		{Name: "airport", Source: "hgcn", Doc: "HGCN Airport: flight network, labels = binned population feature",
+			Meta:     Meta{Display: "Airport", Rank: 2},
 			Files:    f("hgcn/airport/airport.p"),
 			Expected: Stats{3188, 18630, 4, 4}, Paper: Stats{3188, 18631, 4, 4}, Split: [3]int{2876, 156, 156}},
 		{Name: "r8", Source: "textgcn", Doc: "Reuters R8 (7674 docs, 8 classes)",
+			Meta:  Meta{Display: "R8", Rank: 7},
 			Files: f("textgcn/R8.txt", "textgcn/corpus/R8.clean.txt", "textgcn/corpus/R8.txt"), Paper: Stats{Nodes: 7674, Classes: 8}, Split: [3]int{4937, 548, 2189}},
 		{Name: "r52", Source: "textgcn", Doc: "Reuters R52 (9100 docs, 52 classes); corpus approximate (training half rebuilt)",
+			Meta:  Meta{Display: "R52", Rank: 8},
 			Files: f("textgcn/R52.txt", "textgcn/corpus/R52.txt"), Paper: Stats{Nodes: 9100, Classes: 52}, Split: [3]int{5879, 653, 2568}},
 		{Name: "ohsumed", Source: "textgcn", Doc: "Ohsumed (7400 docs, 23 classes)",
+			Meta:  Meta{Display: "Ohsumed", Rank: 9},
 			Files: f("textgcn/ohsumed.txt", "textgcn/corpus/ohsumed.txt"), Paper: Stats{Nodes: 7400, Classes: 23}, Split: [3]int{3022, 335, 4043}},
 		{Name: "mr", Source: "textgcn", Doc: "Movie reviews (10662 docs, 2 classes)",
+			Meta:  Meta{Display: "MR", Rank: 10},
 			Files: f("textgcn/mr.txt", "textgcn/corpus/mr.clean.txt", "textgcn/corpus/mr.txt"), Paper: Stats{Nodes: 10662, Classes: 2}, Split: [3]int{6398, 710, 3554}},
 		{Name: "reddit", Source: "reddit", Doc: "Reddit posts (FastGCN reddit.npz + reddit_adj.npz; not distributed here)",
+			Meta:  Meta{Display: "Reddit", Metric: MetricMicroF1, Rank: 6},
 			Files: f("reddit/reddit.npz", "reddit/reddit_adj.npz"), Paper: Stats{232965, 11606919, 602, 41},
 			NoDownload: "FastGCN's reddit.npz and reddit_adj.npz have no canonical download; build them with FastGCN's " +
 				"transformRedditGraph2NPZ.py from GraphSAGE's Reddit data and copy them with --from DIR (DIR/reddit/reddit.npz)"},
 		{Name: "synthetic_disease", Source: "synthetic", Doc: "Generated disease-propagation tree (SIR epidemic), any size, seeded; built in",
+			Meta:    Meta{PaperKey: "disease"},
 			Aliases: []string{"disease"}},
 		{Name: "synthetic_sbm", Source: "synthetic", Doc: "Generated Reddit-scale degree-corrected SBM (232,965 nodes, 602 features, 41 classes); built in",
 			Aliases: []string{"sbm"}},

@@ -22,6 +22,15 @@ import (
 // and never name a source themselves. Adding a benchmark is one source
 // package, one catalogue entry (catalog.go) and one blank import in
 // datasets/all.
+//
+// How results present a dataset — its display name in figures, its column
+// in result tables and that column's place, its key in the paper's tables,
+// the metric its papers report (Reddit's micro-F1) — is the Meta of its
+// catalogue entry (meta.go; MetaOf reads it, and the evaluate, train and
+// visualisation stages ask nothing else). A source needs no method for it:
+// its entries set Meta, and a dataset outside the catalogue (a user's graph
+// of the files source) is shown by its own name, scored by accuracy, with
+// no paper value, after the paper's columns.
 type Source interface {
 	// Name is the source's name: the dataset stage's source parameter and
 	// the catalogue entries' Source.

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
+	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/hyla"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
@@ -307,7 +307,7 @@ func learnTrainType() *registry.Type {
 					"adam = Adam with PyTorch's defaults at lr_embedding (rff only), as the official text code trains its Euclidean embedding"},
 			{Name: "weight_decay", Type: registry.Float, Range: registry.AtLeast(0), Default: 0.0, Doc: "classifier L2 weight decay"},
 			{Name: "init_scale", Type: registry.Float, Range: registry.Above(0).Below(1), Default: 1e-4, Doc: "Z starts uniform in [−init_scale, init_scale] unless the embedding input is connected"},
-			{Name: "metric", Type: registry.String, Default: "auto", Enum: []string{"auto", "accuracy", "micro_f1"}, Doc: "auto: micro_f1 for reddit, accuracy otherwise"},
+			{Name: "metric", Type: registry.String, Default: "auto", Enum: []string{"auto", "accuracy", "micro_f1"}, Doc: "auto: the metric the dataset's papers report (its catalogue entry: micro_f1 for reddit), accuracy otherwise"},
 			{Name: "k", Type: registry.Int, Range: registry.Between(-1, 64), Default: -1, Doc: "level nodes: propagation steps; -1 takes K from the precompute"},
 			{Name: "label", Type: registry.String, Default: "", Doc: "model name in reports (default hyla-sgc, rff-sgc or sgc)"},
 			{Name: "seed", Type: registry.Int, Range: registry.AtLeast(0), Default: 0, Doc: "seed of the initialisation of Z and W"},
@@ -430,8 +430,8 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]artifact.
 	}
 	metric := p.String("metric")
 	if metric == "auto" {
-		metric = train.MetricAccuracy
-		if strings.EqualFold(info.Name, "reddit") {
+		metric = train.MetricAccuracy // the dataset's (its catalogue entry's Meta)
+		if datasets.MetaOf(info.Name).Metric == datasets.MetricMicroF1 {
 			metric = train.MetricMicroF1
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
+	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/paper"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
@@ -54,11 +55,9 @@ func learnEvaluateType() *registry.Type {
 	}
 }
 
-// learnPaperOrder is the paper's column order of datasets and models.
-var (
-	learnDatasetOrder = []string{"disease", "disease_nc", "airport", "pubmed", "citeseer", "cora", "reddit", "r8", "r52", "ohsumed", "mr"}
-	learnModelOrder   = []string{"hyla-sgc", "rff-sgc", "sgc", "hyla-lr", "rff-lr", "lr", "textsgc"}
-)
+// learnModelOrder is the paper's row order of models; the datasets'
+// column order is their catalogue entries' (datasets.Columns).
+var learnModelOrder = []string{"hyla-sgc", "rff-sgc", "sgc", "hyla-lr", "rff-lr", "lr", "textsgc"}
 
 func learnOrdered(listed []string, seen map[string]bool, canonical []string) []string {
 	var out []string
@@ -83,15 +82,6 @@ func learnOrdered(listed []string, seen map[string]bool, canonical []string) []s
 	}
 	slices.Sort(rest)
 	return append(out, rest...)
-}
-
-// learnPaperName maps dataset names of the loaders to the paper's.
-func learnPaperName(dataset string) string {
-	switch dataset {
-	case "disease_nc", "synthetic_disease":
-		return "disease"
-	}
-	return dataset
 }
 
 func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
@@ -143,20 +133,18 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 			}
 			model = fam
 		}
-		ds, model = strings.ToLower(ds), strings.ToLower(model)
-		if ds == "disease_nc" {
-			ds = "disease" // HGCN's file name; the paper's row is "disease"
-		}
+		// The dataset's column (disease_nc is the paper's "disease").
+		ds, model = datasets.MetaOf(ds).Column, strings.ToLower(model)
 		seenD[ds], seenM[model] = true, true
 		values[[2]string{ds, model}] = append(values[[2]string{ds, model}], 100*v)
 	}
 	if metricName == "" {
 		metricName = "accuracy"
 	}
-	datasets := learnOrdered(p.Strings("datasets"), seenD, learnDatasetOrder)
+	columns := learnOrdered(p.Strings("datasets"), seenD, datasets.Columns())
 	models := learnOrdered(p.Strings("models"), seenM, learnModelOrder)
-	tab := table.Doc{Title: p.String("title"), Metric: metric + " " + metricName, Unit: "percent", Datasets: datasets, Models: models}
-	for _, ds := range datasets {
+	tab := table.Doc{Title: p.String("title"), Metric: metric + " " + metricName, Unit: "percent", Datasets: columns, Models: models}
+	for _, ds := range columns {
 		for _, model := range models {
 			c := table.Cell{Dataset: ds, Model: model}
 			vals := values[[2]string{ds, model}]
@@ -174,7 +162,7 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 				c.Status = table.StatusMissing
 			}
 			if p.String("compare_to") == "paper" {
-				if r, ok := learnPaperLookup(p.String("paper_table"), learnPaperName(ds), model); ok {
+				if r, ok := learnPaperLookup(p.String("paper_table"), datasets.MetaOf(ds).PaperKey, model); ok {
 					pm := r.Mean
 					c.PaperMean, c.PaperRef = &pm, r.Table
 					if r.HasStd {
@@ -217,7 +205,7 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	out.SetFile(table.MemberJSON, js)
-	png, err := learnChart(&tab, datasets, models)
+	png, err := learnChart(&tab, columns, models)
 	if err != nil {
 		return nil, fmt.Errorf("evaluate: chart: %w", err)
 	}

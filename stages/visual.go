@@ -7,10 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-	"strings"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
+	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
 	"github.com/hylaflow/hylaflow/stages/schema"
@@ -451,11 +451,7 @@ func visScores(ctx context.Context, sum *visSummary, high, low *mat.Dense, label
 }
 
 func visTitle(dataset string, s visSummary) string {
-	name := map[string]string{"cora": "Cora", "citeseer": "Citeseer", "pubmed": "Pubmed", "airport": "Airport",
-		"disease_nc": "Disease", "disease": "Disease", "reddit": "Reddit"}[strings.ToLower(dataset)]
-	if name == "" {
-		name = dataset
-	}
+	name := datasets.MetaOf(dataset).Display
 	method := map[string]string{"tsne": "t-SNE", "pca": "PCA"}[s.Method]
 	what := map[string]string{"hyla": "HyLa features", "rff": "RFF features", "sgc": "SGC features (S^K X)", "input": "S^K X"}[s.Model]
 	if s.Representation == "logits" {
