@@ -39,6 +39,12 @@ variable "nodes" {
   description = "size of the synthetic tree (HGCN's disease_nc has 1044 nodes)"
 }
 
+variable "docs" {
+  type        = bool
+  default     = false
+  description = "also publish the table as the result page docs/results/quickstart.md (with its table.json), as docs/quickstart.md links it (with the other variables at their defaults)"
+}
+
 stage "dataset" "disease" {
   source = "synthetic"
   name   = "disease"
@@ -119,4 +125,19 @@ stage "evaluate" "quickstart" {
 # beside the pipelines directory, after every successful run, cached or not.
 publish "../results/quickstart" {
   from = [stage.evaluate.quickstart]
+}
+
+# The result page docs/quickstart.md links, with the run's provenance:
+# hylaflow run pipelines/quickstart.hcl -var docs=true
+publish "../docs/results" {
+  enabled = var.docs
+
+  file "quickstart.md" {
+    from   = stage.evaluate.quickstart
+    member = "table.md"
+  }
+  file "quickstart.json" {
+    from   = stage.evaluate.quickstart
+    member = "table.json"
+  }
 }

@@ -156,7 +156,7 @@ variable "data_root" {
 variable "docs" {
   type        = bool
   default     = false
-  description = "also publish the Table 1 chart into docs/img, as README shows it (with the other variables at their defaults)"
+  description = "also publish the Table 1 chart into docs/img and every table as a result page under docs/results/table1, as README and docs/reproduction.md show them (with the other variables at their defaults)"
 }
 
 locals {
@@ -1019,4 +1019,12 @@ publish "../docs/img" {
     from   = stage.evaluate.table1
     member = "chart.png"
   }
+}
+
+# The result pages docs/reproduction.md links (each table's table.md with
+# the run's provenance under its title, and its table.json):
+# hylaflow run pipelines/table1.hcl -var docs=true
+publish "../docs/results/table1" {
+  enabled = var.docs
+  from    = [stage.evaluate.table1, stage.evaluate.table1_gnn, stage.evaluate.table1_hyp, stage.evaluate.linkpred, stage.evaluate.table1_hylagcn, stage.evaluate.table1_hylagcn_val, stage.evaluate.table1_val, stage.evaluate.reddit]
 }

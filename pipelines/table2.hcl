@@ -46,6 +46,12 @@ pipeline "table2" {
   }
 }
 
+variable "docs" {
+  type        = bool
+  default     = false
+  description = "also publish every table as a result page under docs/results/table2, as docs/text.md links them (with the other variables at their defaults)"
+}
+
 variable "seeds" {
   type        = list(number)
   default     = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
@@ -454,4 +460,12 @@ stage "evaluate" "inductive_textgcn" {
 # The transductive and inductive tables in results/table2/.
 publish "../results/table2" {
   from = [stage.evaluate.transductive, stage.evaluate.inductive, stage.evaluate.transductive_textgcn, stage.evaluate.inductive_textgcn]
+}
+
+# The result pages docs/text.md links (each table's table.md with the
+# run's provenance under its title, and its table.json):
+# hylaflow run pipelines/table2.hcl -var docs=true
+publish "../docs/results/table2" {
+  enabled = var.docs
+  from    = [stage.evaluate.transductive, stage.evaluate.inductive, stage.evaluate.transductive_textgcn, stage.evaluate.inductive_textgcn]
 }

@@ -27,7 +27,7 @@ func learnEvaluateType() *registry.Type {
 	return &registry.Type{
 		Name: "evaluate",
 		// 2: the chart's legend beside the axes, a margin above the title; 3: a y axis of at least two points;
-		// 4: the sample std (n−1; none for one run), the column order in table.json (package table)
+		// 4: the sample std (n−1; none for one run), the column order and whether it compares with the paper in table.json (package table)
 		Version: "4",
 		Doc: "Collects the metrics of many train runs into a table: mean ± sample std (n−1; a single run shows " +
 			"n = 1) over the runs of each dataset × model, in percent, with the paper's published value and the " +
@@ -143,7 +143,8 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 	}
 	columns := learnOrdered(p.Strings("datasets"), seenD, datasets.Columns())
 	models := learnOrdered(p.Strings("models"), seenM, learnModelOrder)
-	tab := table.Doc{Title: p.String("title"), Metric: metric + " " + metricName, Unit: "percent", Datasets: columns, Models: models}
+	tab := table.Doc{Title: p.String("title"), Metric: metric + " " + metricName, Unit: "percent", Datasets: columns, Models: models,
+		Paper: p.String("compare_to") == "paper"}
 	for _, ds := range columns {
 		for _, model := range models {
 			c := table.Cell{Dataset: ds, Model: model}
@@ -194,7 +195,7 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 		return nil, err
 	}
 	out := bundle.New(schema.KindTable)
-	out.SetFile(table.MemberMarkdown, table.Markdown(&tab, p.String("compare_to") == "paper"))
+	out.SetFile(table.MemberMarkdown, table.Markdown(&tab))
 	csvb, err := table.CSV(&tab)
 	if err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)

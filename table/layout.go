@@ -34,7 +34,12 @@ type Doc struct {
 	// takes the order in which the cells first name them.
 	Datasets []string `json:"datasets"`
 	Models   []string `json:"models"`
-	Cells    []Cell   `json:"cells"`
+	// Paper says whether the table compares with the paper (the evaluate
+	// stage's compare_to): table.md then has the paper's values and Δ.
+	// Documents written before it was recorded lack it: Parse then sets it
+	// when some cell has a paper value.
+	Paper bool   `json:"paper"`
+	Cells []Cell `json:"cells"`
 	// Notes are the table's remarks (the settings evaluate's select_on
 	// chose, which model is best beyond the seeds' spread), printed under
 	// the wide table.
@@ -122,6 +127,15 @@ func Parse(doc []byte) (*Doc, error) {
 	var d Doc
 	if err := json.Unmarshal(doc, &d); err != nil {
 		return nil, fmt.Errorf("table.json: %w", err)
+	}
+	var probe struct {
+		Paper *bool `json:"paper"`
+	}
+	if err := json.Unmarshal(doc, &probe); err != nil {
+		return nil, fmt.Errorf("table.json: %w", err)
+	}
+	if probe.Paper == nil {
+		d.Paper = d.HasPaper()
 	}
 	if d.StdDDOF != 0 && d.StdDDOF != SampleDDOF {
 		return nil, fmt.Errorf("table.json: std_ddof %d, want %d (the sample std) or absent", d.StdDDOF, SampleDDOF)

@@ -77,9 +77,12 @@ func (c *Cell) Delta() (delta, mark string) {
 }
 
 // Markdown renders the table.md member: a wide table (a row per model, a
-// column per dataset, the paper's value and Δ in each cell when paper is
-// set) and a long one with every number of every cell.
-func Markdown(d *Doc, paper bool) []byte {
+// column per dataset, the paper's value and Δ in each cell when the table
+// compares with the paper) and a long one with every number of every cell.
+// It reads nothing but d, so a published table.json re-renders its page
+// (Page).
+func Markdown(d *Doc) []byte {
+	paper := d.Paper
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", d.TitleOr())
 	fmt.Fprintf(&b, "Metric: %s in percent, %s (n−1) over the runs; n = 1: a single run, which has no std", d.Metric, MeanStdNote)

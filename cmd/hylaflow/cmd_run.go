@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/executor"
@@ -20,6 +22,7 @@ import (
 	"github.com/hylaflow/hylaflow/runner/supervise"
 	"github.com/hylaflow/hylaflow/runreport"
 	"github.com/hylaflow/hylaflow/runs"
+	"github.com/hylaflow/hylaflow/table"
 )
 
 func init() {
@@ -178,7 +181,44 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	case res.Status == runner.RunFailed, err != nil:
 		return cli.ExitStatus(cli.ExitFailed)
 	}
-	return cli.Failed(runCmdPublish(res, c, *quiet, stdout))
+	return cli.Failed(runCmdPublish(res, c, runCmdStamp(res, c, prov, files[0]), *quiet, stdout, stderr))
+}
+
+// runCmdStamp is the provenance a run's published tables carry: the run,
+// its day, the command that makes them again (the pipeline named within
+// its repository, the -var-file and -var settings; flags that change no
+// result, such as -j or --cache, left out, and so this machine's paths),
+// the build's revision, the kernels and the variables.
+func runCmdStamp(res *runner.RunResult, c *cache.Cache, prov *runs.Provenance, pipeline string) table.Provenance {
+	rel := runreport.RepoPath(pipeline)
+	cmd := []string{"hylaflow", "run", shellQuote(rel)}
+	for _, f := range prov.VarFiles {
+		cmd = append(cmd, "-var-file", shellQuote(runreport.RepoPath(f.Path)))
+	}
+	st := table.Provenance{RunID: res.RunID, Pipeline: rel, Revision: prov.Build.Revision, Dirty: prov.Build.Dirty,
+		Kernel: prov.Kernel, Vars: prov.Vars}
+	var names []string
+	for k := range prov.Vars {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		cmd = append(cmd, "-var", shellQuote(k+"="+prov.Vars[k]))
+	}
+	st.Command = strings.Join(cmd, " ")
+	if d, err := c.Run(res.RunID); err == nil {
+		st.Date = d.Start.UTC().Format("2006-01-02")
+	}
+	return st
+}
+
+// shellQuote returns s as a POSIX shell word: as it is when it holds only
+// characters no shell treats specially, else in single quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,=/:+-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // runProbing is set by main when `run` would be handed to a supervised
@@ -206,11 +246,52 @@ func runNeedsWork(p *pipeline.Pipeline, c *cache.Cache, opts runner.PlanOptions)
 }
 
 // runCmdPublish carries out the pipeline's publish blocks after a
-// successful run and says where the files went.
-func runCmdPublish(res *runner.RunResult, c *cache.Cache, quiet bool, stdout io.Writer) error {
+// successful run, stamps the published tables with the run's provenance
+// (runreport.StampPublished) and says where the files went. A run with
+// non-default variables says so even with -q (on stderr then): its files
+// replaced those of the pipeline's defaults.
+func runCmdPublish(res *runner.RunResult, c *cache.Cache, stamp table.Provenance, quiet bool, stdout, stderr io.Writer) error {
 	done, err := runner.PublishOutputs(res, c)
-	if !quiet {
-		for _, d := range done {
+	var files []runreport.PublishedFile
+	for _, d := range done {
+		members := map[string]string{} // file item name → member
+		for _, pub := range res.Plan.Pipeline.Publish {
+			if pub.Dir == d.Dir {
+				for _, it := range pub.Items {
+					if it.Member != "" {
+						members[it.Name] = it.Member
+					}
+				}
+			}
+		}
+		for _, f := range d.Files {
+			rel, rerr := filepath.Rel(d.Dir, f)
+			if rerr != nil {
+				continue
+			}
+			rel = filepath.ToSlash(rel)
+			member, ok := members[rel]
+			if _, m, whole := strings.Cut(rel, "/"); whole {
+				member, ok = m, true // DIR/NAME/MEMBER of a whole artifact
+			}
+			if ok {
+				files = append(files, runreport.PublishedFile{Path: f, Member: member})
+			}
+		}
+	}
+	if _, serr := runreport.StampPublished(files, stamp); serr != nil {
+		err = errors.Join(err, serr)
+	}
+	for _, d := range done {
+		switch {
+		case len(stamp.Vars) > 0:
+			w := stdout
+			if quiet {
+				w = stderr
+			}
+			fmt.Fprintf(w, "published %d files to %s, from run %d with -var %s (not the pipeline's defaults; the files say so)\n",
+				len(d.Files), cli.ShowPath(d.Dir), stamp.RunID, stamp.VarsText())
+		case !quiet:
 			fmt.Fprintf(stdout, "published %d files to %s\n", len(d.Files), cli.ShowPath(d.Dir))
 		}
 	}
