@@ -16,6 +16,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/internal/textfmt"
 	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/runs"
@@ -245,7 +246,7 @@ func (pg *Page) view() *pageView {
 		Title:    fmt.Sprintf("hylaflow run %d: %s", pg.Run.ID, pg.Run.Pipeline),
 		Run:      pg.Run,
 		Started:  "-",
-		Took:     formatDuration(pg.Run.Duration),
+		Took:     textfmt.Duration(pg.Run.Duration),
 		ProvRows: pg.Prov.Fields(),
 		NoInputs: pg.NoInputs,
 		Problems: pg.Problems,
@@ -280,7 +281,7 @@ func (pg *Page) view() *pageView {
 		if s.Error != "" {
 			why = "error: " + strings.Join(strings.Fields(s.Error), " ")
 		}
-		t := formatDuration(s.Duration)
+		t := textfmt.Duration(s.Duration)
 		if s.Status == "cached" || s.Status == "skipped" {
 			t = "-"
 		}
@@ -294,19 +295,6 @@ func (pg *Page) view() *pageView {
 		v.Title = fmt.Sprintf("hylaflow: run %d compared with run %d", pg.Compare.B.ID, pg.Compare.A.ID)
 	}
 	return v
-}
-
-// formatDuration prints d as people read it: 850ms, 12.3s, 4m05s, 1h02m.
-func formatDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // tableView is a table laid out for HTML: the wide layout of WriteText
@@ -451,10 +439,10 @@ func layoutTimeline(stages []cache.StageRecord) timelineView {
 			r := []rune(label)
 			label = string(r[:maxChars-1]) + "…"
 		}
-		dur := formatDuration(s.Duration)
+		dur := textfmt.Duration(s.Duration)
 		tv.Bars = append(tv.Bars, timelineBar{
 			Address: s.Address, Status: s.Status, Fill: fill, Stroke: strokeOf[s.Status],
-			Title: fmt.Sprintf("%s: %s, %s, from +%s", s.Address, s.Status, dur, formatDuration(s.Start.Sub(t0))),
+			Title: fmt.Sprintf("%s: %s, %s, from +%s", s.Address, s.Status, dur, textfmt.Duration(s.Start.Sub(t0))),
 			Label: label, X: round1(x), Y: y, W: round1(w), H: tlBar, TextY: y + tlBar - 2,
 			TimeX: round1(x + w + 4), Time: dur,
 		})
@@ -466,7 +454,7 @@ func layoutTimeline(stages []cache.StageRecord) timelineView {
 	step := niceStep(span / 6)
 	for s := 0.0; s <= span+1e-9; s += step {
 		tv.Ticks = append(tv.Ticks, timelineTick{X: round1(float64(labelW) + s*scale),
-			Label: formatDuration(time.Duration(s * float64(time.Second)))})
+			Label: textfmt.Duration(time.Duration(s * float64(time.Second)))})
 	}
 	return tv
 }

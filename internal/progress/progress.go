@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hylaflow/hylaflow/internal/textfmt"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
@@ -107,18 +108,10 @@ func formatDone(stamp string, e runner.Event, verbose bool) string {
 	return line
 }
 
-// FormatDuration prints a duration compactly: 850ms, 1.2s, 3m04s, 1h02m.
+// FormatDuration prints a duration compactly: 850ms, 1.2s, 3m04s, 1h02m
+// (textfmt.Duration, which the reports use too).
 func FormatDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	default:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
+	return textfmt.Duration(d)
 }
 
 // TermProgress is the live display for terminals: finished stages scroll
