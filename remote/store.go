@@ -243,6 +243,12 @@ func (s *Store) fetch(ctx context.Context, key string) bool {
 		return err
 	})
 	var de *cache.DigestError
+	if errors.As(err, &de) || gcerrors.Code(err) == gcerrors.NotFound {
+		// Reported once: the plan and the executor do not fetch it again.
+		s.mu.Lock()
+		s.absent[key] = true
+		s.mu.Unlock()
+	}
 	switch {
 	case errors.As(err, &de):
 		s.count(func(c *Counters) { c.Corrupt++ })
