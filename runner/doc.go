@@ -19,7 +19,7 @@
 //   - An Executor runs one Task: Local (local.go) claims the key in the
 //     cache, loads the inputs, runs the stage and stores its outputs;
 //     remote executors live in their own packages under executor/ (the
-//     Slurm one submits `hylaflow slurm-job` jobs and ingests their
+//     Slurm one submits `hylaflow exec-stage --store` jobs and ingests their
 //     outputs). Claims live in the cache (one process computes a key
 //     at a time); the memo (Memo, local.go) shares decoded artifacts
 //     between the stages of one run and drops each after its last

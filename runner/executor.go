@@ -131,7 +131,7 @@ type Result struct {
 // partial result, and return an error wrapping ctx.Err() when canceled.
 //
 // The local executor (Local) runs stages in this process; a cluster
-// executor (executor/slurm) submits jobs that run `hylaflow slurm-job`.
+// executor (executor/slurm) submits jobs that run `hylaflow exec-stage --store`.
 // executortest.Run is the conformance suite every executor must pass.
 type Executor interface {
 	Execute(ctx context.Context, task *Task, hooks Hooks) (*Result, error)

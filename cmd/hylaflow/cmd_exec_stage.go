@@ -1,17 +1,22 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/executor/slurm"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/internal/progress"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
+// exec-stage is the one hidden command that runs a single stage instance
+// outside any pipeline: from a cache (KEY or --task FILE) or, in a Slurm
+// executor's batch job, from its shared store (--store DIR KEY).
 func init() {
 	app.Register(&cli.Command{
 		Name:    "exec-stage",
@@ -31,10 +36,16 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.NumCPU(), "threads for the stage")
 	verbose := fs.Bool("v", false, "verbose")
 	allowCommands := fs.Bool("allow-commands", false, "run a command stage's program")
+	store := fs.String("store", "", "shared store `DIR` of a Slurm executor (the batch job's mode)")
 	pos, err := cli.Parse(fs, args, stdout, execStageCmdUsage)
 	switch {
 	case err != nil:
 		return err
+	case *store != "":
+		if *cacheDir != "" || *taskFile != "" || *force || *allowCommands || len(pos) != 1 {
+			return cli.UsageText(execStageCmdUsage, "--store DIR takes one KEY and none of --cache, --task, --force, --allow-commands")
+		}
+		return execStageFromStore(*store, pos[0], *verbose, stdout, stderr)
 	case (*taskFile == "") == (len(pos) != 1) || (*taskFile != "" && len(pos) != 0):
 		return cli.UsageText(execStageCmdUsage, "give exactly one KEY or --task FILE")
 	case *workers < 1:
@@ -87,5 +98,27 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 	for _, o := range res.Outputs {
 		fmt.Fprintf(stdout, "%s/%s\t%s\t%s\t%d\n", o.Key, o.Name, o.Kind, o.Digest, o.Size)
 	}
+	return nil
+}
+
+// execStageFromStore is what a Slurm executor's batch job runs on a compute
+// node: the task spec of key from the shared store, its inputs from the
+// store's objects, the outputs and then the done-record written back. The
+// driver checked consent for command stages before it submitted the job.
+func execStageFromStore(store, key string, verbose bool, stdout, stderr io.Writer) error {
+	ctx, stop := cli.Interruptible(true)
+	defer stop()
+	hooks := runner.Hooks{}
+	if verbose {
+		hooks.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	}
+	done, err := slurm.RunJob(ctx, store, cliRegistry(), key, os.Getenv("SLURM_JOB_ID"), hooks)
+	switch {
+	case ctx.Err() != nil:
+		return cli.InCommand("exec-stage "+key, cli.Canceled(errors.New("canceled")))
+	case err != nil:
+		return cli.InCommand("exec-stage "+key, cli.Failed(err))
+	}
+	fmt.Fprintf(stdout, "hylaflow exec-stage %s (%s): ok in %v on %s\n", key, done.Address, done.Duration, done.Host)
 	return nil
 }

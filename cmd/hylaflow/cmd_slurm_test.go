@@ -92,9 +92,9 @@ func TestSlurmCmdJob(t *testing.T) {
 	st := &slurm.Store{Dir: dir}
 
 	key := slurmCmdWriteTask(t, dir, "value", registry.Values{"values": []float64{1.5, -2}})
-	code, out, errs := slurmCmdDispatch("slurm-job", "--store", dir, key)
+	code, out, errs := slurmCmdDispatch("exec-stage", "--store", dir, key)
 	if code != cli.ExitOK || !strings.Contains(out, "ok in") {
-		t.Fatalf("slurm-job: exit %d\n%s%s", code, out, errs)
+		t.Fatalf("exec-stage --store: exit %d\n%s%s", code, out, errs)
 	}
 	d, ok, err := st.ReadDone(key)
 	if err != nil || !ok || d.Status != slurm.DoneOK || d.JobID != "4242" || d.Host == "" || len(d.Outputs) != 1 {
@@ -113,7 +113,7 @@ func TestSlurmCmdJob(t *testing.T) {
 	}
 
 	fkey := slurmCmdWriteTask(t, dir, "fail", registry.Values{"message": "no luck"})
-	code, _, errs = slurmCmdDispatch("slurm-job", "--store", dir, fkey)
+	code, _, errs = slurmCmdDispatch("exec-stage", "--store", dir, fkey)
 	if code != cli.ExitFailed || !strings.Contains(errs, "no luck") {
 		t.Errorf("failing stage: exit %d, stderr %q", code, errs)
 	}
@@ -133,7 +133,7 @@ func TestSlurmCmdJob(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs = slurmCmdDispatch("slurm-job", "--store", dir, tkey)
+	code, _, errs = slurmCmdDispatch("exec-stage", "--store", dir, tkey)
 	if code != cli.ExitFailed || !strings.Contains(errs, "key does not match") {
 		t.Errorf("tampered task: exit %d, stderr %q", code, errs)
 	}
@@ -143,10 +143,10 @@ func TestSlurmCmdJob(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"slurm-job", key}, cli.ExitUsage, "Usage: hylaflow slurm-job"},
-		{[]string{"slurm-job", "--store", dir}, cli.ExitUsage, "Usage: hylaflow slurm-job"},
-		{[]string{"slurm-job", "--store", dir, "../etc/passwd"}, cli.ExitFailed, "expected 64 lowercase hex digits"},
-		{[]string{"slurm-job", "--store", dir, strings.Repeat("0", 64)}, cli.ExitFailed, "no task spec"},
+		{[]string{"exec-stage", "--store", dir, "--force", key}, cli.ExitUsage, "Usage: hylaflow exec-stage"},
+		{[]string{"exec-stage", "--store", dir}, cli.ExitUsage, "Usage: hylaflow exec-stage"},
+		{[]string{"exec-stage", "--store", dir, "../etc/passwd"}, cli.ExitFailed, "expected 64 lowercase hex digits"},
+		{[]string{"exec-stage", "--store", dir, strings.Repeat("0", 64)}, cli.ExitFailed, "no task spec"},
 	} {
 		code, _, errs := slurmCmdDispatch(tt.args...)
 		if code != tt.code || !strings.Contains(errs, tt.want) {

@@ -25,7 +25,7 @@ type Options struct {
 	Dir string
 	// Command is the argv prefix that runs hylaflow on a compute node
 	// (default: this executable). The job runs
-	// Command + ["slurm-job", "--store", Dir, KEY].
+	// Command + ["exec-stage", "--store", Dir, KEY].
 	Command []string
 	// Partition and Account apply to every job.
 	Partition, Account string
@@ -51,7 +51,7 @@ type Options struct {
 // Executor is the runner.Executor that runs every stage instance as one Slurm batch
 // job. The driver (this process) keeps scheduling: the runner calls Execute
 // for each ready instance, and Execute stages the inputs into the shared
-// store, submits `hylaflow slurm-job --store DIR KEY`, follows the job with
+// store, submits `hylaflow exec-stage --store DIR KEY`, follows the job with
 // squeue/scontrol and ingests the done-record into the local cache.
 //
 // A rerun after the driver was killed reconciles by itself, key by key: a
@@ -230,7 +230,7 @@ func (s *Executor) submit(ctx context.Context, task *runner.Task) (string, error
 	}
 	req := &slurmcmd.SubmitRequest{
 		Name:    slurmJobName(task.Address()),
-		Command: append(append([]string(nil), s.opts.Command...), "slurm-job", "--store", s.st.Dir, key),
+		Command: append(append([]string(nil), s.opts.Command...), "exec-stage", "--store", s.st.Dir, key),
 		Env:     s.opts.Env,
 		Output:  s.st.LogPattern(key),
 		Comment: "hylaflow " + key,

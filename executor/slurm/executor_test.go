@@ -30,12 +30,12 @@ func slurmTestPipeline(t *testing.T, reg *registry.Registry, name string) *pipel
 	return p
 }
 
-// slurmInProcess makes fake jobs run `hylaflow slurm-job --store DIR KEY`
+// slurmInProcess makes fake jobs run `hylaflow exec-stage --store DIR KEY`
 // in this process: the command's last two words are DIR and KEY.
 func slurmInProcess(reg *registry.Registry) func(ctx context.Context, id string, req *slurmcmd.SubmitRequest) int {
 	return func(ctx context.Context, id string, req *slurmcmd.SubmitRequest) int {
 		n := len(req.Command)
-		if n < 4 || req.Command[n-4] != "slurm-job" || req.Command[n-3] != "--store" {
+		if n < 4 || req.Command[n-4] != "exec-stage" || req.Command[n-3] != "--store" {
 			return 2
 		}
 		if _, err := slurm.RunJob(ctx, req.Command[n-2], reg, req.Command[n-1], id, runner.Hooks{}); err != nil {

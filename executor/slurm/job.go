@@ -12,7 +12,7 @@ import (
 )
 
 // RunJob is the compute-node side of the Slurm executor (`hylaflow
-// slurm-job --store DIR KEY`): it reads the task spec of key from the
+// exec-stage --store DIR KEY`): it reads the task spec of key from the
 // store, runs the stage with the local executor on the store's objects,
 // writes the outputs to objects/ and then the done-record (exit status,
 // output digests, timings, host, Slurm job id). A failing stage gives a

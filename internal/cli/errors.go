@@ -104,7 +104,7 @@ func (e *canceledError) Is(target error) bool { return target == context.Cancele
 func Canceled(err error) error { return &canceledError{err} }
 
 // namedError names the command an error belongs to when it is not the
-// dispatched one ("cache ls", "slurm-job KEY"), for the message's prefix.
+// dispatched one ("cache ls", "exec-stage KEY"), for the message's prefix.
 type namedError struct {
 	name string
 	err  error
