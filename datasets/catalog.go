@@ -26,6 +26,9 @@ type File struct {
 	// file: without it the features are the identity, HGCN's use_feats = 0).
 	// FindRoot does not require it; Present still reports it missing.
 	Optional bool
+	// AnyOf names a group of files that stand in for each other (TextGCN's
+	// cleaned and raw corpus): at least one of the group must exist.
+	AnyOf string
 }
 
 // Stats are a dataset's headline statistics.
@@ -189,42 +192,6 @@ func Names() []string {
 		out = append(out, e.Name)
 	}
 	return out
-}
-
-// DefaultRoot returns the data root: $HYLAFLOW_DATA if set, else
-// ../shared/datasets relative to the working directory if it exists, else
-// CacheRoot() (where fetch puts downloaded files).
-func DefaultRoot() string {
-	if d := os.Getenv("HYLAFLOW_DATA"); d != "" {
-		return d
-	}
-	if st, err := os.Stat(filepath.Join("..", "shared", "datasets")); err == nil && st.IsDir() {
-		abs, err := filepath.Abs(filepath.Join("..", "shared", "datasets"))
-		if err == nil {
-			return abs
-		}
-	}
-	return CacheRoot()
-}
-
-// CacheRoot returns the per-user directory for fetched datasets
-// (os.UserCacheDir()/hylaflow/datasets).
-func CacheRoot() string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		d = os.TempDir()
-	}
-	return filepath.Join(d, "hylaflow", "datasets")
-}
-
-// Roots returns the directories searched for dataset files, in order:
-// DefaultRoot() and, if different, CacheRoot().
-func Roots() []string {
-	r := []string{DefaultRoot()}
-	if c := CacheRoot(); c != r[0] {
-		r = append(r, c)
-	}
-	return r
 }
 
 // Present reports which of the entry's files exist under root with the
@@ -419,4 +386,67 @@ func fetchTemp(dir string) (*os.File, error) {
 		}
 		return f, err
 	}
+}
+
+// A FileProblem is one of an entry's files that is not usable under a
+// root: Problem says why ("missing", "wrong size: 5001 bytes, want 5000",
+// "not a regular file").
+type FileProblem struct {
+	File
+	Problem string
+}
+
+// FileProblems returns the entry's files that are missing under root, not
+// regular files, or not of the catalogue's size (when it records one), in
+// the entry's order. Optional files are included (see Required).
+func (e Entry) FileProblems(root string) []FileProblem {
+	var out []FileProblem
+	for _, f := range e.Files {
+		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(f.Path)))
+		switch {
+		case err != nil && errors.Is(err, fs.ErrNotExist):
+			out = append(out, FileProblem{f, "missing"})
+		case err != nil:
+			out = append(out, FileProblem{f, err.Error()})
+		case !st.Mode().IsRegular():
+			out = append(out, FileProblem{f, "not a regular file"})
+		case f.Size > 0 && st.Size() != f.Size:
+			out = append(out, FileProblem{f, fmt.Sprintf("wrong size: %d bytes, want %d", st.Size(), f.Size)})
+		}
+	}
+	return out
+}
+
+// RequiredProblems returns the problems of ps whose file is not Optional.
+func RequiredProblems(ps []FileProblem) []FileProblem {
+	var out []FileProblem
+	for _, p := range ps {
+		if !p.Optional {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// SummarizeProblems says in one line what is wrong with the files of ps:
+// the missing ones (the first three named), then each of another kind.
+func SummarizeProblems(ps []FileProblem) string {
+	var missing, other []string
+	for _, p := range ps {
+		if p.Problem == "missing" {
+			missing = append(missing, p.Path)
+		} else {
+			other = append(other, p.Path+" ("+p.Problem+")")
+		}
+	}
+	var parts []string
+	if n := len(missing); n > 0 {
+		list := strings.Join(missing, ", ")
+		if n > 3 {
+			list = strings.Join(missing[:3], ", ") + fmt.Sprintf(" and %d more", n-3)
+		}
+		parts = append(parts, fmt.Sprintf("%d missing: %s", n, list))
+	}
+	parts = append(parts, other...)
+	return strings.Join(parts, "; ")
 }

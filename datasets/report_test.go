@@ -17,12 +17,20 @@ import (
 type reportRing struct{}
 
 func (reportRing) Name() string { return "reportfake" }
-func (reportRing) Files(name string) ([]datasets.File, error) {
-	return []datasets.File{{Path: "report/" + name + ".txt"}}, nil
+func (reportRing) Files(req datasets.Request) ([]datasets.File, error) {
+	return []datasets.File{{Path: "report/" + req.Name + ".txt"}}, nil
 }
 func (reportRing) Generator(string) (string, string) { return "", "" }
-func (reportRing) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
-	data, err := os.ReadFile(filepath.Join(req.Root, "report", req.Name+".txt"))
+func (s reportRing) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
+	req, err := datasets.Resolve(s, req)
+	if err != nil {
+		return nil, err
+	}
+	path, err := req.Path("report/" + req.Name + ".txt")
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

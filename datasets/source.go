@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // A Source is a family of datasets that share a file layout and a loader
@@ -35,20 +36,29 @@ type Source interface {
 	// Name is the source's name: the dataset stage's source parameter and
 	// the catalogue entries' Source.
 	Name() string
-	// Files returns the files dataset name reads, relative to the data root
-	// and slash-separated, in a fixed order (the order the fingerprint
-	// hashes them). A file the loader can do without is Optional. The
-	// catalogue entries of the source list these files (see
-	// CheckEntryFiles). An error means the name cannot be one of the
-	// source's datasets (it would not give a safe file name).
-	Files(name string) ([]File, error)
+	// Files returns the files Load reads for req, relative to the data
+	// root and slash-separated, in a fixed order (the order the
+	// fingerprint hashes them). req.Name is already in the catalogue's
+	// spelling (Resolve calls Files); a source may also read req.Params
+	// (a source whose files are named by parameters lists those). The
+	// list is the one source of truth for the data a dataset depends on:
+	// Resolve stores it in Request.Files, Load opens those files through
+	// Request.Path and no other, and Fingerprint hashes exactly those. A
+	// file the loader can do without is Optional; files that stand in for
+	// each other share an AnyOf group, of which at least one must exist.
+	// The catalogue entries of the source list these files (see
+	// CheckEntryFiles). An error means the request cannot name one of the
+	// source's datasets (e.g. it would not give a safe file name).
+	Files(req Request) ([]File, error)
 	// Generator names the code that produces dataset name when no file
 	// identifies it, with its version ("synthetic disease", "2"), so that
 	// a new generator changes the fingerprint; "", "" when the files (or
 	// nothing, for a generator whose output is pinned by its parameters)
 	// identify the dataset.
 	Generator(name string) (gen, version string)
-	// Load reads (or generates) the dataset the request names.
+	// Load reads (or generates) the dataset the request names. It starts
+	// with Resolve (a no-op on a resolved request) and opens only the
+	// files of req.Files, through req.Path.
 	Load(ctx context.Context, req Request) (*Graph, error)
 	// OfficialSplit is the split the benchmark's papers use for dataset
 	// name (the Graph's Name as Load sets it).
@@ -86,13 +96,60 @@ type Request struct {
 	// Root is the data root (holding planetoid/, hgcn/, …); unused by
 	// generators.
 	Root string
-	// Name is the dataset's name as the pipeline or the user spells it.
+	// Name is the dataset's name: as the pipeline or the user spells it,
+	// and in the catalogue's spelling once Resolve has run.
 	Name string
 	// Params are the dataset stage's parameters (seed, identity_features,
 	// view, …); every source reads the ones it declares in Source.Params.
 	Params Params
 	// Workers bounds the goroutines a generator uses (0: one).
 	Workers int
+	// Files are the files Source.Files declares for this request, set by
+	// Resolve: what Load may open and what Fingerprint hashes.
+	Files []File
+	// resolved is set by Resolve.
+	resolved bool
+}
+
+// Resolve prepares req for src's Load and for Fingerprint: it puts the
+// dataset's name into the catalogue's spelling (Canonical) before any
+// path is built, then stores the files src declares for it in req.Files.
+// A resolved request is returned unchanged.
+func Resolve(src Source, req Request) (Request, error) {
+	if req.resolved {
+		return req, nil
+	}
+	req.Name = Canonical(src.Name(), req.Name)
+	files, err := src.Files(req)
+	if err != nil {
+		return req, err
+	}
+	req.Files, req.resolved = files, true
+	return req, nil
+}
+
+// Path returns the file system path of rel (slash-separated, relative to
+// the data root) for a loader, or an error when rel is not among the
+// files the request declares: a loader opens nothing the fingerprint
+// does not cover.
+func (r Request) Path(rel string) (string, error) {
+	for _, f := range r.Files {
+		if f.Path == rel {
+			return filepath.Join(r.Root, filepath.FromSlash(rel)), nil
+		}
+	}
+	return "", fmt.Errorf("dataset %s: %s is not among the files its source declares (%s): "+
+		"a loader opens only declared files, so that the fingerprint covers them", r.Name, rel, filePaths(r.Files))
+}
+
+// Canonical returns name in the spelling of the catalogue entry of source
+// it matches (its name or an alias, ignoring case), or name unchanged
+// when the catalogue has no such entry.
+func Canonical(source, name string) string {
+	if e, ok := LookupIn(source, name); ok {
+		return e.Name
+	}
+	return name
 }
 
 // Params are load parameters by name: the dataset stage's parameters.
@@ -217,35 +274,77 @@ func SourceFor(e Entry) (Source, error) {
 	return s, nil
 }
 
-// Fingerprint identifies dataset name of src under root: the generator
-// and its version when src names one, then each file's path within the
-// root and the SHA-256 of its contents (a missing file is recorded as
-// missing). Contents rather than modification times, so that a fresh copy
-// or a re-download of the same files keeps every result built on them.
-//
-// For a PathSource it is FingerprintOf(src, Request{Root: root, Name: name}).
-func Fingerprint(src Source, root, name string) (string, error) {
+// Fingerprint identifies the dataset req names (Resolve is applied
+// first): the generator and its version when src names one, then each
+// declared file's path within the root and the SHA-256 of its contents.
+// Contents rather than modification times, so that a fresh copy or a
+// re-download of the same files keeps every result built on them. An
+// absent Optional file is recorded as missing (the loader does without
+// it, deterministically); a required file that is missing, not a regular
+// file, unreadable or not of its declared size, and an AnyOf group with
+// no file present, are errors: a constant hash would let changed data
+// keep its key. For a PathSource it is FingerprintOf(src, req).
+func Fingerprint(src Source, req Request) (string, error) {
 	if ps, ok := src.(PathSource); ok {
-		return FingerprintOf(ps, Request{Root: root, Name: name, Params: Options{}})
+		if req.Params == nil {
+			req.Params = Options{}
+		}
+		return FingerprintOf(ps, req)
 	}
-	files, err := src.Files(name)
+	req, err := Resolve(src, req)
 	if err != nil {
 		return "", err
 	}
 	h := sha256.New()
-	if gen, version := src.Generator(name); gen != "" {
+	if gen, version := src.Generator(req.Name); gen != "" {
 		fmt.Fprintf(h, "%s generator\x00%s\n", gen, version)
 	}
-	for _, f := range files {
-		sum, err := fileDigest(filepath.Join(root, filepath.FromSlash(f.Path)))
+	present := map[string]bool{} // AnyOf groups with a file present
+	var errs []error
+	for _, f := range req.Files {
+		path := filepath.Join(req.Root, filepath.FromSlash(f.Path))
+		st, err := os.Stat(path)
 		switch {
-		case err == nil:
-			fmt.Fprintf(h, "%s\x00%s\n", f.Path, sum)
-		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrNotExist) && (f.Optional || f.AnyOf != ""):
 			fmt.Fprintf(h, "%s\x00missing\n", f.Path)
-		default:
-			return "", fmt.Errorf("dataset fingerprint: %w", err)
+			continue
+		case errors.Is(err, fs.ErrNotExist):
+			errs = append(errs, fmt.Errorf("%s: missing", path))
+			continue
+		case err != nil:
+			errs = append(errs, err)
+			continue
+		case !st.Mode().IsRegular():
+			errs = append(errs, fmt.Errorf("%s: not a regular file", path))
+			continue
+		case f.Size > 0 && st.Size() != f.Size:
+			errs = append(errs, fmt.Errorf("%s: wrong size: %d bytes, want %d", path, st.Size(), f.Size))
+			continue
 		}
+		sum, err := fileDigest(path)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if f.AnyOf != "" {
+			present[f.AnyOf] = true
+		}
+		fmt.Fprintf(h, "%s\x00%s\n", f.Path, sum)
+	}
+	for _, f := range req.Files {
+		if f.AnyOf != "" && !present[f.AnyOf] {
+			var group []File
+			for _, g := range req.Files {
+				if g.AnyOf == f.AnyOf {
+					group = append(group, g)
+				}
+			}
+			errs = append(errs, fmt.Errorf("none of %s exists under %s (one is needed)", filePaths(group), req.Root))
+			present[f.AnyOf] = true // once per group
+		}
+	}
+	if len(errs) > 0 {
+		return "", fmt.Errorf("dataset %s (%s): %w", req.Name, src.Name(), errors.Join(errs...))
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -299,6 +398,11 @@ type digestKey struct {
 	mtime int64
 }
 
+// racyWindow is how recent a modification must be for fileDigest not to
+// remember the digest: well above the coarse clocks file systems stamp
+// modification times with.
+const racyWindow = 2 * time.Second
+
 // fileDigest returns the hex SHA-256 of a file's contents.
 func fileDigest(path string) (string, error) {
 	st, err := os.Stat(path)
@@ -319,7 +423,12 @@ func fileDigest(path string) (string, error) {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	digestMemo.Store(k, sum)
+	// A file modified within the file system's timestamp granularity of
+	// the last change could change again with the same size and time
+	// (git's "racy clean" case): remember only files older than that.
+	if time.Since(st.ModTime()) > racyWindow {
+		digestMemo.Store(k, sum)
+	}
 	return sum, nil
 }
 
@@ -331,7 +440,7 @@ func CheckEntryFiles(e Entry) error {
 	if err != nil {
 		return err
 	}
-	need, err := src.Files(e.Name)
+	need, err := src.Files(Request{Name: e.Name})
 	if err != nil {
 		return fmt.Errorf("dataset %s: %w", e.Name, err)
 	}

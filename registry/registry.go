@@ -172,6 +172,10 @@ type Type struct {
 	// data the stage reads (e.g. the sizes and digests of dataset files); it
 	// becomes part of the cache key, so a changed file invalidates the stage.
 	Fingerprint func(params Values) (string, error)
+	// Origin, if set, says where the outside data that Fingerprint
+	// identifies is read from (e.g. the data root a dataset's files were
+	// found in); a run's provenance records it beside the fingerprint.
+	Origin func(params Values) string
 	// Check, if set, checks one instance's parameters (types, enums and
 	// ranges already checked, defaults filled in, paths resolved) beyond
 	// what the schema says, e.g. that a name is in a catalogue. The runner

@@ -53,6 +53,18 @@ type Provenance struct {
 	VarFiles []File `json:"var_files"`
 	// Vars are the -var NAME=VALUE settings, VALUE as given.
 	Vars map[string]string `json:"vars"`
+	// Data are the outside data the run's stages read (dataset files),
+	// one per stage instance whose type fingerprints what it reads, in
+	// the pipeline's order; empty for runs recorded before it was kept.
+	Data []DataInput `json:"data,omitempty"`
+}
+
+// DataInput is the outside data one stage instance reads: where from (a
+// data root) and the fingerprint of its contents, as its cache key has it.
+type DataInput struct {
+	Address     string `json:"address"`
+	Origin      string `json:"origin,omitempty"`
+	Fingerprint string `json:"fingerprint"`
 }
 
 // Build is the hylaflow binary's build information.
@@ -191,6 +203,13 @@ func (p *Provenance) Fields() []Field {
 	sort.Strings(names)
 	for _, k := range names {
 		fs = append(fs, Field{"var " + k, p.Vars[k]})
+	}
+	for _, d := range p.Data {
+		v := "fingerprint " + d.Fingerprint
+		if d.Origin != "" {
+			v = d.Origin + " " + v
+		}
+		fs = append(fs, Field{"data " + d.Address, v})
 	}
 	return fs
 }

@@ -79,7 +79,8 @@ func dataDatasetType() (*registry.Type, error) {
 		Doc: "Loads a benchmark graph from its original files (planetoid: cora|citeseer|pubmed; " +
 			"hgcn: disease_nc|disease_lp|airport; reddit: FastGCN's npz files; textgcn: R8|R52|ohsumed|mr) " +
 			"or generates one (synthetic: disease|sbm). Files are looked up under root (default: " +
-			"$HYLAFLOW_DATA, else ../shared/datasets, else the user cache that `hylaflow datasets fetch` fills). " +
+			"$HYLAFLOW_DATA, else shared/datasets beside the pipeline's repository, else ../shared/datasets from the working directory, " +
+			"else the user cache that `hylaflow datasets fetch` fills; the first that holds the dataset's files). " +
 			"The output graph has the raw symmetric adjacency without self loops, the features, the labels " +
 			"(-1 = unlabelled) and the dataset's own split when it defines one (Planetoid, Reddit, TextGCN, SBM).",
 		Params: []registry.Param{
@@ -91,6 +92,7 @@ func dataDatasetType() (*registry.Type, error) {
 		Outputs:     []registry.Output{{Name: dataOutGraph, Kind: schema.KindGraph, Doc: "the graph (artifact/schema.go KindGraph layout)"}},
 		Run:         dataRunDataset,
 		Fingerprint: dataFingerprint,
+		Origin:      dataOrigin,
 		Check:       dataCheck,
 		Preflight:   dataPreflight,
 	}
@@ -128,9 +130,10 @@ func dataSource(p registry.Values) (datasets.Source, error) {
 }
 
 // dataRoot resolves the root parameter: the catalogue entry's first root
-// holding its files, else the default root. For a source that reads a
-// user's path (datasets.PathSource) it is the path parameter.
-func dataRoot(p registry.Values, source string) string {
+// (datasets.RootCandidates) holding its files, else the default root.
+// name is in the catalogue's spelling. For a source that reads a user's
+// path (datasets.PathSource) it is the path parameter.
+func dataRoot(p registry.Values, source, name string) string {
 	if s, ok := datasets.SourceOf(source); ok {
 		if _, user := s.(datasets.PathSource); user {
 			return p.String("path")
@@ -139,7 +142,7 @@ func dataRoot(p registry.Values, source string) string {
 	if r := p.String("root"); r != "" {
 		return r
 	}
-	if e, ok := datasets.Lookup(p.String("name")); ok && e.Source == source {
+	if e, ok := datasets.LookupIn(source, name); ok {
 		if r := e.FindRoot(); r != "" {
 			return r
 		}
@@ -147,33 +150,88 @@ func dataRoot(p registry.Values, source string) string {
 	return datasets.DefaultRoot()
 }
 
-// dataFingerprint is datasets.Fingerprint of the instance's files under
-// its root: their paths and contents (plus a generator's version).
-func dataFingerprint(p registry.Values) (string, error) {
+// dataRequest is the load request of a dataset instance, resolved once
+// for the fingerprint and the load alike: the name in the catalogue's
+// spelling before any path is built, the root, and the files the source
+// declares for it (the only files the load opens and the fingerprint
+// hashes).
+func dataRequest(p registry.Values, workers int) (datasets.Source, datasets.Request, error) {
 	src, err := dataSource(p)
+	if err != nil {
+		return nil, datasets.Request{}, err
+	}
+	name := datasets.Canonical(src.Name(), p.String("name"))
+	req, err := datasets.Resolve(src, datasets.Request{Root: dataRoot(p, src.Name(), name), Name: name, Params: p, Workers: workers})
+	if err != nil {
+		return nil, datasets.Request{}, fmt.Errorf("dataset %s/%s: %w", src.Name(), name, err)
+	}
+	return src, req, nil
+}
+
+// dataFingerprint is datasets.Fingerprint of the instance's declared
+// files under its root: their paths and contents (plus a generator's
+// version). A catalogued dataset whose required files are missing or not
+// of the catalogue's size is an error that names every root tried: the
+// plan stops before a key is made from data that is not there.
+func dataFingerprint(p registry.Values) (string, error) {
+	src, req, err := dataRequest(p, 1)
 	if err != nil {
 		return "", err
 	}
 	if ps, ok := src.(datasets.PathSource); ok {
-		parts, err := datasets.FingerprintParts(ps, datasets.Request{Root: dataRoot(p, src.Name()), Name: p.String("name"), Params: p})
+		parts, err := datasets.FingerprintParts(ps, req)
 		if err != nil {
 			return "", err
 		}
 		return registry.JoinFingerprint(parts)
 	}
-	return datasets.Fingerprint(src, dataRoot(p, src.Name()), p.String("name"))
+	if e, ok := datasets.LookupIn(src.Name(), req.Name); ok && len(e.Files) > 0 {
+		if probs := datasets.RequiredProblems(e.FileProblems(req.Root)); len(probs) > 0 {
+			return "", fmt.Errorf("dataset %s (%s): %s", e.Name, src.Name(), dataRootsReport(p, e))
+		}
+	}
+	return datasets.Fingerprint(src, req)
+}
+
+// dataOrigin is the data root an instance reads its files from ("" for a
+// generated dataset), for the run's provenance.
+func dataOrigin(p registry.Values) string {
+	src, req, err := dataRequest(p, 1)
+	if err != nil {
+		return ""
+	}
+	if _, user := src.(datasets.PathSource); !user && len(req.Files) == 0 {
+		return ""
+	}
+	return req.Root
+}
+
+// dataRootsReport says, for each root a catalogued dataset was looked for
+// in (the root parameter, else every default candidate), what is wrong
+// with its files there.
+func dataRootsReport(p registry.Values, e datasets.Entry) string {
+	if r := p.String("root"); r != "" {
+		return fmt.Sprintf("under root %s: %s", r, datasets.SummarizeProblems(datasets.RequiredProblems(e.FileProblems(r))))
+	}
+	var parts []string
+	for _, r := range datasets.RootCandidates() {
+		what := datasets.SummarizeProblems(datasets.RequiredProblems(e.FileProblems(r.Dir)))
+		if what == "" {
+			what = "complete"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s): %s", r.Dir, r.How, what))
+	}
+	return "no data root holds its files; roots tried: " + strings.Join(parts, "; ")
 }
 
 func dataRunDataset(ctx context.Context, job *registry.Job) (map[string]artifact.Artifact, error) {
-	p := job.Params
-	source, name := p.String("source"), p.String("name")
-	src, err := dataSource(p)
+	src, req, err := dataRequest(job.Params, job.Workers)
 	if err != nil {
 		return nil, err
 	}
-	g, err := src.Load(ctx, datasets.Request{Root: dataRoot(p, source), Name: name, Params: p, Workers: job.Workers})
+	g, err := src.Load(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("dataset %s/%s: %w", source, name, err)
+		return nil, fmt.Errorf("dataset %s/%s: %w", src.Name(), req.Name, err)
 	}
 	a, err := dataGraphArtifact(g)
 	if err != nil {

@@ -68,7 +68,8 @@ func dataCheck(p registry.Values) []registry.Problem {
 }
 
 // dataPreflight warns when the files a dataset stage reads are missing
-// under the root it would read them from, and says how to get them.
+// (or not of the catalogue's size) under the root it would read them
+// from, names every root it tried, and says how to get them.
 func dataPreflight(p registry.Values) []registry.Problem {
 	source := p.String("source")
 	if s, ok := datasets.SourceOf(source); ok {
@@ -85,16 +86,13 @@ func dataPreflight(p registry.Values) []registry.Problem {
 	if !ok || len(e.Files) == 0 {
 		return nil // unknown (Check reports it) or generated
 	}
-	root := dataRoot(p, source)
-	_, missing := e.Present(root)
-	missing = datasets.Required(missing)
-	if len(missing) == 0 {
+	root := dataRoot(p, source, e.Name)
+	probs := datasets.RequiredProblems(e.FileProblems(root))
+	if len(probs) == 0 {
 		return nil
 	}
-	paths := make([]string, len(missing))
 	fetchable := true
-	for i, f := range missing {
-		paths[i] = f.Path
+	for _, f := range probs {
 		fetchable = fetchable && f.URL != ""
 	}
 	how := fmt.Sprintf("get them with `hylaflow datasets fetch %s`", e.Name)
@@ -105,11 +103,6 @@ func dataPreflight(p registry.Values) []registry.Problem {
 	if p.String("root") != "" {
 		where = "point root at a data root that has them"
 	}
-	list := strings.Join(paths, ", ")
-	if len(paths) > 3 {
-		list = strings.Join(paths[:3], ", ") + fmt.Sprintf(" and %d more", len(paths)-3)
-	}
 	return []registry.Problem{registry.Warningf("name", "Missing data files",
-		"Dataset %s needs %d file(s) missing under %s: %s. Its stages will fail; %s, or %s.",
-		e.Name, len(missing), root, list, how, where)}
+		"Dataset %s: %s. Its stages will fail; %s, or %s.", e.Name, dataRootsReport(p, e), how, where)}
 }

@@ -73,8 +73,8 @@ func TestDataPreflight(t *testing.T) {
 		t.Fatalf("got %+v, want one warning", probs)
 	}
 	d := probs[0].Detail
-	for _, want := range []string{"Dataset cora needs 8 file(s) missing under " + empty, "planetoid/ind.cora.x",
-		"planetoid/ind.cora.tx and 5 more", "`hylaflow datasets fetch cora`", "set HYLAFLOW_DATA"} {
+	for _, want := range []string{"Dataset cora: no data root holds its files; roots tried: " + empty + " ($HYLAFLOW_DATA): 8 missing: planetoid/ind.cora.x",
+		"planetoid/ind.cora.tx and 5 more; ", "/hylaflow/datasets (user cache): 8 missing", "`hylaflow datasets fetch cora`", "set HYLAFLOW_DATA"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("detail %q lacks %q", d, want)
 		}

@@ -28,14 +28,22 @@ type ringSource struct{}
 
 func (ringSource) Name() string { return "fake" }
 
-func (ringSource) Files(name string) ([]datasets.File, error) {
-	return []datasets.File{{Path: "fake/" + name + ".txt"}}, nil
+func (ringSource) Files(req datasets.Request) ([]datasets.File, error) {
+	return []datasets.File{{Path: "fake/" + req.Name + ".txt"}}, nil
 }
 
 func (ringSource) Generator(string) (string, string) { return "", "" }
 
-func (ringSource) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
-	data, err := os.ReadFile(filepath.Join(req.Root, "fake", req.Name+".txt"))
+func (s ringSource) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
+	req, err := datasets.Resolve(s, req)
+	if err != nil {
+		return nil, err
+	}
+	path, err := req.Path("fake/" + req.Name + ".txt")
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,21 +189,27 @@ func TestDataErrors(t *testing.T) {
 
 func TestDataFingerprintTracksFiles(t *testing.T) {
 	root := t.TempDir()
-	dir := filepath.Join(root, "hgcn", "disease_nc")
+	dir := filepath.Join(root, "hgcn", "mytree") // not catalogued: no sizes to match
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := Default().Lookup("dataset")
-	p := registry.Values{"source": "hgcn", "name": "disease_nc", "root": root}
-	f0, err := st.Fingerprint(p)
-	if err != nil {
+	p := registry.Values{"source": "hgcn", "name": "mytree", "root": root}
+	if _, err := st.Fingerprint(p); err == nil {
+		t.Fatal("no files: no error")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mytree.labels.npy"), []byte("labels"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "disease_nc.edges.csv"), []byte("0,1\n"), 0o644); err != nil {
+	if _, err := st.Fingerprint(p); err == nil || !strings.Contains(err.Error(), "mytree.edges.csv: missing") {
+		t.Fatalf("no edge file: %v", err)
+	}
+	f0 := ""
+	if err := os.WriteFile(filepath.Join(dir, "mytree.edges.csv"), []byte("0,1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f1, _ := st.Fingerprint(p)
-	if err := os.WriteFile(filepath.Join(dir, "disease_nc.edges.csv"), []byte("0,1\n1,2\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "mytree.edges.csv"), []byte("0,1\n1,2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f2, _ := st.Fingerprint(p)
@@ -212,7 +219,7 @@ func TestDataFingerprintTracksFiles(t *testing.T) {
 	// A fresh copy of the same bytes (new modification time) keeps the
 	// fingerprint, so copying or re-downloading a dataset keeps the cache.
 	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(filepath.Join(dir, "disease_nc.edges.csv"), later, later); err != nil {
+	if err := os.Chtimes(filepath.Join(dir, "mytree.edges.csv"), later, later); err != nil {
 		t.Fatal(err)
 	}
 	f3, _ := st.Fingerprint(p)
@@ -220,7 +227,7 @@ func TestDataFingerprintTracksFiles(t *testing.T) {
 		t.Fatalf("fingerprint follows the modification time: %s → %s", f2, f3)
 	}
 	// Same size, different bytes: the fingerprint changes.
-	if err := os.WriteFile(filepath.Join(dir, "disease_nc.edges.csv"), []byte("0,1\n1,3\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "mytree.edges.csv"), []byte("0,1\n1,3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if f4, _ := st.Fingerprint(p); f4 == f3 {

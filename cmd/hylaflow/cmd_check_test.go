@@ -63,8 +63,13 @@ stage "precompute" "p" {
 		{[]string{"validate", ranges}, cli.ExitInvalid, []string{"ranges.hcl:2:", `"dim" of stage type "sample" must be between 1 and 4096, got 0`,
 			"ranges.hcl:8:", `"epochs" of stage type "train" must be between 1 and 1000000, got 0`}},
 		{[]string{"validate", cora}, cli.ExitOK, nil},
-		{[]string{"plan", "--cache", filepath.Join(dir, "cache"), cora}, cli.ExitOK, []string{"warning: Missing data files", "cora.hcl:1:",
-			"Dataset cora needs 8 file(s) missing under " + empty, "planetoid/ind.cora.x", "`hylaflow datasets fetch cora`"}},
+		// Missing files: a warning that names every root tried and how to
+		// get them, then no plan (a key made without the data would stay
+		// the same when the data arrives or changes).
+		{[]string{"plan", "--cache", filepath.Join(dir, "cache"), cora}, cli.ExitFailed, []string{"warning: Missing data files", "cora.hcl:1:",
+			"Dataset cora: no data root holds its files; roots tried: " + empty + " ($HYLAFLOW_DATA): 8 missing: planetoid/ind.cora.x",
+			"(user cache): 8 missing", "`hylaflow datasets fetch cora`",
+			"hylaflow plan: dataset.cora: fingerprint of the data it reads: dataset cora (planetoid): no data root holds its files"}},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer

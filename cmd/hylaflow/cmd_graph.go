@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/runs"
@@ -40,6 +41,7 @@ func graphCmdRun(args []string, stdout, stderr io.Writer) error {
 	case *runArg != "" && !*collapse:
 		return cli.Usagef("--run styles the collapsed view: give --collapse too")
 	}
+	datasets.SetStart(filepath.Dir(files[0])) // dataset_present looks from the pipeline
 	p, diags := pipeline.Load(cliRegistry(), files[0], opts)
 	if len(diags) > 0 {
 		cliWriteDiags(stderr, diags)

@@ -142,6 +142,9 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	prov, err := runs.Collect(files[0], lopts.VarFiles, lopts.Vars)
 	if err == nil {
+		prov.Data, err = runCmdData(p)
+	}
+	if err == nil {
 		opts.Provenance, err = prov.Encode()
 	}
 	if err != nil {
@@ -243,6 +246,32 @@ func runNeedsWork(p *pipeline.Pipeline, c *cache.Cache, opts runner.PlanOptions)
 		}
 	}
 	return false
+}
+
+// runCmdData lists the outside data the pipeline's instances read: each
+// instance whose stage type fingerprints its files, with where they are
+// read from (the type's Origin) and the fingerprint its key will hold.
+func runCmdData(p *pipeline.Pipeline) ([]runs.DataInput, error) {
+	var out []runs.DataInput
+	for _, inst := range p.Instances {
+		t := inst.Type
+		if t.Fingerprint == nil {
+			continue
+		}
+		fp, err := t.Fingerprint(inst.Params)
+		if err != nil {
+			return nil, fmt.Errorf("%s: fingerprint of the data it reads: %w", inst.Address, err)
+		}
+		if fp == "" {
+			continue
+		}
+		d := runs.DataInput{Address: inst.Address, Fingerprint: fp}
+		if t.Origin != nil {
+			d.Origin = t.Origin(inst.Params)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // runCmdPublish carries out the pipeline's publish blocks after a

@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/internal/progress"
 	"github.com/hylaflow/hylaflow/pipeline"
@@ -36,6 +38,7 @@ func validateCmdRun(args []string, stdout, stderr io.Writer) error {
 	reg := cliRegistry()
 	var all hcl.Diagnostics
 	for _, file := range files {
+		datasets.SetStart(filepath.Dir(file)) // dataset_present looks from the pipeline
 		p, diags := pipeline.Load(reg, file, opts)
 		all = append(all, diags...)
 		if *jsonOut {

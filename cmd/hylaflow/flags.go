@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
@@ -71,6 +73,9 @@ func cliWriteDiags(w io.Writer, diags hcl.Diagnostics) {
 // printing the diagnostics) when it is invalid. A valid pipeline's
 // preflight warnings (data files missing on this machine) are printed too.
 func cliLoad(file string, opts pipeline.LoadOptions, stderr io.Writer) (*pipeline.Pipeline, error) {
+	// The default data root is found from the pipeline's directory, as
+	// the cache is, whatever the working directory.
+	datasets.SetStart(filepath.Dir(file))
 	p, diags := pipeline.Load(cliRegistry(), file, opts)
 	if p != nil && !diags.HasErrors() {
 		diags = append(diags, pipeline.Preflight(p)...)

@@ -102,10 +102,15 @@ func TestConformance(t *testing.T) {
 			}
 			root := t.TempDir()
 			fx.write(t, root)
-			files, err := src.Files(fx.name)
+			params := fx.params
+			if params == nil {
+				params = datasets.Options{}
+			}
+			req, err := datasets.Resolve(src, datasets.Request{Root: root, Name: fx.name, Params: params, Workers: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
+			files := req.Files
 			if userFiles { // the files at the user's path, exactly those the loader reads
 				named, err := ps.FilesFor(datasets.Request{Root: root, Name: fx.name, Params: datasets.Options{}})
 				if err != nil {
@@ -129,13 +134,13 @@ func TestConformance(t *testing.T) {
 				}
 			}
 			g := load(t, src, root, fx)
-			fp, err := datasets.Fingerprint(src, root, fx.name)
+			fp, err := datasets.Fingerprint(src, req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got[name] = goldenForm(fp)
 			g2 := load(t, src, root, fx)
-			if fp2, _ := datasets.Fingerprint(src, root, fx.name); fp2 != fp {
+			if fp2, _ := datasets.Fingerprint(src, req); fp2 != fp {
 				t.Errorf("fingerprint %s, then %s", fp, fp2)
 			}
 			if !sparse.Equal(g.Adj, g2.Adj) || !slices.Equal(g.Labels, g2.Labels) {
@@ -154,12 +159,43 @@ func TestConformance(t *testing.T) {
 				if err := os.WriteFile(p, append(data, '\n'), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				if fp3, _ := datasets.Fingerprint(src, root, fx.name); fp3 == fp {
+				if fp3, _ := datasets.Fingerprint(src, req); fp3 == fp {
 					t.Errorf("fingerprint unchanged after %s changed", f.Path)
 				}
 				if err := os.WriteFile(p, data, 0o644); err != nil {
 					t.Fatal(err)
 				}
+			}
+			// The loader opens the declared files and nothing else: it
+			// loads from a root holding only those, and fails (as the
+			// fingerprint does) without any one of the required ones.
+			only := t.TempDir()
+			var present []string
+			for _, f := range files {
+				data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+				if err != nil {
+					continue
+				}
+				present = append(present, f.Path)
+				writeFile(t, only, f.Path, data)
+			}
+			if g3 := load(t, src, only, fx); !sparse.Equal(g.Adj, g3.Adj) {
+				t.Error("the graph loaded from the declared files alone differs")
+			}
+			for _, f := range files {
+				p := filepath.Join(only, filepath.FromSlash(f.Path))
+				data, err := os.ReadFile(p)
+				if err != nil || f.Optional || userFiles { // a user's path: FilesFor lists what it finds
+					continue
+				}
+				os.Remove(p)
+				if _, err := src.Load(context.Background(), datasets.Request{Root: only, Name: fx.name, Params: params, Workers: 1}); err == nil {
+					t.Errorf("loaded without the required file %s", f.Path)
+				}
+				if _, err := datasets.Fingerprint(src, datasets.Request{Root: only, Name: fx.name, Params: params}); err == nil {
+					t.Errorf("fingerprint without the required file %s: no error", f.Path)
+				}
+				writeFile(t, only, f.Path, data)
 			}
 			if g.Nodes() != fx.nodes || g.Source != name {
 				t.Errorf("loaded %d nodes of source %q, want %d of %q", g.Nodes(), g.Source, fx.nodes, name)

@@ -33,7 +33,7 @@ type source struct{}
 func (source) Name() string { return Name }
 
 // Files is empty: the files are the user's (FilesFor), not a catalogue's.
-func (source) Files(string) ([]datasets.File, error) { return nil, nil }
+func (source) Files(datasets.Request) ([]datasets.File, error) { return nil, nil }
 
 func (source) Generator(string) (string, string) { return "", "" }
 

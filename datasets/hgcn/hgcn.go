@@ -70,7 +70,13 @@ func Load(root, name string, opts Options) (*datasets.Graph, error) {
 // would be kept on the diagonal, as HGCN's dense adj[i, j] = 1 does; the
 // shipped files have none).
 func LoadDisease(dir, name string, opts Options) (*datasets.Graph, error) {
-	edgesPath := filepath.Join(dir, name+".edges.csv")
+	return LoadDiseaseFiles(name, filepath.Join(dir, name+".edges.csv"), filepath.Join(dir, name+".labels.npy"),
+		filepath.Join(dir, name+".feats.npz"), opts)
+}
+
+// LoadDiseaseFiles is LoadDisease on the given edge, label and feature
+// files (the Source passes the files it declares).
+func LoadDiseaseFiles(name, edgesPath, labelsPath, featsPath string, opts Options) (*datasets.Graph, error) {
 	ids, us, vs, err := readEdgeCSV(edgesPath)
 	if err != nil {
 		return nil, err
@@ -80,7 +86,6 @@ func LoadDisease(dir, name string, opts Options) (*datasets.Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", edgesPath, err)
 	}
-	labelsPath := filepath.Join(dir, name+".labels.npy")
 	la, err := npy.ReadFile(labelsPath)
 	if err != nil {
 		return nil, err
@@ -101,7 +106,6 @@ func LoadDisease(dir, name string, opts Options) (*datasets.Graph, error) {
 		classes = max(classes, int(v)+1)
 	}
 	g := &datasets.Graph{Name: name, Source: "hgcn", Adj: adj, Labels: labels, Classes: classes}
-	featsPath := filepath.Join(dir, name+".feats.npz")
 	feats, err := npy.ReadSparseFile(featsPath)
 	switch {
 	case err == nil:

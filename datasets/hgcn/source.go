@@ -3,7 +3,6 @@ package hgcn
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/hylaflow/hylaflow/datasets"
@@ -19,7 +18,8 @@ func (source) Name() string { return "hgcn" }
 
 // Files are Airport's pickle, or Disease's edges, labels and (optional:
 // identity_features stands in for it) features.
-func (source) Files(name string) ([]datasets.File, error) {
+func (source) Files(req datasets.Request) ([]datasets.File, error) {
+	name := req.Name
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") {
 		return nil, fmt.Errorf("hgcn: dataset name %q: want a plain name (one of %v)", name, Names)
 	}
@@ -32,11 +32,27 @@ func (source) Files(name string) ([]datasets.File, error) {
 
 func (source) Generator(string) (string, string) { return "", "" }
 
-// Load reads the dataset (its name in lower case) from ROOT/hgcn; the
-// parameter identity_features replaces a missing Disease feature file by
-// the identity.
-func (source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
-	return Load(filepath.Join(req.Root, "hgcn"), strings.ToLower(req.Name), Options{IdentityFeatures: req.Params.Bool("identity_features")})
+// Load reads the files Files declares (under ROOT/hgcn); the parameter
+// identity_features replaces a missing Disease feature file by the
+// identity.
+func (s source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
+	req, err := datasets.Resolve(s, req)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(req.Files))
+	for i, f := range req.Files {
+		if paths[i], err = req.Path(f.Path); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case req.Name == "airport" && len(paths) == 1:
+		return LoadAirport(paths[0])
+	case (req.Name == "disease_nc" || req.Name == "disease_lp") && len(paths) == 3:
+		return LoadDiseaseFiles(req.Name, paths[0], paths[1], paths[2], Options{IdentityFeatures: req.Params.Bool("identity_features")})
+	}
+	return nil, fmt.Errorf("hgcn: unknown dataset %q (want one of %v)", req.Name, Names)
 }
 
 // OfficialSplit is HGCN's rule with Disease's (disease_nc, disease_lp) or

@@ -69,7 +69,20 @@ func Load(dir, name string) (*datasets.Graph, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
-	path := func(s string) string { return filepath.Join(dir, "ind."+name+"."+s) }
+	return LoadPaths(name, Files(dir, name))
+}
+
+// LoadPaths is Load on the given files, one per Suffixes entry in that
+// order (the Source passes the files it declares).
+func LoadPaths(name string, paths []string) (*datasets.Graph, error) {
+	if len(paths) != len(Suffixes) {
+		return nil, fmt.Errorf("planetoid %s: %d files, want %d (ind.%s.{%s})", name, len(paths), len(Suffixes), name, strings.Join(Suffixes, ","))
+	}
+	bySuffix := make(map[string]string, len(paths))
+	for i, s := range Suffixes {
+		bySuffix[s] = paths[i]
+	}
+	path := func(s string) string { return bySuffix[s] }
 	sparseFile := func(s string) (*sparse.CSR, error) {
 		v, err := pyobj.LoadFile(path(s))
 		if err != nil {
@@ -103,7 +116,7 @@ func Load(dir, name string) (*datasets.Graph, error) {
 		}
 		return arr, nil
 	}
-	for _, f := range Files(dir, name) {
+	for _, f := range paths {
 		if _, err := os.Stat(f); err != nil {
 			return nil, fmt.Errorf("planetoid %s: %w (get the files with `hylaflow datasets fetch %s`)", name, err, name)
 		}

@@ -2,8 +2,6 @@ package planetoid
 
 import (
 	"context"
-	"path/filepath"
-	"strings"
 
 	"github.com/hylaflow/hylaflow/datasets"
 )
@@ -16,8 +14,9 @@ type source struct{}
 
 func (source) Name() string { return "planetoid" }
 
-// Files are the eight ind.NAME.* pickles, all required.
-func (source) Files(name string) ([]datasets.File, error) {
+// Files are the eight ind.NAME.* pickles, all required, in Suffixes order.
+func (source) Files(req datasets.Request) ([]datasets.File, error) {
+	name := req.Name
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
@@ -30,9 +29,19 @@ func (source) Files(name string) ([]datasets.File, error) {
 
 func (source) Generator(string) (string, string) { return "", "" }
 
-// Load reads the dataset (its name in lower case) from ROOT/planetoid.
-func (source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
-	return Load(filepath.Join(req.Root, "planetoid"), strings.ToLower(req.Name))
+// Load reads the files Files declares (ROOT/planetoid/ind.NAME.*).
+func (s source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
+	req, err := datasets.Resolve(s, req)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(req.Files))
+	for i, f := range req.Files {
+		if paths[i], err = req.Path(f.Path); err != nil {
+			return nil, err
+		}
+	}
+	return LoadPaths(req.Name, paths)
 }
 
 // OfficialSplit is the Planetoid split the files define (Load sets it).

@@ -26,7 +26,12 @@ func Files(dir string) []string {
 // the normalize stage standardises them per column with the training rows'
 // statistics, as FastGCN does.
 func Load(dir string) (*datasets.Graph, error) {
-	dataPath, adjPath := filepath.Join(dir, "reddit.npz"), filepath.Join(dir, "reddit_adj.npz")
+	return LoadFiles(filepath.Join(dir, "reddit.npz"), filepath.Join(dir, "reddit_adj.npz"))
+}
+
+// LoadFiles is Load on the given reddit.npz and reddit_adj.npz (the
+// Source passes the files it declares).
+func LoadFiles(dataPath, adjPath string) (*datasets.Graph, error) {
 	raw, err := npy.ReadSparseFile(adjPath)
 	if err != nil {
 		return nil, fmt.Errorf("reddit: %w (FastGCN's reddit_adj.npz; see `hylaflow datasets info reddit`)", err)

@@ -2,7 +2,6 @@ package reddit
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/hylaflow/hylaflow/datasets"
 )
@@ -16,15 +15,27 @@ type source struct{}
 func (source) Name() string { return "reddit" }
 
 // Files are reddit/reddit.npz and reddit/reddit_adj.npz, both required.
-func (source) Files(string) ([]datasets.File, error) {
+func (source) Files(datasets.Request) ([]datasets.File, error) {
 	return []datasets.File{{Path: "reddit/reddit.npz"}, {Path: "reddit/reddit_adj.npz"}}, nil
 }
 
 func (source) Generator(string) (string, string) { return "", "" }
 
-// Load reads ROOT/reddit.
-func (source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
-	return Load(filepath.Join(req.Root, "reddit"))
+// Load reads the two files Files declares (ROOT/reddit/*.npz).
+func (s source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
+	req, err := datasets.Resolve(s, req)
+	if err != nil {
+		return nil, err
+	}
+	data, err := req.Path("reddit/reddit.npz")
+	if err != nil {
+		return nil, err
+	}
+	adj, err := req.Path("reddit/reddit_adj.npz")
+	if err != nil {
+		return nil, err
+	}
+	return LoadFiles(data, adj)
 }
 
 // OfficialSplit is FastGCN's split, stored in reddit.npz.

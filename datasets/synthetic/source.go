@@ -18,7 +18,7 @@ type source struct{}
 func (source) Name() string { return "synthetic" }
 
 // Files: none, the datasets are generated.
-func (source) Files(string) ([]datasets.File, error) { return nil, nil }
+func (source) Files(datasets.Request) ([]datasets.File, error) { return nil, nil }
 
 // Generator names the disease generator and its DiseaseVersion, so that a
 // new generator changes the disease graphs' keys. The SBM graph's keys

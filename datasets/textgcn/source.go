@@ -3,7 +3,6 @@ package textgcn
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -42,15 +41,17 @@ func FileName(name string) string {
 
 // Files are the meta file (required), TextGCN's cleaned corpus and the raw
 // corpus: Load reads the cleaned one when it exists, else cleans the raw
-// one, so each of the two is optional on its own.
-func (source) Files(name string) ([]datasets.File, error) {
+// one, so each of the two is optional on its own and one of them is
+// needed (AnyOf "corpus").
+func (source) Files(req datasets.Request) ([]datasets.File, error) {
+	name := req.Name
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") {
 		return nil, fmt.Errorf("textgcn: invalid corpus name %q (want R8, R52, ohsumed or mr)", name)
 	}
 	n := FileName(name)
 	return []datasets.File{{Path: "textgcn/" + n + ".txt"},
-		{Path: "textgcn/corpus/" + n + ".clean.txt", Optional: true},
-		{Path: "textgcn/corpus/" + n + ".txt", Optional: true}}, nil
+		{Path: "textgcn/corpus/" + n + ".clean.txt", Optional: true, AnyOf: "corpus"},
+		{Path: "textgcn/corpus/" + n + ".txt", Optional: true, AnyOf: "corpus"}}, nil
 }
 
 func (source) Generator(string) (string, string) { return "", "" }
@@ -58,9 +59,22 @@ func (source) Generator(string) (string, string) { return "", "" }
 // Load reads the corpus from ROOT/textgcn with the parameters seed,
 // val_fraction, window, min_freq and clean (zero values: TextGCN's) and
 // returns the graph of the parameter view ("" or transductive, inductive).
-func (source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
+func (s source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, error) {
+	req, err := datasets.Resolve(s, req)
+	if err != nil {
+		return nil, err
+	}
+	var paths [3]string // meta, cleaned corpus, raw corpus: Files' order
+	if len(req.Files) != len(paths) {
+		return nil, fmt.Errorf("textgcn %s: %d declared files, want 3", req.Name, len(req.Files))
+	}
+	for i, f := range req.Files {
+		if paths[i], err = req.Path(f.Path); err != nil {
+			return nil, err
+		}
+	}
 	p := req.Params
-	c, err := Load(filepath.Join(req.Root, "textgcn"), FileName(req.Name), Options{
+	c, err := LoadFiles(FileName(req.Name), paths[0], paths[1], paths[2], Options{
 		Seed: p.Int("seed"), ValFraction: p.Float("val_fraction"), Window: p.Int("window"),
 		MinFreq: p.Int("min_freq"), Clean: p.Bool("clean"),
 	})

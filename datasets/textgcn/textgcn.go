@@ -99,13 +99,22 @@ func Load(root, name string, opts Options) (*Corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	metaPath := filepath.Join(root, base+".txt")
+	return LoadFiles(base, filepath.Join(root, base+".txt"), filepath.Join(root, "corpus", base+".clean.txt"),
+		filepath.Join(root, "corpus", base+".txt"), o)
+}
+
+// LoadFiles is Load on the given meta file, cleaned corpus and raw corpus
+// of corpus base (the Source passes the files it declares); the cleaned
+// corpus is read unless opts.Clean is set or it does not exist.
+func LoadFiles(base, metaPath, cleanPath, rawPath string, opts Options) (*Corpus, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
 	metaData, err := os.ReadFile(metaPath)
 	if err != nil {
 		return nil, fmt.Errorf("textgcn: %w", err)
 	}
-	cleanPath := filepath.Join(root, "corpus", base+".clean.txt")
-	rawPath := filepath.Join(root, "corpus", base+".txt")
 	var corpusPath string
 	var corpusData []byte
 	clean := o.Clean
