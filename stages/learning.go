@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/datasets"
 	"github.com/hylaflow/hylaflow/hyla"
+	"github.com/hylaflow/hylaflow/nn"
+	"github.com/hylaflow/hylaflow/nn/hgcn"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/sparse"
 	"github.com/hylaflow/hylaflow/stages/schema"
@@ -464,7 +468,11 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]artifact.
 	start := time.Now()
 	res, err := train.Run(ctx, data, fm, z0, cfg, rand.New(rand.NewPCG(job.RNG.Uint64(), job.RNG.Uint64())))
 	if err != nil {
-		return nil, fmt.Errorf("train %s/%s on %s: %w", model, level, info.Name, err)
+		lrs := []string{"lr_classifier", "lr_embedding"}
+		if model == "sgc" {
+			lrs = lrs[:1]
+		}
+		return nil, learnDiverged(fmt.Errorf("train %s/%s on %s: %w", model, level, info.Name, err), p, lrs...)
 	}
 	elapsed := time.Since(start)
 	job.Logf("%s %s on %s: test %.4f (last epoch), %.4f (best val, epoch %d); %d epochs, %.2f ms/epoch",
@@ -551,4 +559,33 @@ func learnNodeK(ctx context.Context, in *bundle.Bundle, s *sparse.CSR, k int) (i
 		}
 	}
 	return 0, errors.New("level nodes: SK is not a power S^k (k ≤ 64) of S; set k")
+}
+
+// learnDiverged adds to a training error that reports divergence (a loss
+// that stopped being finite or exploded, a parameter or gradient that
+// did: nn.DivergedError, hgcn.DivergedError, train.ErrNonFinite) the
+// stage's learning rates, the parameters to lower, with their values;
+// other errors pass unchanged. names, when given, are the learning rates
+// that apply (else every parameter named lr or lr_*). The error fails the
+// stage, so nothing of the diverged run is stored.
+func learnDiverged(err error, p registry.Values, names ...string) error {
+	var nd *nn.DivergedError
+	var hd *hgcn.DivergedError
+	if err == nil || !errors.As(err, &nd) && !errors.As(err, &hd) && !errors.Is(err, train.ErrNonFinite) {
+		return err
+	}
+	lrs := slices.Clone(names)
+	for name := range p {
+		if len(names) == 0 && (name == "lr" || strings.HasPrefix(name, "lr_")) {
+			lrs = append(lrs, name)
+		}
+	}
+	slices.Sort(lrs)
+	for i, name := range lrs {
+		lrs[i] = fmt.Sprintf("%s (%g)", name, p.Float(name))
+	}
+	if len(lrs) == 0 {
+		return fmt.Errorf("%w; nothing is stored", err)
+	}
+	return fmt.Errorf("%w; nothing is stored: lower %s", err, strings.Join(lrs, " or "))
 }

@@ -226,7 +226,7 @@ func trainGNN(ctx context.Context, job *registry.Job, m gnn.Model, d *gnn.Data) 
 	start := time.Now()
 	res, err := gnn.Train(ctx, m, d, cfg, job.Stream("dropout"))
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, learnDiverged(err, p)
 	}
 	return res, float64(time.Since(start).Microseconds()) / 1000 / float64(res.Epochs), nil
 }

@@ -261,7 +261,7 @@ func hypNCRun(kind string) registry.RunFunc {
 		start := time.Now()
 		res, err := hgcn.Train(ctx, net, s, adj.Rows, tc, job.Stream("dropout"))
 		if err != nil {
-			return nil, hypFail(kind, info.Name, err)
+			return nil, learnDiverged(hypFail(kind, info.Name, err), p)
 		}
 		label := p.String("label")
 		switch {
@@ -332,7 +332,7 @@ func hypLPRun(ctx context.Context, job *registry.Job) (map[string]artifact.Artif
 	start := time.Now()
 	res, err := hgcn.TrainLinkPrediction(ctx, net, split, lc, job.Stream("negatives"), job.Stream("dropout"))
 	if err != nil {
-		return nil, hypFail("linkpred", info.Name, err)
+		return nil, learnDiverged(hypFail("linkpred", info.Name, err), p)
 	}
 	job.Logf("linkpred (%s) on %s: test ROC-AUC %.4f AP %.4f (epoch %d of %d), c %.4g, %d/%d/%d edges, %.2f ms/epoch",
 		p.String("model"), info.Name, res.TestROC, res.TestAP, res.StopEpoch, res.Epochs, res.Curvature,

@@ -191,7 +191,8 @@ type trainer struct {
 	fmap    hyla.FeatureMap
 	workers int
 
-	in, dim, feats, classes int // rows of Z, d0, D (or in for SGC), C
+	in, dim, feats, classes int          // rows of Z, d0, D (or in for SGC), C
+	watch                   nn.LossWatch // tells divergence from learning by the loss
 	xTrain                  *mat.Dense
 	trainRows               []int // nil when xTrain is XTrain itself (rows in order)
 	// sparse: X_train and X compressed, when X_train is sparse enough
@@ -528,6 +529,7 @@ func newRows(r, c int) *mat.Dense {
 func (t *trainer) run(ctx context.Context) (*Result, error) {
 	res := &Result{BestEpoch: -1, BestVal: math.Inf(-1)}
 	res.Curves = make([]EpochStats, 0, t.cfg.Epochs)
+	t.watch = nn.LossWatch{Chance: nn.ChanceLoss(t.classes)}
 	if err := t.forward(ctx); err != nil {
 		return nil, err
 	}
@@ -552,6 +554,9 @@ func (t *trainer) run(ctx context.Context) (*Result, error) {
 			res.StoppedEarly = true
 			break
 		}
+	}
+	if err := t.watch.Done(); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
 	}
 	res.Train, res.Val = t.trainMet, t.valMet
 	var err error
@@ -753,6 +758,7 @@ func (t *trainer) epoch(ctx context.Context, epoch int) error {
 	if math.IsNaN(t.loss) || math.IsInf(t.loss, 0) {
 		return fmt.Errorf("train: epoch %d: training loss is %v: %w", epoch, t.loss, ErrNonFinite)
 	}
+	t.watch.Check(epoch, t.loss) // finite: checked above
 	switch t.cfg.Model {
 	case ModelHyLa:
 		hyla.RSGDStep(t.z, t.gz, t.cfg.LREmbedding)
@@ -830,6 +836,7 @@ func (t *trainer) lbfgsStep(ctx context.Context, epoch int) error {
 	copy(w, t.theta[:nw]) // the step's last iterate is not evaluated
 	copy(t.b, t.theta[nw:])
 	t.loss = loss
+	t.watch.Check(epoch, loss) // finite: every evaluation was checked
 	return nil
 }
 

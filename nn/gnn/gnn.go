@@ -169,6 +169,7 @@ func Train(ctx context.Context, m Model, d *Data, cfg Config, rng *rand.Rand) (*
 	}
 	res := &Result{StopEpoch: -1}
 	bestVal := math.Inf(-1)
+	watch := nn.LossWatch{Chance: nn.ChanceLoss(d.Classes)}
 	var valLosses []float64
 	for epoch := 0; epoch < cfg.Epochs; epoch++ {
 		if err := ctx.Err(); err != nil {
@@ -185,8 +186,8 @@ func Train(ctx context.Context, m Model, d *Data, cfg Config, rng *rand.Rand) (*
 		if err != nil {
 			return nil, err
 		}
-		if l := loss.Scalar(); math.IsNaN(l) || math.IsInf(l, 0) {
-			return nil, fmt.Errorf("gnn: training loss is %v at epoch %d (learning rate too high?)", l, epoch)
+		if err := watch.Check(epoch, loss.Scalar()); err != nil {
+			return nil, fmt.Errorf("gnn: %w", err)
 		}
 		if err := tp.Backward(loss); err != nil {
 			return nil, err
@@ -248,6 +249,9 @@ func Train(ctx context.Context, m Model, d *Data, cfg Config, rng *rand.Rand) (*
 				break
 			}
 		}
+	}
+	if err := watch.Done(); err != nil {
+		return nil, fmt.Errorf("gnn: %w", err)
 	}
 	res.FinalParams = snapshot()
 	if res.BestParams == nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/hylaflow/hylaflow/nn"
 	"github.com/hylaflow/hylaflow/nn/autodiff"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -193,6 +194,8 @@ func TrainLinkPrediction(ctx context.Context, m *Net, s *EdgeSplit, cfg LPConfig
 	res := &LPResult{StopEpoch: -1}
 	best := math.Inf(-1)
 	counter := 0
+	// Chance: both means of softplus(0) = ln 2.
+	watch := nn.LossWatch{Chance: 2 * math.Ln2}
 	for epoch := 0; epoch < cfg.Epochs; epoch++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -206,8 +209,8 @@ func TrainLinkPrediction(ctx context.Context, m *Net, s *EdgeSplit, cfg LPConfig
 		// −log p = softplus(z) for an edge, −log(1−p) = softplus(−z) for a
 		// non-edge, z = (d² − R)/T.
 		loss := tp.Add(tp.MeanAll(tp.Softplus(z(ta, tb))), tp.MeanAll(tp.Softplus(tp.Scale(z(na, nb), -1))))
-		if l := loss.Scalar(); math.IsNaN(l) || math.IsInf(l, 0) {
-			return nil, &DivergedError{Epoch: epoch, What: "the training loss", Value: l}
+		if err := watch.Check(epoch, loss.Scalar()); err != nil {
+			return nil, lossDiverged(err)
 		}
 		if err := tp.Backward(loss); err != nil {
 			return nil, err
@@ -241,6 +244,9 @@ func TrainLinkPrediction(ctx context.Context, m *Net, s *EdgeSplit, cfg LPConfig
 				break
 			}
 		}
+	}
+	if err := watch.Done(); err != nil {
+		return nil, lossDiverged(err)
 	}
 	return res, nil
 }

@@ -2,10 +2,12 @@ package hgcn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/hylaflow/hylaflow/nn"
 	"github.com/hylaflow/hylaflow/nn/autodiff"
 	"gonum.org/v1/gonum/mat"
 )
@@ -94,6 +96,20 @@ func (e *DivergedError) Error() string {
 	return fmt.Sprintf("training diverged at epoch %d: %s is %v (lower the learning rate?)", e.Epoch, e.What, e.Value)
 }
 
+// lossDiverged turns the loss watch's *nn.DivergedError into a
+// *DivergedError about the training loss.
+func lossDiverged(err error) error {
+	var d *nn.DivergedError
+	if !errors.As(err, &d) {
+		return err
+	}
+	what := "the training loss"
+	if d.Ref > 0 {
+		what += fmt.Sprintf(" at the last epoch (over %d times its reference %.4g, the larger of the first epoch's and chance's)", nn.DivergenceFactor, d.Ref)
+	}
+	return &DivergedError{Epoch: d.Epoch, What: what, Value: d.Loss}
+}
+
 // firstNonFinite returns the first NaN or Inf of m, if any.
 func firstNonFinite(m *mat.Dense) (float64, bool) {
 	for _, v := range m.RawMatrix().Data {
@@ -162,6 +178,7 @@ func Train(ctx context.Context, m Model, s *Split, n int, cfg TrainConfig, rng *
 		}
 		return 0
 	}
+	watch := nn.LossWatch{Chance: nn.ChanceLoss(s.Classes)}
 	for epoch := 0; epoch < cfg.Epochs; epoch++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -172,8 +189,8 @@ func Train(ctx context.Context, m Model, s *Split, n int, cfg TrainConfig, rng *
 		if err != nil {
 			return nil, err
 		}
-		if l := loss.Scalar(); math.IsNaN(l) || math.IsInf(l, 0) {
-			return nil, &DivergedError{Epoch: epoch, What: "the training loss", Value: l}
+		if err := watch.Check(epoch, loss.Scalar()); err != nil {
+			return nil, lossDiverged(err)
 		}
 		if err := tp.Backward(loss); err != nil {
 			return nil, err
@@ -219,6 +236,9 @@ func Train(ctx context.Context, m Model, s *Split, n int, cfg TrainConfig, rng *
 				break
 			}
 		}
+	}
+	if err := watch.Done(); err != nil {
+		return nil, lossDiverged(err)
 	}
 	return res, nil
 }
