@@ -83,6 +83,10 @@ type loader struct {
 	byName   map[string]*stageBlock // "TYPE.NAME"
 	stageVal cty.Value
 	order    map[string]int // instance address → position in declaration/expansion order
+	// attrs holds, per instance address, the ranges of the parameters and
+	// inputs its block sets, and "" for the block's own, for the problems
+	// CheckConnections reports.
+	attrs map[string]map[string]hcl.Range
 }
 
 type varDecl struct {
@@ -188,6 +192,7 @@ func (l *loader) loadFile(f *hcl.File, diags hcl.Diagnostics) (*Pipeline, hcl.Di
 	l.decodeStages(stages)
 	l.decodePublish(publish)
 	l.buildDAG()
+	l.checkConnections()
 	diags = l.finish()
 	if diags.HasErrors() {
 		return nil, diags

@@ -519,6 +519,7 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 				continue
 			}
 			inst.Inputs[pl.input.Name] = l.resolveInput(inst, pl.input, val, pl.a.Expr.Range())
+			where[pl.input.Name] = pl.a.Expr.Range()
 		}
 		for name, rng := range sb.blockWhere {
 			where[name] = rng
@@ -576,6 +577,11 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 				l.diags = append(l.diags, problemDiag(pr, rng))
 			}
 		}
+		if l.attrs == nil {
+			l.attrs = map[string]map[string]hcl.Range{}
+		}
+		where[""] = sb.block.DefRange
+		l.attrs[addr] = where
 		if sb.resources != nil && resOK {
 			inst.Resources = l.decodeResources(sb.resources, ctx, scope{local: true, each: sb.isEach, what: "a resources block"}, l.pipeRes)
 		}
@@ -869,4 +875,37 @@ func problemDiag(pr registry.Problem, rng hcl.Range) *hcl.Diagnostic {
 		sev = hcl.DiagWarning
 	}
 	return &hcl.Diagnostic{Severity: sev, Summary: pr.Summary, Detail: pr.Detail, Subject: rng.Ptr()}
+}
+
+// checkConnections runs the CheckConnections hook of every instance whose type has
+// one, once the whole pipeline is valid (a problem reported before would
+// only repeat), with its producers' parameters; each problem is reported
+// at the attribute it names.
+func (l *loader) checkConnections() {
+	if l.diags.HasErrors() {
+		return
+	}
+	for _, inst := range l.p.Instances {
+		if inst.Type.CheckConnections == nil {
+			continue
+		}
+		inputs := map[string][]registry.InputInfo{}
+		for slot, refs := range inst.Inputs {
+			for _, r := range refs {
+				prod, ok := l.p.ByAddress[r.Producer]
+				if !ok {
+					continue
+				}
+				inputs[slot] = append(inputs[slot], registry.InputInfo{Address: prod.Address, Type: prod.Type.Name, Output: r.Output, Params: prod.Params})
+			}
+		}
+		where := l.attrs[inst.Address]
+		for _, pr := range inst.Type.CheckConnections(inst.Params, inputs) {
+			rng, ok := where[pr.Param]
+			if !ok {
+				rng = where[""]
+			}
+			l.diags = append(l.diags, problemDiag(pr, rng))
+		}
+	}
 }

@@ -155,6 +155,15 @@ type Job struct {
 	MemLimitMB int64
 }
 
+// InputInfo is one artifact connected to an input slot, as CheckConnections
+// sees it: the producing instance and its parameters (defaults filled in).
+type InputInfo struct {
+	Address string // the producer's address, e.g. sample.cora["0"]
+	Type    string // the producer's stage type
+	Output  string // the producer's output
+	Params  Values
+}
+
 // RunFunc executes a stage. It returns one artifact per declared output.
 // It must honour ctx cancellation and must be deterministic given the Job.
 type RunFunc func(ctx context.Context, job *Job) (map[string]artifact.Artifact, error)
@@ -188,6 +197,15 @@ type Type struct {
 	// e.g. that placeholders in a command's argv name declared inputs.
 	// The runner calls it after Check, when the instance has no errors.
 	CheckInputs func(params Values, inputs []string) []Problem
+	// CheckConnections, if set, checks an instance's parameters against those of
+	// the instances its inputs come from (dimensions that must match, a
+	// level both sides must share, the inputs a model needs), from the
+	// pipeline alone: validate and plan call it when they load the
+	// pipeline, before anything runs, and report each Problem at the
+	// attribute it names (Problem.Param: a parameter or an input slot of
+	// the instance; one that is not written in the block: the block).
+	// inputs has an entry per connected slot, in order.
+	CheckConnections func(params Values, inputs map[string][]InputInfo) []Problem
 	// Preflight, if set, checks what running the instance needs from the
 	// machine, e.g. that its data files exist, and returns warnings that
 	// say how to get what is missing. plan and run call it before anything

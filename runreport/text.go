@@ -20,6 +20,8 @@ const TextWidth = 80
 type TableView struct {
 	Title  string // "Results" when the document has none
 	Metric string
+	// Protocol is which epoch's model the metric is of (table.Doc.Protocol).
+	Protocol string
 	// Over says how many runs each mean is over ("over 10 runs", "of 1 run").
 	Over     string
 	Paper    bool // some cell has a paper value
@@ -55,7 +57,7 @@ func ParseTable(doc []byte) (*TableView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &TableView{Title: t.TitleOr(), Metric: t.Metric, Over: t.Over(), Paper: t.HasPaper(),
+	v := &TableView{Title: t.TitleOr(), Metric: t.Metric, Protocol: t.Protocol, Over: t.Over(), Paper: t.HasPaper(),
 		Datasets: t.Datasets, Models: t.Models, Notes: t.Notes, caption: t.Caption(), at: map[[2]string]int{}}
 	for i := range t.Cells {
 		c := &t.Cells[i]

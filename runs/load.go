@@ -30,8 +30,10 @@ type Table struct {
 	Stage  string `json:"stage"` // address of the stage that made it
 	Title  string `json:"title"`
 	Metric string `json:"metric"`
-	Unit   string `json:"unit,omitempty"`
-	Cells  []Cell `json:"cells"`
+	// Protocol is which epoch's model the metric is of (table.Doc.Protocol).
+	Protocol string `json:"protocol,omitempty"`
+	Unit     string `json:"unit,omitempty"`
+	Cells    []Cell `json:"cells"`
 }
 
 // Cell is one (dataset, model) entry of a table: the table.json layout
@@ -117,5 +119,5 @@ func loadTable(c Reader, ref cache.OutputRef) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output %s: %w", ref.Name, err)
 	}
-	return &Table{Title: d.Title, Metric: d.Metric, Unit: d.Unit, Cells: d.Cells}, nil
+	return &Table{Title: d.Title, Metric: d.Metric, Protocol: d.Protocol, Unit: d.Unit, Cells: d.Cells}, nil
 }

@@ -289,8 +289,8 @@ func learnTrainType() *registry.Type {
 		Name: "train",
 		// The factored X (precompute version 3) rounds the text models'
 		// products differently; their keys changed with the precompute's,
-		// and a dense X trains as before, so the version stays.
-		Version: "3", // 2: fused AVX-512 classifier kernels and blocked cross-entropy round differently; 3: common random numbers: draws from the seed and the stage type, not the cache key
+		// and a dense X trains as before, so that did not bump the version.
+		Version: "4", // 2: fused AVX-512 classifier kernels and blocked cross-entropy round differently; 3: common random numbers: draws from the seed and the stage type, not the cache key; 4: metrics test_last, val_last and protocol (learnProtocols)
 		Doc: "Trains HyLa-SGC, RFF-SGC or SGC. level features: Z has one row per input feature and " +
 			"logits = (S^K X)·(φ(Z)·W) + b on the rows each step needs (inductive when the features input has " +
 			"X_train: train on S_train^K X_train, evaluate on S^K X); level nodes: Z has one row per node and " +
@@ -327,8 +327,9 @@ func learnTrainType() *registry.Type {
 			{Name: learnOutMetrics, Kind: schema.KindMetrics, Doc: "metrics: test, val, train (last epoch), test_best_val, …, dataset, model"},
 			{Name: learnOutModel, Kind: schema.KindModel, Doc: "Z, W, bias (last epoch), Z_best, W_best, bias_best, curves"},
 		},
-		Run:         learnRunTrain,
-		EstimateMem: memTrain,
+		Run:              learnRunTrain,
+		CheckConnections: learnTrainCheckConnections,
+		EstimateMem:      memTrain,
 	}
 }
 
@@ -343,6 +344,9 @@ type learnMetrics struct {
 	Test         float64 `json:"test"`
 	Val          float64 `json:"val"`
 	Train        float64 `json:"train"`
+	TestLast     float64 `json:"test_last"`
+	ValLast      float64 `json:"val_last"`
+	Protocol     string  `json:"protocol"` // what test, val and train are: learnProtocolLast
 	TestBestVal  float64 `json:"test_best_val"`
 	ValBest      float64 `json:"val_best"`
 	TrainBestVal float64 `json:"train_best_val"`
@@ -493,7 +497,7 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]artifact.
 	}
 	m := learnMetrics{
 		Dataset: info.Name, Model: label, Level: string(level), Metric: metric, Seed: p.Int("seed"),
-		Test: res.Test, Val: res.Val, Train: res.Train,
+		Test: res.Test, Val: res.Val, Train: res.Train, TestLast: res.Test, ValLast: res.Val, Protocol: learnProtocolLast,
 		TestBestVal: res.BestTest, ValBest: res.BestVal, TrainBestVal: res.BestTrain, BestEpoch: res.BestEpoch,
 		Epochs: res.Epochs, StoppedEarly: res.StoppedEarly, FinalLoss: res.Curves[len(res.Curves)-1].Loss,
 		Features: sinfo.Features, Dim: sinfo.Dim,
@@ -560,6 +564,66 @@ func learnNodeK(ctx context.Context, in *bundle.Bundle, s *sparse.CSR, k int) (i
 	}
 	return 0, errors.New("level nodes: SK is not a power S^k (k ≤ 64) of S; set k")
 }
+
+// learnTrainCheckConnections checks a train instance against its inputs'
+// producers, so that validate refuses what would fail at run time: hyla
+// and rff need samples (of their kind), the samples' d0 is the initial
+// embedding's, and the level is the precompute's.
+func learnTrainCheckConnections(p registry.Values, inputs map[string][]registry.InputInfo) []registry.Problem {
+	var out []registry.Problem
+	model, level := p.String("model"), p.String("level")
+	samples := inputs["samples"]
+	switch {
+	case model != "sgc" && len(samples) == 0:
+		out = append(out, registry.Problemf("model", "Missing samples",
+			"model %q trains on random features and needs the samples input: samples = stage.sample.NAME (kind = %q).", model, model))
+	case model == "sgc" && len(samples) > 0:
+		pr := registry.Problemf("samples", "Unused samples",
+			"model \"sgc\" uses no random features; remove samples (%s) or set model = %q.", samples[0].Address, samples[0].Params.String("kind"))
+		pr.Warning = true
+		out = append(out, pr)
+	}
+	for _, s := range samples {
+		if s.Type != "sample" {
+			continue
+		}
+		if k := s.Params.String("kind"); model != "sgc" && k != model {
+			out = append(out, registry.Problemf("samples", "Samples of another kind",
+				"%s draws %s samples, but model is %q.", s.Address, k, model))
+		}
+		for _, e := range inputs["embedding"] {
+			if e.Type == "embed" && e.Params.Int("dim") != s.Params.Int("dim") {
+				out = append(out, registry.Problemf("embedding", "Dimensions differ",
+					"the initial embedding (%s) has dim = %d, the samples (%s) dim = %d: d0 must be the same.",
+					e.Address, e.Params.Int("dim"), s.Address, s.Params.Int("dim")))
+			}
+		}
+	}
+	for _, f := range inputs["features"] {
+		if f.Type == "precompute" && f.Params.String("level") != level {
+			out = append(out, registry.Problemf("level", "Level differs from the precompute's",
+				"level = %q, but %s precomputes level %q: set the same level on both.", level, f.Address, f.Params.String("level")))
+		}
+	}
+	for _, e := range inputs["embedding"] {
+		if e.Type == "embed" && e.Params.String("level") != level {
+			out = append(out, registry.Problemf("level", "Level differs from the embedding's",
+				"level = %q, but the initial embedding %s has level %q.", level, e.Address, e.Params.String("level")))
+		}
+	}
+	return out
+}
+
+// The protocols a training stage's test, val and train metrics follow
+// (its metrics' "protocol"): the last epoch's model (HyLa's tables), or
+// the model of the best validation epoch (the baselines' early stopping).
+// Every training stage also reports the protocol-named metrics with the
+// same meaning whatever the stage: test_last and val_last (the last
+// epoch), test_best_val and val_best (the best validation epoch).
+const (
+	learnProtocolLast    = "last"
+	learnProtocolBestVal = "best_val"
+)
 
 // learnDiverged adds to a training error that reports divergence (a loss
 // that stopped being finite or exploded, a parameter or gradient that

@@ -27,16 +27,21 @@ func learnEvaluateType() *registry.Type {
 	return &registry.Type{
 		Name: "evaluate",
 		// 2: the chart's legend beside the axes, a margin above the title; 3: a y axis of at least two points;
-		// 4: the sample std (n−1; none for one run), the column order and whether it compares with the paper in table.json (package table)
-		Version: "4",
+		// 4: the sample std (n−1; none for one run), the column order and whether it compares with the paper in table.json (package table);
+		// 5: the protocol the metric follows (table.json's protocol, stated in table.md)
+		Version: "5",
 		Doc: "Collects the metrics of many train runs into a table: mean ± sample std (n−1; a single run shows " +
 			"n = 1) over the runs of each dataset × model, in percent, with the paper's published value and the " +
 			"difference beside it, and whether the cell is within max(1.5, 2 × the paper's std) of the paper or " +
 			"above it. Datasets or models listed in the parameters but without runs appear as missing cells. " +
 			"Writes table.md, table.csv, table.json and chart.png.",
 		Params: []registry.Param{
-			{Name: "metric", Type: registry.String, Default: "test", Enum: []string{"test", "test_best_val", "val", "val_best", "train"},
-				Doc: "which metric of the runs: test after the last epoch (the paper's protocol) or at the best-validation epoch, …"},
+			{Name: "metric", Type: registry.String, Default: "test", Enum: []string{"test", "test_last", "test_best_val", "val", "val_last", "val_best", "train"},
+				Doc: "which metric of the runs: test, val and train follow each stage's own protocol (train: the last epoch, the paper's; " +
+					"the GNN baselines: the early-stopped model); test_last, val_last (the last epoch) and test_best_val, val_best " +
+					"(the best validation epoch) mean the same for every training stage"},
+			{Name: "mix_protocols", Type: registry.Bool, Default: false, KeyOmitDefault: true,
+				Doc: "allow runs whose metric follows different protocols in one table (each cell then says its protocol)"},
 			{Name: "compare_to", Type: registry.String, Default: "paper", Enum: []string{"paper", "none"}, Doc: "put the paper's values beside the results"},
 			{Name: "paper_table", Type: registry.String, Default: "auto",
 				Enum: []string{"auto", "table1", "table1-reddit", "table2-transductive", "table2-inductive"},
@@ -58,6 +63,33 @@ func learnEvaluateType() *registry.Type {
 // learnModelOrder is the paper's row order of models; the datasets'
 // column order is their catalogue entries' (datasets.Columns).
 var learnModelOrder = []string{"hyla-sgc", "rff-sgc", "sgc", "hyla-lr", "rff-lr", "lr", "textsgc"}
+
+// learnProtocolNames are the tables' words for the protocols.
+var learnProtocolNames = map[string]string{learnProtocolLast: "last epoch", learnProtocolBestVal: "best validation epoch"}
+
+// learnMetricProtocol returns the protocol metric follows in the metrics
+// m of one run: fixed for the protocol-named metrics, the run's own
+// ("protocol", or for runs stored before it was recorded, best_epoch for
+// train and stop_epoch for the early-stopped stages) for test, val and
+// train; "" when it cannot tell.
+func learnMetricProtocol(metric string, m map[string]any) string {
+	switch metric {
+	case "test_last", "val_last":
+		return learnProtocolLast
+	case "test_best_val", "val_best":
+		return learnProtocolBestVal
+	}
+	if p, _ := m["protocol"].(string); p != "" {
+		return p
+	}
+	if _, ok := m["best_epoch"]; ok {
+		return learnProtocolLast
+	}
+	if _, ok := m["stop_epoch"]; ok {
+		return learnProtocolBestVal
+	}
+	return ""
+}
 
 func learnOrdered(listed []string, seen map[string]bool, canonical []string) []string {
 	var out []string
@@ -101,6 +133,10 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 	values := map[[2]string][]float64{}
 	seenD, seenM := map[string]bool{}, map[string]bool{}
 	metricName := ""
+	// protocols: per protocol, the stage blocks whose runs follow it;
+	// cellProtocol: each cell's.
+	protocols := map[string][]string{}
+	cellProtocol := map[[2]string]string{}
 	for i, a := range runs {
 		where := fmt.Sprintf("run %d", i)
 		if i < len(labels) {
@@ -114,7 +150,17 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 		model, _ := m["model"].(string)
 		v, ok := m[metric].(float64)
 		if ds == "" || model == "" || !ok {
-			return nil, fmt.Errorf("evaluate: %s: metrics need dataset, model and a number %q (have %v)", where, metric, learnKeys(m))
+			return nil, fmt.Errorf("evaluate: %s: metrics need dataset, model and a number %q (have %v); test_last, val_last, "+
+				"test_best_val and val_best mean the same for every training stage (a stage stored before they existed runs again)",
+				where, metric, learnKeys(m))
+		}
+		proto := learnMetricProtocol(metric, m)
+		block := where
+		if i := strings.Index(block, "["); i > 0 {
+			block = block[:i]
+		}
+		if !slices.Contains(protocols[proto], block) {
+			protocols[proto] = append(protocols[proto], block)
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("evaluate: %s: %s is %v", where, metric, v)
@@ -137,17 +183,49 @@ func learnRunEvaluate(ctx context.Context, job *registry.Job) (map[string]artifa
 		ds, model = datasets.MetaOf(ds).Column, strings.ToLower(model)
 		seenD[ds], seenM[model] = true, true
 		values[[2]string{ds, model}] = append(values[[2]string{ds, model}], 100*v)
+		if old, ok := cellProtocol[[2]string{ds, model}]; ok && old != proto {
+			proto = table.ProtocolMixed
+		}
+		cellProtocol[[2]string{ds, model}] = proto
 	}
 	if metricName == "" {
 		metricName = "accuracy"
 	}
+	protocol := ""
+	for proto := range protocols {
+		protocol = learnProtocolNames[proto]
+		if protocol == "" {
+			protocol = "unknown"
+		}
+	}
+	if len(protocols) > 1 {
+		if !p.Bool("mix_protocols") {
+			var parts []string
+			for _, proto := range []string{learnProtocolLast, learnProtocolBestVal, ""} {
+				if blocks := protocols[proto]; len(blocks) > 0 {
+					what := learnProtocolNames[proto]
+					if what == "" {
+						what = "protocol not recorded"
+					}
+					parts = append(parts, fmt.Sprintf("%s (%s = %s)", strings.Join(blocks, ", "), metric, what))
+				}
+			}
+			return nil, fmt.Errorf("evaluate: the runs' %s follows different protocols: %s; choose metric = \"test_last\" or "+
+				"\"test_best_val\" (the same meaning for every training stage), or set mix_protocols = true",
+				metric, strings.Join(parts, "; "))
+		}
+		protocol = table.ProtocolMixed
+	}
 	columns := learnOrdered(p.Strings("datasets"), seenD, datasets.Columns())
 	models := learnOrdered(p.Strings("models"), seenM, learnModelOrder)
-	tab := table.Doc{Title: p.String("title"), Metric: metric + " " + metricName, Unit: "percent", Datasets: columns, Models: models,
+	tab := table.Doc{Title: p.String("title"), Metric: metric + " " + metricName, Protocol: protocol, Unit: "percent", Datasets: columns, Models: models,
 		Paper: p.String("compare_to") == "paper"}
 	for _, ds := range columns {
 		for _, model := range models {
 			c := table.Cell{Dataset: ds, Model: model}
+			if protocol == table.ProtocolMixed {
+				c.Protocol = learnProtocolNames[cellProtocol[[2]string{ds, model}]]
+			}
 			vals := values[[2]string{ds, model}]
 			if len(vals) == 0 && !slices.Contains(p.Strings("datasets"), ds) && !slices.Contains(p.Strings("models"), model) {
 				continue // neither listed nor run: not part of the table

@@ -64,7 +64,7 @@ func gnnGCNType() *registry.Type {
 	}, gnnCommonParams(0.01, 5e-4, 0.5)...)
 	return &registry.Type{
 		Name:    "gcn",
-		Version: "1",
+		Version: "2", // 2: metrics test_best_val, val_best and protocol
 		Doc: "Trains Kipf & Welling's two-layer GCN, logits = S·drop(ReLU(S·drop(X)·W1))·W2 with S the normalised " +
 			"adjacency, as their reference code: hidden 16, dropout 0.5 (inputs and hidden), no biases, Glorot " +
 			"initialisation, Adam lr 0.01 with weight decay 5e-4 on W1 only. Full batch; at most epochs epochs " +
@@ -85,7 +85,7 @@ func gnnGATType() *registry.Type {
 	}, gnnCommonParams(0.005, 5e-4, 0.6)...)
 	return &registry.Type{
 		Name:    "gat",
-		Version: "1",
+		Version: "2", // 2: metrics test_best_val, val_best and protocol
 		Doc: "Trains Veličković et al.'s two-layer GAT as PyTorch Geometric's reference example: dropout 0.6 on " +
 			"the input, 8 heads × 8 units concatenated with ELU, dropout 0.6, one output head (Pubmed: 8, averaged); " +
 			"attention α_ij = softmax over i's neighbours and itself of LeakyReLU_0.2(a_dstᵀWh_i + a_srcᵀWh_j), " +
@@ -189,8 +189,8 @@ func gnnRun(kind string) registry.RunFunc {
 
 // gnnResult returns a trained GNN stage's outputs: its model (gnnModel)
 // and its metrics — the fields every GNN stage reports (metric, test, val,
-// train, stop_epoch, test_last, val_last, epochs, stopped_early,
-// final_loss) added to the stage's own (dataset, model, seed and whatever
+// train, stop_epoch, test_last, val_last, test_best_val, val_best,
+// protocol, epochs, stopped_early, final_loss) added to the stage's own (dataset, model, seed and whatever
 // the stage type adds).
 func gnnResult(m gnn.Model, res *gnn.Result, fields map[string]any) (map[string]artifact.Artifact, error) {
 	mod, err := gnnModel(m, res)
@@ -200,6 +200,7 @@ func gnnResult(m gnn.Model, res *gnn.Result, fields map[string]any) (map[string]
 	for k, v := range map[string]any{
 		"metric": "accuracy", "test": res.Test, "val": res.Val, "train": res.Train, "stop_epoch": res.StopEpoch,
 		"test_last": res.TestLast, "val_last": res.ValLast, "epochs": res.Epochs, "stopped_early": res.StoppedEarly,
+		"test_best_val": res.Test, "val_best": res.Val, "protocol": learnProtocolBestVal,
 		"final_loss": res.Curves[len(res.Curves)-1].Loss,
 	} {
 		fields[k] = v

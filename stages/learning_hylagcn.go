@@ -31,7 +31,7 @@ func hylaGCNType() *registry.Type {
 	}, gnnCommonParams(0.01, 5e-4, 0.5)...)
 	return &registry.Type{
 		Name:    "hyla_gcn",
-		Version: "1",
+		Version: "2", // 2: metrics test_best_val, val_best and protocol
 		Doc: "Trains HyLa-GCN (the paper's future work: HyLa with a non-linear graph network): the HyLa features φ(Z) " +
 			"of the samples input feed Kipf & Welling's two-layer GCN, logits = S·drop(ReLU(S·C(drop(X)·φ(Z)·W1)))·W2 " +
 			"(level features; level nodes: S·drop(ReLU(S·C(drop(φ(Z))·W1)))·W2), S the normalised adjacency, C centring over the nodes (center). Z and the " +

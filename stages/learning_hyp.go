@@ -100,7 +100,7 @@ func hypNCType(kind string) *registry.Type {
 	}
 	return &registry.Type{
 		Name:    kind,
-		Version: "2", // 2: the hyperbolic maps are fused tape operations (nn/manifold/fused*.go): the same values, gradients summed in another order, so other bits
+		Version: "3", // 2: the hyperbolic maps are fused tape operations (nn/manifold/fused*.go): the same values, gradients summed in another order, so other bits; 3: metrics test_best_val, val_best and protocol
 		Doc:     doc,
 		Params:  params,
 		Inputs:  inputs,
@@ -285,6 +285,7 @@ func hypNCRun(kind string) registry.RunFunc {
 			"dataset": info.Name, "model": label, "metric": "accuracy", "seed": p.Int("seed"), "encoder": model,
 			"test": res.Test, "val": res.Val, "train": res.Train, "test_f1": res.TestF1, "val_f1": res.ValF1,
 			"stop_epoch": res.StopEpoch, "test_last": res.TestLast, "val_last": res.ValLast, "epochs": res.Epochs,
+			"test_best_val": res.Test, "val_best": res.Val, "protocol": learnProtocolBestVal,
 			"stopped_early": res.StoppedEarly, "c": res.Curvature, "final_loss": res.Curves[len(res.Curves)-1].Loss,
 		}
 		if att {

@@ -46,7 +46,7 @@ func textGCNType() *registry.Type {
 	}
 	return &registry.Type{
 		Name:    "textgcn",
-		Version: "1",
+		Version: "2", // 2: metrics test_best_val, val_best and protocol
 		Doc: "Trains Yao et al.'s TextGCN, logits = S·drop(ReLU(S·drop(X)·W1))·W2 on a corpus graph of documents " +
 			"and words (S = D^-1/2 (A+I) D^-1/2) with one-hot node inputs X, as their text_gcn code: hidden 200, " +
 			"dropout 0.5 (on X's ones and on the hidden layer), no biases, Glorot initialisation, Adam lr 0.02, no " +

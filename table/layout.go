@@ -24,6 +24,11 @@ type Doc struct {
 	Title  string `json:"title"`
 	Metric string `json:"metric"` // e.g. "test accuracy"
 	Unit   string `json:"unit"`   // "percent"
+	// Protocol says which epoch's model the metric is of: "last epoch",
+	// "best validation epoch", ProtocolMixed (the evaluate stage's
+	// mix_protocols; each cell's Protocol then says) or "unknown".
+	// Documents written before it was recorded lack it.
+	Protocol string `json:"protocol,omitempty"`
 	// StdDDOF is the delta degrees of freedom of the cells' Std: 1 (the
 	// sample std) in every document written now. Documents of evaluate
 	// versions before 4 lack it (0: the population std); Parse converts
@@ -72,7 +77,14 @@ type Cell struct {
 	Within *bool    `json:"within_tolerance"`
 	// Status is StatusOK, StatusBelow, StatusMissing or StatusNoPaper.
 	Status string `json:"status"`
+	// Protocol is the cell's runs' protocol when the table's is
+	// ProtocolMixed, "" otherwise.
+	Protocol string `json:"protocol,omitempty"`
 }
+
+// ProtocolMixed is the Protocol of a table whose cells follow different
+// protocols.
+const ProtocolMixed = "mixed"
 
 // Cell statuses.
 const (

@@ -85,7 +85,15 @@ func Markdown(d *Doc) []byte {
 	paper := d.Paper
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", d.TitleOr())
-	fmt.Fprintf(&b, "Metric: %s in percent, %s (n−1) over the runs; n = 1: a single run, which has no std", d.Metric, MeanStdNote)
+	fmt.Fprintf(&b, "Metric: %s in percent", d.Metric)
+	switch d.Protocol {
+	case "":
+	case ProtocolMixed:
+		b.WriteString(" (mixed protocols: each cell's in the long table)")
+	default:
+		fmt.Fprintf(&b, " (model of the %s)", d.Protocol)
+	}
+	fmt.Fprintf(&b, ", %s (n−1) over the runs; n = 1: a single run, which has no std", MeanStdNote)
 	if paper {
 		b.WriteString("; paper: Yu & De Sa, ICLR 2023; Δ = result − paper; ✓ = within max(1.5, 2 × paper std) of the paper or above")
 	}
@@ -146,7 +154,11 @@ func Markdown(d *Doc) []byte {
 		if c.Min != nil && c.Max != nil {
 			lo, hi = Num(*c.Min, Decimals), Num(*c.Max, Decimals)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s |", c.Dataset, c.Model, c.Runs, res, lo, hi)
+		model := c.Model
+		if c.Protocol != "" {
+			model += " (" + c.Protocol + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s |", c.Dataset, model, c.Runs, res, lo, hi)
 		if paper {
 			pp := c.Paper()
 			if pp == "" {

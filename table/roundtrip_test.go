@@ -43,7 +43,7 @@ func evaluate(t *testing.T, params map[string]any, runsIn [][3]any) artifact.Art
 	var labels []string
 	for i, r := range runsIn {
 		m := bundle.New(schema.KindMetrics)
-		if err := m.SetJSON(schema.MemberMetrics, map[string]any{"dataset": r[0], "model": r[1], "test": r[2], "metric": "accuracy"}); err != nil {
+		if err := m.SetJSON(schema.MemberMetrics, map[string]any{"dataset": r[0], "model": r[1], "test": r[2], "metric": "accuracy", "protocol": "best_val"}); err != nil {
 			t.Fatal(err)
 		}
 		in = append(in, m)
@@ -81,6 +81,10 @@ func TestEvaluateToReaders(t *testing.T) {
 		strings.Join(d.Datasets, ",") != "pubmed,cora" {
 		t.Fatalf("evaluate wrote title %q metric %q models %v datasets %v", d.Title, d.Metric, d.Models, d.Datasets)
 	}
+	// The runs' test is the best validation epoch's model: the table says so.
+	if d.Protocol != "best validation epoch" {
+		t.Fatalf("evaluate wrote protocol %q, want the best validation epoch", d.Protocol)
+	}
 	// 80, 82, 84: mean 82, sample std 2 (the population std would be 1.63).
 	hc := d.Cell("cora", "hyla-sgc")
 	if hc == nil || math.Abs(*hc.Mean-82) > 1e-9 || hc.Std == nil || math.Abs(*hc.Std-2) > 1e-9 || hc.Runs != 3 {
@@ -109,6 +113,9 @@ func TestEvaluateToReaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if v.Protocol != d.Protocol {
+		t.Errorf("runreport protocol %q, want %q", v.Protocol, d.Protocol)
+	}
 	if c, ok := v.Cell("cora", "hyla-sgc"); !ok || c.Result != "82.0 ± 2.0" || c.Paper != "82.5 ± 0.5" || c.Delta != "-0.5" || c.Mark != "✓" {
 		t.Errorf("runreport cell %+v", c)
 	}
@@ -119,7 +126,7 @@ func TestEvaluateToReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	rec := &cache.KeyRecord{Address: "evaluate.t", StageType: "evaluate", Version: "4", Params: map[string]string{}, Inputs: map[string][]string{}}
+	rec := &cache.KeyRecord{Address: "evaluate.t", StageType: "evaluate", Version: "5", Params: map[string]string{}, Inputs: map[string][]string{}}
 	cache.ComputeKey(rec)
 	if _, err := c.Store(rec, map[string]artifact.Artifact{"table": tab}); err != nil {
 		t.Fatal(err)
@@ -140,6 +147,9 @@ func TestEvaluateToReaders(t *testing.T) {
 	}
 	if len(r.Tables) != 1 || r.Tables[0].Title != "Round trip" || len(r.Tables[0].Cells) != len(d.Cells) {
 		t.Fatalf("runs.Load tables %+v", r.Tables)
+	}
+	if r.Tables[0].Protocol != d.Protocol {
+		t.Errorf("runs.Load protocol %q, want %q", r.Tables[0].Protocol, d.Protocol)
 	}
 	diff := runs.Compare(r, r)
 	var got *runs.CellDiff
