@@ -155,6 +155,51 @@ func (c *Cache) scanRecord(row *sql.Row, what string) (*KeyRecord, bool, error) 
 	return &rec, true, nil
 }
 
+// LastRecordsOf returns, per instance address, the key record of the
+// latest run of the pipeline named pipeline that planned the address
+// (ran it or found it cached), for plan reasons that compare a pipeline
+// with its own history, not with another pipeline's instance of the same
+// address. A pipeline that never ran gives an empty map.
+func (c *Cache) LastRecordsOf(pipeline string) (map[string]*KeyRecord, error) {
+	out := map[string]*KeyRecord{}
+	if c.db == nil {
+		return out, nil
+	}
+	c.bufMu.Lock()
+	pending := len(c.touched) > 0
+	c.bufMu.Unlock()
+	if pending {
+		if err := c.flush(); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := c.db.Query(`SELECT k.key, k.address, k.stage_type, k.version, k.params, k.inputs, k.fingerprint
+		FROM runs r JOIN run_stages s ON s.run_id = r.id JOIN keys k ON k.key = s.key
+		WHERE r.pipeline = ? ORDER BY s.run_id, s.seq`, pipeline)
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: runs of %s: %w", c.dir, pipeline, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rec KeyRecord
+		var params, inputs string
+		if err := rows.Scan(&rec.Key, &rec.Address, &rec.StageType, &rec.Version, &params, &inputs, &rec.Fingerprint); err != nil {
+			return nil, fmt.Errorf("cache %s: runs of %s: %w", c.dir, pipeline, err)
+		}
+		if err := json.Unmarshal([]byte(params), &rec.Params); err != nil {
+			return nil, fmt.Errorf("cache %s: runs of %s: key %s: params column: %w", c.dir, pipeline, rec.Key, err)
+		}
+		if err := json.Unmarshal([]byte(inputs), &rec.Inputs); err != nil {
+			return nil, fmt.Errorf("cache %s: runs of %s: key %s: inputs column: %w", c.dir, pipeline, rec.Key, err)
+		}
+		out[rec.Address] = &rec // a later run's replaces an earlier one's
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cache %s: runs of %s: %w", c.dir, pipeline, err)
+	}
+	return out, nil
+}
+
 // Record returns the key record stored for key (its components), whether or
 // not its outputs are still stored.
 func (c *Cache) Record(key string) (rec *KeyRecord, ok bool, err error) {

@@ -23,7 +23,7 @@ func WriteMem(w io.Writer, plan *runner.Plan, keys, mem bool) {
 	for _, s := range plan.Steps {
 		status, reason := "RUN", s.Reason
 		if s.Cached {
-			status, reason = "CACHED", ""
+			status = "CACHED" // Reason: "" or "cached from another pipeline"
 		}
 		line := status + "\t" + s.Instance.Address
 		if keys {
@@ -99,7 +99,7 @@ func JSON(file, cacheDir string, plan *runner.Plan) Plan {
 			Version: s.Record.Version, Key: s.Key(), Status: "run", Reason: s.Reason,
 			Params: map[string]json.RawMessage{}, Inputs: map[string][]string{}}
 		if s.Cached {
-			st.Status, st.Reason = "cached", ""
+			st.Status = "cached"
 		} else if s.MemKnown {
 			mb := s.MemMB
 			st.MemMB = &mb

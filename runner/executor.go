@@ -21,6 +21,16 @@ type PlanStore interface {
 	LastRecord(address string) (rec *cache.KeyRecord, ok bool, err error)
 }
 
+// PipelineHistory is a PlanStore that keeps which runs of a pipeline
+// planned which key records (*cache.Cache implements it): MakePlan then
+// explains a stage that runs against the latest run of the same pipeline
+// ("never run" if it has none), never against another pipeline's stage of
+// the same address, and says when a cached key was stored by another
+// pipeline.
+type PipelineHistory interface {
+	LastRecordsOf(pipeline string) (map[string]*cache.KeyRecord, error)
+}
+
 // PayloadChecker is a PlanStore that can check stored payloads without
 // loading them (*cache.Cache implements it): each file exists with its
 // recorded size and, with rehash, its digest. MakePlan uses it to re-hash

@@ -35,7 +35,9 @@ type Step struct {
 	Cached  bool
 	Outputs []cache.OutputRef
 	// Reason says why a stage that is not Cached runs: "never run",
-	// "param lr changed 0.01 → 0.05", "forced", …
+	// "param lr changed 0.01 → 0.05", "forced", …, compared with the last
+	// run of the same pipeline when the store keeps runs; for a Cached
+	// step it is "" or "cached from another pipeline".
 	Reason string
 	// Damaged is true when the key is stored but a payload failed its
 	// check (a leaf's digest): the stage runs as if forced, so its
@@ -138,6 +140,13 @@ func planLookup(plan *Plan, store PlanStore, opts PlanOptions) error {
 	// are what the user reads, so their stored payloads are re-hashed
 	// before they are served from the cache; a damaged one runs again.
 	checker, _ := store.(PayloadChecker)
+	var history map[string]*cache.KeyRecord // nil: the store keeps no runs
+	if h, ok := store.(PipelineHistory); ok && store != nil {
+		var err error
+		if history, err = h.LastRecordsOf(plan.Pipeline.Name); err != nil {
+			return fmt.Errorf("plan: %w", err)
+		}
+	}
 	consumed := map[string]bool{}
 	for _, step := range plan.Steps {
 		for _, refs := range step.Instance.Inputs {
@@ -167,6 +176,14 @@ func planLookup(plan *Plan, store PlanStore, opts PlanOptions) error {
 			}
 			if ok {
 				step.Cached, step.Outputs = true, refs
+				if last, ran := history[inst.Address]; history != nil && (!ran || last.Key != rec.Key) {
+					step.Reason = "cached from another pipeline"
+				}
+				break
+			}
+			if history != nil {
+				last, found := history[inst.Address]
+				step.Reason = planReason(rec, last, found, plan.ByAddress)
 				break
 			}
 			last, found, err := store.LastRecord(inst.Address)
@@ -257,6 +274,15 @@ func unionKeys[V any](a, b map[string]V) []string {
 // reading as an empty cache. It hides S's PayloadChecker: plan reads no
 // payload, so the leaves it shows as cached are not re-hashed as a run's.
 type ReadOnlyStore struct{ S PlanStore }
+
+// LastRecordsOf implements PipelineHistory when S does (an empty history
+// otherwise: every stage that runs is "never run" in this pipeline).
+func (r ReadOnlyStore) LastRecordsOf(pipeline string) (map[string]*cache.KeyRecord, error) {
+	if h, ok := r.S.(PipelineHistory); ok {
+		return h.LastRecordsOf(pipeline)
+	}
+	return nil, nil
+}
 
 // Lookup implements PlanStore.
 func (r ReadOnlyStore) Lookup(key string) ([]cache.OutputRef, bool, error) {

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/internal/testenv"
+)
+
+// TestPlanReasonsSamePipeline: plan explains a stage that runs against the
+// last run of the same pipeline, never against another pipeline's stage at
+// the same address. A new pipeline that shares the quickstart's addresses
+// (and its cache) is "never run" where its keys are new, and "cached from
+// another pipeline" where the quickstart stored them; once it ran, a
+// change is explained against its own values. Before, the first plan of
+// the new pipeline said "param epochs changed 100 → 50": the quickstart's.
+func TestPlanReasonsSamePipeline(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "pipelines", "quickstart.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	quick := testenv.WriteFile(t, dir, "quickstart.hcl", string(src))
+	mine := testenv.WriteFile(t, dir, "mine.hcl", strings.Replace(string(src), `pipeline "quickstart" {`, `pipeline "mine" {`, 1))
+	cdir := filepath.Join(dir, "cache")
+	cacheCmdMust(t, cli.ExitOK, "run", quick, "--cache", cdir, "-q", "-j", "1")
+
+	plan := cacheCmdMust(t, cli.ExitOK, "plan", mine, "--cache", cdir, "-var", "epochs=50")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^RUN +train\.hyla\["0"\] +never run$`),
+		regexp.MustCompile(`(?m)^CACHED +dataset\.disease +cached from another pipeline$`),
+	} {
+		if !want.MatchString(plan) {
+			t.Errorf("plan of a new pipeline lacks %s:\n%s", want, plan)
+		}
+	}
+	if strings.Contains(plan, "changed 100 → 50") {
+		t.Errorf("plan of a new pipeline explains against the quickstart:\n%s", plan)
+	}
+	cacheCmdMust(t, cli.ExitOK, "run", mine, "--cache", cdir, "-q", "-j", "1", "-var", "epochs=50")
+	plan = cacheCmdMust(t, cli.ExitOK, "plan", mine, "--cache", cdir, "-var", "epochs=60")
+	if !regexp.MustCompile(`(?m)^RUN +train\.hyla\["0"\] +param epochs changed 50 → 60$`).MatchString(plan) ||
+		!regexp.MustCompile(`(?m)^CACHED +dataset\.disease$`).MatchString(plan) {
+		t.Errorf("plan after the pipeline ran:\n%s", plan)
+	}
+	// The quickstart's own history is its own.
+	plan = cacheCmdMust(t, cli.ExitOK, "plan", quick, "--cache", cdir, "-var", "epochs=60")
+	if !regexp.MustCompile(`(?m)^RUN +train\.hyla\["0"\] +param epochs changed 100 → 60$`).MatchString(plan) {
+		t.Errorf("plan of the quickstart:\n%s", plan)
+	}
+}
