@@ -336,8 +336,14 @@ func (l *loader) applyVarOverrides() {
 		v, ok := l.varDecls[name]
 		if !ok {
 			detail := fmt.Sprintf("%s sets %q, but %s declares no variable of that name.", source, name, l.file)
-			if s := registry.DidYouMean(name, sortedNames(l.varDecls)); s != "" {
+			names := sortedNames(l.varDecls)
+			if s := registry.DidYouMean(name, names); s != "" {
 				detail += fmt.Sprintf(" Did you mean %q?", s)
+			}
+			if len(names) == 0 {
+				detail += " It declares no variables."
+			} else {
+				detail += fmt.Sprintf(" Its variables: %s.", strings.Join(names, ", "))
 			}
 			l.errorf(subject, "Undeclared variable", "%s", detail)
 		}

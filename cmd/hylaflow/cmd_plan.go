@@ -39,6 +39,8 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	allowCommands := fset.Bool("allow-commands", false, "run version_argv of command stages")
 	var force cli.Strings
 	fset.Var(&force, "force", "plan stage NAME to run; repeatable")
+	var only cli.Strings
+	fset.Var(&only, "only", "plan only the stages PATTERN names and what they need; repeatable")
 	var lopts pipeline.LoadOptions
 	lopts.RegisterFlags(fset)
 	var rflags remoteFlags
@@ -53,6 +55,9 @@ func planCmdRun(args []string, stdout, stderr io.Writer) error {
 	p, err := cliLoad(files[0], lopts, stderr)
 	if err != nil {
 		return err
+	}
+	if p, err = pipeline.Only(p, only); err != nil {
+		return cli.Usagef("%v", err)
 	}
 	var store runner.PlanStore
 	loc, err := cliCache(*cacheDir, filepath.Dir(files[0]))

@@ -53,3 +53,37 @@ func TestPlanReasonsSamePipeline(t *testing.T) {
 		t.Errorf("plan of the quickstart:\n%s", plan)
 	}
 }
+
+// TestOnlyFlag: plan and run --only take the named stages and what they
+// need upstream, nothing else; an unknown pattern is a usage error naming
+// the pipeline's stages.
+func TestOnlyFlag(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "pipelines", "quickstart.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := testenv.WriteFile(t, dir, "quickstart.hcl", string(src))
+	cdir := filepath.Join(dir, "cache")
+	plan := cacheCmdMust(t, cli.ExitOK, "plan", file, "--cache", cdir, "--only", `train.sgc["1"]`)
+	var addrs []string
+	for _, line := range strings.Split(strings.TrimSpace(plan), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && (f[0] == "RUN" || f[0] == "CACHED") {
+			addrs = append(addrs, f[1])
+		}
+	}
+	if strings.Join(addrs, " ") != `dataset.disease normalize.disease split.disease precompute.disease train.sgc["1"]` {
+		t.Errorf("plan --only train.sgc[\"1\"]: %v\n%s", addrs, plan)
+	}
+	out := cacheCmdMust(t, cli.ExitOK, "run", file, "--cache", cdir, "-j", "1", "--only", "train.sgc*")
+	if !strings.Contains(out, "7 stages: 7 ran, 0 cached") {
+		t.Errorf("run --only: %s", out)
+	}
+	if got := cacheCmdMust(t, cli.ExitOK, "plan", file, "--cache", cdir, "--only", "train.sgc"); !strings.Contains(got, "nothing to do") {
+		t.Errorf("plan --only train.sgc after run --only train.sgc*:\n%s", got)
+	}
+	got := cacheCmdMust(t, cli.ExitUsage, "run", file, "--cache", cdir, "--only", "train.cora")
+	if !strings.Contains(got, "--only train.cora: no stage or instance of") || !strings.Contains(got, "train.hyla, ") {
+		t.Errorf("run --only of an unknown stage: %s", got)
+	}
+}

@@ -48,6 +48,8 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	allowCommands := fs.Bool("allow-commands", false, "run the programs of command stages")
 	var force cli.Strings
 	fs.Var(&force, "force", "run stage NAME even if cached; repeatable")
+	var only cli.Strings
+	fs.Var(&only, "only", "run only the stages PATTERN names and what they need; repeatable")
 	var exFlags executor.Flags
 	exFlags.RegisterFlags(fs)
 	var lopts pipeline.LoadOptions
@@ -81,6 +83,9 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 			return nil
 		}
 		return err
+	}
+	if p, err = pipeline.Only(p, only); err != nil {
+		return cli.Usagef("%v", err)
 	}
 	if err := exFlags.Preflight(); err != nil {
 		return cli.Usagef("%v", err)
