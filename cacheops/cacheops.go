@@ -503,6 +503,32 @@ func Export(stdout, msgs io.Writer, c *cache.Cache, ref, file string) error {
 		return &RefError{fmt.Sprintf("key %s has %d outputs (%s): name one as %s/OUTPUT", ShortKey(key), len(refs),
 			strings.Join(names, ", "), prefix)}
 	}
+	// A file named *.json or *.npy asks for one member in that format,
+	// not the whole artifact's archive: export the artifact's one member
+	// when it has that form, else say what to do.
+	if ext := strings.ToLower(filepath.Ext(file)); file != "-" && (ext == ".json" || ext == ".npy") {
+		for _, r := range refs {
+			if output != "" && r.Name != output {
+				continue
+			}
+			art, err := c.Load(r)
+			if err != nil {
+				return err
+			}
+			a, err := bundle.From(art)
+			if err != nil {
+				break // another format: written as stored
+			}
+			names := a.Names()
+			var raw json.RawMessage
+			if len(names) == 1 && (a.JSON(names[0], &raw) == nil) == (ext == ".json") {
+				return ExportMember(stdout, msgs, c, ref, names[0], file)
+			}
+			return &RefError{fmt.Sprintf("%s ends in %s, but %s/%s holds %d member(s) (%s) and not one %s member: give a .npz "+
+				"file for the whole artifact, or export one member with --member NAME", file, ext, ShortKey(key), r.Name,
+				len(names), strings.Join(names, ", "), strings.TrimPrefix(ext, "."))}
+		}
+	}
 	target := file
 	if file == "-" {
 		// Export to a temp file (the digest is checked before anything is

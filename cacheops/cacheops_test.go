@@ -237,6 +237,25 @@ func TestExport(t *testing.T) {
 	if err := ExportMember(&out, &msgs, c, key, "metrics", filepath.Join(dir, "m2.json")); !errors.As(err, &re) {
 		t.Errorf("export member without an output: %v", err)
 	}
+	// A .json file asks for the one member in JSON, not an archive.
+	out.Reset()
+	jsonFile := filepath.Join(dir, "m3.json")
+	if err := Export(&out, &msgs, c, key+"/metrics", jsonFile); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(jsonFile); err != nil || !json.Valid(b) || bytes.HasPrefix(b, []byte("PK")) {
+		t.Errorf("export KEY/metrics m.json wrote %q (%v), want JSON", b, err)
+	}
+	out.Reset()
+	if err := Export(&out, &msgs, c, key+"/out", filepath.Join(dir, "o.json")); !errors.As(err, &re) ||
+		!strings.Contains(err.Error(), "o.json ends in .json, but "+key[:12]+"/out holds 1 member(s)") {
+		t.Errorf("export of a vector to a .json file: %v", err)
+	}
+	if err := Export(&out, &msgs, c, key+"/out", filepath.Join(dir, "o.npy")); err != nil {
+		t.Errorf("export of a vector to a .npy file: %v", err)
+	} else if b, _ := os.ReadFile(filepath.Join(dir, "o.npy")); !bytes.HasPrefix(b, []byte("\x93NUMPY")) {
+		t.Errorf("o.npy: %.20q", b)
+	}
 	if err := Export(&out, &msgs, c, "ffff", filepath.Join(dir, "y")); !errors.Is(err, cache.ErrNotFound) {
 		t.Errorf("unknown key: %v", err)
 	}

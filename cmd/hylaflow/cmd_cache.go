@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -105,9 +106,14 @@ func cacheCmdSub(sub, usage string, args []string, stdout, stderr io.Writer) err
 			return cli.Usagef("--keep-runs %d: want 0 or more", *keepRuns)
 		}
 	}
-	cdir, err := cliCacheDir(*dir)
+	loc, err := cliCache(*dir, ".")
 	if err != nil {
 		return cli.Failed(err)
+	}
+	cdir := loc.Dir
+	if _, statErr := os.Stat(cdir); sub == "export" && statErr != nil && (loc.How == cache.FromRepo || loc.How == cache.FromStart) {
+		return cli.Failed(fmt.Errorf("no cache found: no %s directory in the working directory or above it (up to the repository root); "+
+			"run a pipeline first, or give --cache DIR or $HYLAFLOW_CACHE", cache.DirName))
 	}
 	if sub == "clear" && *yes {
 		return cli.Failed(cacheops.ClearDir(stdout, cdir, func(index string) {

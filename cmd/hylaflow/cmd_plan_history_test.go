@@ -87,3 +87,16 @@ func TestOnlyFlag(t *testing.T) {
 		t.Errorf("run --only of an unknown stage: %s", got)
 	}
 }
+
+// TestCacheExportNoCache: outside any clone, with no .hylaflow anywhere
+// above, cache export says no cache was found instead of naming a cache
+// directory that does not exist.
+func TestCacheExportNoCache(t *testing.T) {
+	t.Setenv("HYLAFLOW_CACHE", "")
+	t.Chdir(t.TempDir())
+	got := cacheCmdMust(t, cli.ExitFailed, "cache", "export", "abcd", "m.json")
+	if !strings.Contains(got, "no cache found: no .hylaflow directory in the working directory or above it") ||
+		strings.Contains(got, ".hylaflow:") {
+		t.Errorf("cache export without a cache: %s", got)
+	}
+}
