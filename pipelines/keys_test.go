@@ -224,7 +224,7 @@ func TestTableScopes(t *testing.T) {
 			"gcn.planetoid": 2, "gat.planetoid": 2, "hgcn.planetoid": 2, "lgcn.planetoid": 2, "hnn.planetoid": 2,
 			"sample.hyla_gcn": 2, "hyla_gcn.planetoid": 2,
 			"evaluate.table1": 1, "evaluate.table1_val": 1, "evaluate.table1_gnn": 1, "evaluate.table1_hyp": 1,
-			"evaluate.table1_hylagcn": 1, "evaluate.table1_hylagcn_val": 1,
+			"evaluate.table1_hylagcn": 1, "evaluate.table1_hylagcn_val": 1, "evaluate.table1_one_protocol": 1,
 		}},
 		{"table1 SGC and GCN on Airport", "table1.hcl", map[string]string{"datasets": `["airport"]`, "models": `["sgc", "gcn"]`}, map[string]int{
 			"dataset.hgcn": 1, "normalize.hgcn_sgc": 1, "augment.hgcn_sgc": 1, "normalize.hgcn_gnn": 1, "augment.hgcn_gnn": 1,
@@ -233,7 +233,7 @@ func TestTableScopes(t *testing.T) {
 		}},
 		{"table1 HyLa-SGC on Reddit and Disease", "table1.hcl", map[string]string{"datasets": `["disease", "reddit"]`, "models": `["hyla-sgc"]`}, map[string]int{
 			"dataset.hgcn": 1, "normalize.hgcn": 1, "hgcn_split.hgcn": 2, "precompute.hgcn_hyla": 2, "sample.hgcn_hyla": 2, "train.hgcn_hyla": 2,
-			"evaluate.table1": 1, "evaluate.table1_val": 1,
+			"evaluate.table1": 1, "evaluate.table1_val": 1, "evaluate.table1_one_protocol": 1,
 			"dataset.reddit": 1, "normalize.reddit": 1, "precompute.reddit": 1, "sample.reddit": 2, "train.reddit": 2, "evaluate.reddit": 1,
 		}},
 		{"table1 HGCN's protocol on Disease", "table1.hcl", map[string]string{"datasets": `["disease"]`, "models": `["sgc", "hgcn"]`, "baselines": "long"}, map[string]int{
