@@ -90,7 +90,7 @@ func TestHTMLPage(t *testing.T) {
 	}
 	// train.h ×2 feeds both evaluate blocks; sample.h ×2 feeds train.h.
 	for _, want := range []string{
-		`<g class="node" data-block="train.h" data-status="ran">`, `train v3 ×2`, `2 ran`,
+		`<g class="node" data-block="train.h" data-status="ran">`, `train v4 ×2`, `2 ran`,
 		`<title>train.h → evaluate.each: metrics → runs ×2</title>`, `<title>sample.h → train.h: samples ×2</title>`,
 		`<td>0123abcd (2026-01-01T00:00:00Z)</td>`, `<th scope="row">var epochs</th>`,
 		`alt="chart.png of evaluate.all"`, `<title>hylaflow run 1: p</title>`,
