@@ -84,6 +84,11 @@ type StageRecord struct {
 	Metrics  map[string]float64 // scalar metrics the stage reported, if any
 }
 
+// ReasonCachedElsewhere is the reason a plan gives a cached stage whose
+// key no run of the same pipeline planned: another pipeline stored it
+// (a remote store that fetched the key names the remote instead).
+const ReasonCachedElsewhere = "cached from another pipeline"
+
 // RunSummary is a row of `hylaflow runs list`.
 type RunSummary struct {
 	ID                        int64

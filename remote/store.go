@@ -395,7 +395,7 @@ func (s *Store) PushKey(ctx context.Context, key string) (PutResult, bool, error
 // store fetched is recorded with the reason "fetched from REMOTE".
 func (s *Store) RecordStage(runID int64, st cache.StageRecord) error {
 	s.mu.Lock()
-	if st.Status == "cached" && st.Reason == "" && s.fetched[st.Key] {
+	if st.Status == "cached" && (st.Reason == "" || st.Reason == cache.ReasonCachedElsewhere) && s.fetched[st.Key] {
 		st.Reason = OriginPrefix + s.remote.URL()
 	}
 	if st.Status == "cached" || st.Status == "ran" {

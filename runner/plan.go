@@ -177,7 +177,7 @@ func planLookup(plan *Plan, store PlanStore, opts PlanOptions) error {
 			if ok {
 				step.Cached, step.Outputs = true, refs
 				if last, ran := history[inst.Address]; history != nil && (!ran || last.Key != rec.Key) {
-					step.Reason = "cached from another pipeline"
+					step.Reason = cache.ReasonCachedElsewhere
 				}
 				break
 			}
