@@ -6,14 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"time"
+
+	"github.com/hylaflow/hylaflow/internal/filedigest"
 )
 
 // A Source is a family of datasets that share a file layout and a loader
@@ -321,7 +321,7 @@ func Fingerprint(src Source, req Request) (string, error) {
 			errs = append(errs, fmt.Errorf("%s: wrong size: %d bytes, want %d", path, st.Size(), f.Size))
 			continue
 		}
-		sum, err := fileDigest(path)
+		sum, err := filedigest.Sum(path)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -360,7 +360,7 @@ func FingerprintParts(src PathSource, req Request) (map[string]string, error) {
 	}
 	parts := make(map[string]string, len(files))
 	for _, f := range files {
-		sum, err := fileDigest(f.Path)
+		sum, err := filedigest.Sum(f.Path)
 		if err != nil {
 			return nil, fmt.Errorf("dataset fingerprint: %w", err)
 		}
@@ -386,50 +386,6 @@ func FingerprintOf(src PathSource, req Request) (string, error) {
 		fmt.Fprintf(&b, "%s %s\n", n, parts[n])
 	}
 	return b.String(), nil
-}
-
-// digestMemo remembers file digests within one process, keyed by path, size
-// and modification time, so planning and running hash each file once.
-var digestMemo sync.Map // digestKey → string
-
-type digestKey struct {
-	path  string
-	size  int64
-	mtime int64
-}
-
-// racyWindow is how recent a modification must be for fileDigest not to
-// remember the digest: well above the coarse clocks file systems stamp
-// modification times with.
-const racyWindow = 2 * time.Second
-
-// fileDigest returns the hex SHA-256 of a file's contents.
-func fileDigest(path string) (string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	k := digestKey{path, st.Size(), st.ModTime().UnixNano()}
-	if v, ok := digestMemo.Load(k); ok {
-		return v.(string), nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	// A file modified within the file system's timestamp granularity of
-	// the last change could change again with the same size and time
-	// (git's "racy clean" case): remember only files older than that.
-	if time.Since(st.ModTime()) > racyWindow {
-		digestMemo.Store(k, sum)
-	}
-	return sum, nil
 }
 
 // CheckEntryFiles checks that a catalogue entry lists the files its source

@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -19,9 +18,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/internal/filedigest"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
 )
@@ -284,7 +283,7 @@ func commandFingerprint(p registry.Values) (string, error) {
 		return "", err
 	}
 	for _, f := range files {
-		sum, err := commandDigest(filepath.Join(dir, filepath.FromSlash(f)))
+		sum, err := filedigest.Sum(filepath.Join(dir, filepath.FromSlash(f)))
 		if err != nil {
 			return "", fmt.Errorf("code %s: %w", f, err)
 		}
@@ -366,36 +365,4 @@ func commandCodeFiles(dir string, code []string) ([]string, error) {
 		}
 	}
 	return slices.Sorted(mapKeys(set)), nil
-}
-
-// commandDigests remembers file digests within one process, keyed by
-// path, size and modification time, so plan and run hash each file once.
-var commandDigests sync.Map // digestKey → string
-
-type commandDigestKey struct {
-	path        string
-	size, mtime int64
-}
-
-func commandDigest(p string) (string, error) {
-	st, err := os.Stat(p)
-	if err != nil {
-		return "", err
-	}
-	k := commandDigestKey{p, st.Size(), st.ModTime().UnixNano()}
-	if v, ok := commandDigests.Load(k); ok {
-		return v.(string), nil
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	commandDigests.Store(k, sum)
-	return sum, nil
 }
