@@ -131,7 +131,7 @@ up() {
 	log "starting weed server (S3 on 127.0.0.1:$PORT, data in $STATE/data)"
 	setsid "$WEED" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$STATE/data" \
 		-master.port="$MASTER_PORT" -master.volumeSizeLimitMB=64 \
-		-volume.port="$VOLUME_PORT" -volume.max=16 \
+		-volume.port="$VOLUME_PORT" -volume.max=128 \
 		-filer -filer.port="$FILER_PORT" \
 		-s3 -s3.port="$PORT" -s3.config="$STATE/s3.json" -s3.port.iceberg=0 -s3.port.lance=0 \
 		>"$STATE/log/weed.log" 2>&1 </dev/null &
