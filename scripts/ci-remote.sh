@@ -63,8 +63,11 @@ if [ -n "$reduced" ]; then
   "$bin" run -q --cache "$c" --remote "$remote" pipelines/table1.hcl -var 'seeds=[0,1]' -var epochs=10 2>&1 | tee "$work/remote-t1.txt"
   grep -Eq '^nothing to do: all [0-9]+ stages cached' "$work/remote-t1.txt" || fail "the reduced table1 computed a stage"
   grep -q 'computed nothing here' "$work/remote-t1.txt" || fail "table1: no 'computed nothing here'"
-  diff <(digests "$c") <("$bin" cache ls --cache "$reduced" --json |
-    python3 -c 'import json,sys; [print(a["address"], a["output"], a["digest"]) for a in json.load(sys.stdin)]' | sort | grep -Fxf <(digests "$c")) ||
+  # By digest: a key shared by several pipelines of the reduced cache (a
+  # sample stage of table1 and of ablation) is listed under the address
+  # that stored it last, so addresses differ where the bytes do not.
+  diff <(digests "$c" | awk '{print $NF}' | sort -u) <("$bin" cache ls --cache "$reduced" --json |
+    python3 -c 'import json,sys; [print(a["digest"]) for a in json.load(sys.stdin)]' | sort -u | grep -Fxf <(digests "$c" | awk '{print $NF}')) ||
     fail "table1: digests differ from the cache that computed them"
 fi
 
