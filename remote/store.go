@@ -175,28 +175,15 @@ func (s *Store) Prefetch(ctx context.Context, keys []string) int {
 	}
 	start := time.Now()
 	defer func() { s.count(func(c *Counters) { c.FetchTime += time.Since(start) }) }()
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	n := 0
-	next := make(chan string)
-	for range min(s.cfg.Parallel, len(missing)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				if s.usable() && ctx.Err() == nil && s.fetch(ctx, k) {
-					mu.Lock()
-					n++
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for _, k := range missing {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
+	s.eachKey(ctx, missing, func(k string) {
+		if s.usable() && ctx.Err() == nil && s.fetch(ctx, k) {
+			mu.Lock()
+			n++
+			mu.Unlock()
+		}
+	})
 	return n
 }
 
@@ -450,31 +437,41 @@ func (s *Store) Probe(ctx context.Context, keys []string) (n int, bytes int64, e
 		}
 	}
 	var mu sync.Mutex
+	s.eachKey(ctx, missing, func(k string) {
+		rec, ok, gerr := s.remote.Get(ctx, k)
+		mu.Lock()
+		switch {
+		case gerr != nil && err == nil && !errors.Is(gerr, cache.ErrCorrupt):
+			err = gerr
+		case ok:
+			n++
+			for _, o := range rec.Outputs {
+				if s.Cache == nil || !s.Cache.HasPayload(o.Digest, o.Size) {
+					bytes += o.Size
+				}
+			}
+		}
+		mu.Unlock()
+	})
+	return n, bytes, err
+}
+
+// eachKey calls fn for every key on up to Parallel goroutines and returns
+// when all calls have returned; keys not yet handed out when ctx is done
+// are skipped.
+func (s *Store) eachKey(ctx context.Context, keys []string, fn func(key string)) {
 	var wg sync.WaitGroup
 	next := make(chan string)
-	for range min(s.cfg.Parallel, len(missing)) {
+	for range min(s.cfg.Parallel, len(keys)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				rec, ok, gerr := s.remote.Get(ctx, k)
-				mu.Lock()
-				switch {
-				case gerr != nil && err == nil && !errors.Is(gerr, cache.ErrCorrupt):
-					err = gerr
-				case ok:
-					n++
-					for _, o := range rec.Outputs {
-						if s.Cache == nil || !s.Cache.HasPayload(o.Digest, o.Size) {
-							bytes += o.Size
-						}
-					}
-				}
-				mu.Unlock()
+				fn(k)
 			}
 		}()
 	}
-	for _, k := range missing {
+	for _, k := range keys {
 		if ctx.Err() != nil {
 			break
 		}
@@ -482,7 +479,6 @@ func (s *Store) Probe(ctx context.Context, keys []string) (n int, bytes int64, e
 	}
 	close(next)
 	wg.Wait()
-	return n, bytes, err
 }
 
 // remoteError marks an error of the remote (not of the local cache) in a
@@ -519,40 +515,24 @@ type PushReport struct {
 func (s *Store) PushKeys(ctx context.Context, keys []string) PushReport {
 	var rep PushReport
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	next := make(chan string)
-	for range min(s.cfg.Parallel, len(keys)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				res, ok, err := s.PushKey(ctx, k)
-				mu.Lock()
-				switch {
-				case err != nil:
-					rep.Failed++
-					rep.Errors = append(rep.Errors, err.Error())
-				case !ok:
-					rep.Failed++
-				case res.Existed:
-					rep.Existed++
-					rep.Bytes += res.Bytes
-				default:
-					rep.Pushed++
-					rep.Bytes += res.Bytes
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, k := range keys {
-		if ctx.Err() != nil {
-			break
+	s.eachKey(ctx, keys, func(k string) {
+		res, ok, err := s.PushKey(ctx, k)
+		mu.Lock()
+		switch {
+		case err != nil:
+			rep.Failed++
+			rep.Errors = append(rep.Errors, err.Error())
+		case !ok:
+			rep.Failed++
+		case res.Existed:
+			rep.Existed++
+			rep.Bytes += res.Bytes
+		default:
+			rep.Pushed++
+			rep.Bytes += res.Bytes
 		}
-		next <- k
-	}
-	close(next)
-	wg.Wait()
+		mu.Unlock()
+	})
 	sort.Strings(rep.Errors)
 	return rep
 }
