@@ -76,7 +76,7 @@ func sniffEdges(path, name string) (edgeFormat, error) {
 	}
 	f := edgeFormat{delim: d, cols: len(rows[0].fields)}
 	header := idHeader(rows)
-	if !header && f.cols == 3 && !isNumber(rows[0].fields[2]) && (len(rows) < 2 || isNumber(rows[1].fields[2])) {
+	if !header && f.cols == 3 && !isNumber(rows[0].fields[2]) && (len(rows) < 2 || len(rows[1].fields) == 3 && isNumber(rows[1].fields[2])) {
 		header = true // a weight column whose first entry is a name
 	}
 	if header {
