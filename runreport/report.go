@@ -14,11 +14,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/safename"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/runs"
 	"github.com/hylaflow/hylaflow/stages/schema"
 	"github.com/hylaflow/hylaflow/table"
 )
@@ -140,35 +142,62 @@ func (e *BadRunError) Error() string {
 const latestWindow = 100
 
 // ResolveRun resolves RUN or "latest" (also "last") to a run id. latest
-// is the run that finished last: with several processes on one cache, a
-// run started later may still be going (its tables incomplete), so it is
-// taken only when no run has finished; note says so. Anything else but a
-// positive number is a *BadRunError.
+// is the run that finished last among those with stages (runs.HasStages):
+// a run canceled or failed before recording any stage has no results and
+// is passed over. With several processes on one cache, a run started later
+// may still be going (its tables incomplete), so it is taken only when no
+// run has finished. note says which run latest took when it passed over
+// others, and why. Anything else but a positive number is a *BadRunError.
 func ResolveRun(c *cache.Cache, which string) (id int64, note string, err error) {
 	if which == "latest" || which == "last" {
-		runs, err := c.Runs(latestWindow)
+		list, err := c.Runs(latestWindow)
 		if err != nil {
 			return 0, "", err
 		}
-		if len(runs) == 0 {
+		if len(list) == 0 {
 			return 0, "", fmt.Errorf("the cache %s has no runs yet", c.Dir())
 		}
-		best := -1
-		for i, r := range runs {
-			if r.Status == "running" {
-				continue
+		finish := func(r cache.RunSummary) time.Time { return r.Start.Add(r.Duration) }
+		// lastFinished is the index of the run that finished last among
+		// those ok accepts, or -1.
+		lastFinished := func(ok func(cache.RunSummary) bool) int {
+			best := -1
+			for i, r := range list {
+				if r.Status != "running" && ok(r) && (best < 0 || finish(r).After(finish(list[best]))) {
+					best = i
+				}
 			}
-			if best < 0 || r.Start.Add(r.Duration).After(runs[best].Start.Add(runs[best].Duration)) {
-				best = i
+			return best
+		}
+		best := lastFinished(runs.HasStages)
+		if best < 0 { // no finished run has stages: the last to finish
+			best = lastFinished(func(cache.RunSummary) bool { return true })
+		}
+		if best < 0 {
+			return list[0].ID, fmt.Sprintf("run %d is still running: its tables so far", list[0].ID), nil
+		}
+		var skipped []cache.RunSummary
+		for _, r := range list {
+			if !runs.HasStages(r) && r.ID != list[best].ID && finish(r).After(finish(list[best])) {
+				skipped = append(skipped, r)
 			}
+		}
+		var why []string
+		if list[0].Status == "running" && list[0].ID != list[best].ID {
+			why = append(why, fmt.Sprintf("run %d is still running", list[0].ID))
+		}
+		if len(skipped) > 0 {
+			why = append(why, runs.SkippedNote(skipped))
 		}
 		switch {
-		case best < 0:
-			return runs[0].ID, fmt.Sprintf("run %d is still running: its tables so far", runs[0].ID), nil
-		case runs[best].ID != runs[0].ID && runs[0].Status == "running":
-			return runs[best].ID, fmt.Sprintf("latest: run %d, the last to finish (run %d is still running)", runs[best].ID, runs[0].ID), nil
+		case len(why) == 0:
+			return list[best].ID, "", nil
+		case len(skipped) == 0:
+			return list[best].ID, fmt.Sprintf("latest: run %d, the last to finish (%s)", list[best].ID, why[0]), nil
+		case len(why) == 1:
+			return list[best].ID, fmt.Sprintf("latest: run %d, the last with stages (%s)", list[best].ID, why[0]), nil
 		}
-		return runs[best].ID, "", nil
+		return list[best].ID, fmt.Sprintf("latest: run %d, the last to finish with stages (%s)", list[best].ID, strings.Join(why, "; ")), nil
 	}
 	id, err = strconv.ParseInt(which, 10, 64)
 	if err != nil || id < 1 {

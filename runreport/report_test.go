@@ -253,10 +253,30 @@ func TestResolveRun(t *testing.T) {
 	second, _ := c.BeginRun("b", nil)
 	check("latest", first, "latest: run 1, the last to finish (run 2 is still running)")
 	check("last", first, "latest: run 1, the last to finish (run 2 is still running)")
+	if err := c.RecordStage(second, cache.StageRecord{Address: "a.x", Key: "k", Status: "ran"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.FinishRun(second, "ok"); err != nil {
 		t.Fatal(err)
 	}
 	check("latest", second, "")
+	// A run canceled or failed before recording any stage has no results:
+	// latest passes over it and says so.
+	third, _ := c.BeginRun("c", nil)
+	if err := c.FinishRun(third, "canceled"); err != nil {
+		t.Fatal(err)
+	}
+	check("latest", second, "latest: run 2, the last with stages (run 3 was canceled before recording any stage)")
+	fourth, _ := c.BeginRun("d", nil)
+	check("latest", second, "latest: run 2, the last to finish with stages (run 4 is still running; run 3 was canceled before recording any stage)")
+	if err := c.RecordStage(fourth, cache.StageRecord{Address: "a.x", Key: "k", Status: "ran"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FinishRun(fourth, "failed"); err != nil {
+		t.Fatal(err)
+	}
+	check("latest", fourth, "") // failed, but with a stage to report
+	check("3", 3, "")
 	check("7", 7, "")
 	for _, bad := range []string{"0", "-1", "abc", ""} {
 		var be *BadRunError

@@ -23,25 +23,70 @@ func (e *BadIDError) Error() string {
 	return fmt.Sprintf("run id %q: want a positive number or \"last\"", e.Arg)
 }
 
+// latestWindow is how many of the most recent runs "last" looks through
+// for one that recorded a stage.
+const latestWindow = 100
+
+// HasStages reports whether a run has anything to show: it recorded at
+// least one stage, or it is still running. A run canceled or failed before
+// any stage ended (an interrupted plan, a missing data root) has none.
+func HasStages(r cache.RunSummary) bool {
+	return r.Status == "running" || r.Stages > 0
+}
+
+// SkippedNote says why the runs skipped (newest first), which recorded no
+// stage, were passed over: "run 3 was canceled before recording any
+// stage", "runs 4, 3 ended before recording any stage". Empty for none.
+func SkippedNote(skipped []cache.RunSummary) string {
+	switch len(skipped) {
+	case 0:
+		return ""
+	case 1:
+		verb := "ended"
+		switch skipped[0].Status {
+		case "canceled":
+			verb = "was canceled"
+		case "failed":
+			verb = "failed"
+		}
+		return fmt.Sprintf("run %d %s before recording any stage", skipped[0].ID, verb)
+	}
+	ids := make([]string, len(skipped))
+	for i, r := range skipped {
+		ids[i] = strconv.FormatInt(r.ID, 10)
+	}
+	return fmt.Sprintf("runs %s ended before recording any stage", strings.Join(ids, ", "))
+}
+
 // ResolveID resolves a run argument: a number (optionally "#N"), or
-// "last" (also "latest"), the run started last. A malformed argument is a
-// *BadIDError; a cache without runs is an error.
-func ResolveID(c Lister, arg string) (int64, error) {
+// "last" (also "latest"), the run started last that has stages to show
+// (HasStages) — the newest run when none has. note says which run "last"
+// took when it passed over newer ones, and why; it is empty otherwise. A
+// malformed argument is a *BadIDError; a cache without runs is an error.
+func ResolveID(c Lister, arg string) (id int64, note string, err error) {
 	if arg == "last" || arg == "latest" {
-		runs, err := c.Runs(1)
+		runs, err := c.Runs(latestWindow)
 		if err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		if len(runs) == 0 {
-			return 0, fmt.Errorf("no runs recorded in %s", c.Dir())
+			return 0, "", fmt.Errorf("no runs recorded in %s", c.Dir())
 		}
-		return runs[0].ID, nil
+		for i, r := range runs {
+			if HasStages(r) {
+				if i == 0 {
+					return r.ID, "", nil
+				}
+				return r.ID, fmt.Sprintf("last: run %d, the last with stages (%s)", r.ID, SkippedNote(runs[:i])), nil
+			}
+		}
+		return runs[0].ID, "", nil
 	}
 	v, err := strconv.ParseInt(strings.TrimPrefix(arg, "#"), 10, 64)
 	if err != nil || v <= 0 {
-		return 0, &BadIDError{arg}
+		return 0, "", &BadIDError{arg}
 	}
-	return v, nil
+	return v, "", nil
 }
 
 // LoadDiff loads and compares two runs (Compare): args holds A and B
@@ -64,7 +109,7 @@ func LoadDiff(c interface {
 		ids = [2]int64{last[1].ID, last[0].ID}
 	case 2:
 		for i, arg := range args {
-			id, err := ResolveID(c, arg)
+			id, _, err := ResolveID(c, arg)
 			if err != nil {
 				return nil, err
 			}

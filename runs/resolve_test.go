@@ -2,6 +2,7 @@ package runs
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ func TestResolveIDAndLoadDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := ResolveID(c, "last"); err == nil || !strings.Contains(err.Error(), "no runs recorded in ") {
+	if _, _, err := ResolveID(c, "last"); err == nil || !strings.Contains(err.Error(), "no runs recorded in ") {
 		t.Errorf("last of no runs: %v", err)
 	}
 	if _, err := LoadDiff(c, nil); err == nil || !strings.Contains(err.Error(), "0 runs recorded in ") {
@@ -43,7 +44,7 @@ func TestResolveIDAndLoadDiff(t *testing.T) {
 		{"99", 99, false}, // not checked here: Load says there is no run 99
 		{"0", 0, true}, {"-1", 0, true}, {"x", 0, true}, {"", 0, true},
 	} {
-		id, err := ResolveID(c, tt.arg)
+		id, _, err := ResolveID(c, tt.arg)
 		var bad *BadIDError
 		if errors.As(err, &bad) != tt.bad || !tt.bad && (err != nil || id != tt.want) {
 			t.Errorf("ResolveID(%q) = %d, %v; want %d (bad %v)", tt.arg, id, err, tt.want, tt.bad)
@@ -77,5 +78,56 @@ func TestResolveIDAndLoadDiff(t *testing.T) {
 	}
 	if _, err := LoadDiff(c, []string{"1", "99"}); !errors.Is(err, cache.ErrNotFound) {
 		t.Errorf("an unknown run is not cache.ErrNotFound: %v", err)
+	}
+}
+
+// "last" passes over runs that ended (canceled or failed) before recording
+// any stage, and says which run it took instead; a running run counts (it
+// is being recorded), and when no run has a stage the newest is taken.
+func TestResolveLastSkipsRunsWithoutStages(t *testing.T) {
+	c, err := cache.Open(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	run := func(status string, stages int) int64 {
+		t.Helper()
+		id, err := c.BeginRun("p", []string{"run", "p.hcl"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range stages {
+			if err := c.RecordStage(id, cache.StageRecord{Address: fmt.Sprintf("s.%d", i), Key: "k", Status: "ran"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if status != "running" {
+			if err := c.FinishRun(id, status); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return id
+	}
+	check := func(wantID int64, wantNote string) {
+		t.Helper()
+		for _, arg := range []string{"last", "latest"} {
+			id, note, err := ResolveID(c, arg)
+			if err != nil || id != wantID || note != wantNote {
+				t.Errorf("ResolveID(%q) = %d, %q, %v; want %d, %q", arg, id, note, err, wantID, wantNote)
+			}
+		}
+	}
+	empty := run("canceled", 0)
+	check(empty, "") // nothing better: the newest
+	good := run("ok", 2)
+	check(good, "")
+	run("canceled", 0)
+	check(good, "last: run 2, the last with stages (run 3 was canceled before recording any stage)")
+	run("failed", 0)
+	check(good, "last: run 2, the last with stages (runs 4, 3 ended before recording any stage)")
+	running := run("running", 0)
+	check(running, "")
+	if id, note, err := ResolveID(c, "3"); err != nil || id != 3 || note != "" {
+		t.Errorf("ResolveID(3) = %d, %q, %v: a run named by number is taken as it is", id, note, err)
 	}
 }

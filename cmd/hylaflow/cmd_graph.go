@@ -79,9 +79,12 @@ func graphCmdStatus(p *pipeline.Pipeline, runArg, cacheFlag, file string, stderr
 		return nil, err
 	}
 	defer c.Close()
-	id, err := runs.ResolveID(c, runArg)
+	id, note, err := runs.ResolveID(c, runArg)
 	if err != nil {
 		return nil, err
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "hylaflow graph: %s\n", note)
 	}
 	d, err := c.Run(id)
 	if err != nil {

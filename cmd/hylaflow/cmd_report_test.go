@@ -285,7 +285,8 @@ func TestReportCmdErrors(t *testing.T) {
 
 // "latest" is the run that finished last: a run another process started
 // afterwards and is still going is passed over (with a note), and taken
-// only when no run has finished.
+// only when no run has finished; so is a run interrupted before recording
+// any stage.
 func TestReportCmdLatestSkipsRunningRun(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "p.hcl")
@@ -328,12 +329,34 @@ func TestReportCmdLatestSkipsRunningRun(t *testing.T) {
 		t.Errorf("stderr %q lacks %q", errs, want)
 	}
 	// Once it has finished, it is the latest.
+	if err := c.RecordStage(running, cache.StageRecord{Address: "sweep.x", Key: "k", Status: "ran"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.FinishRun(running, "ok"); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs = reportTestDispatch("report", "--cache", cdir, "--out", filepath.Join(dir, "r2"))
 	if code != cli.ExitFailed || !strings.Contains(errs, fmt.Sprintf("run %d has no table or figure outputs", running)) {
 		t.Errorf("report latest after the sweep finished: exit %d, stderr %q", code, errs)
+	}
+	// A run interrupted before recording any stage has no results: latest
+	// passes over it to the sweep, and says so.
+	interrupted, err := c.BeginRun("p", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FinishRun(interrupted, "canceled"); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = reportTestDispatch("report", "--cache", cdir, "--out", filepath.Join(dir, "r3"))
+	want := fmt.Sprintf("hylaflow report: latest: run %d, the last with stages (run %d was canceled before recording any stage)\n", running, interrupted)
+	if code != cli.ExitFailed || !strings.HasPrefix(errs, want) {
+		t.Errorf("report latest after an interrupted run: exit %d, stderr %q, want it to open with %q", code, errs, want)
+	}
+	code, stdout, errs = reportTestDispatch("runs", "show", "--cache", cdir)
+	want = fmt.Sprintf("hylaflow runs show: last: run %d, the last with stages (run %d was canceled before recording any stage)\n", running, interrupted)
+	if code != cli.ExitOK || errs != want || !strings.Contains(stdout, "sweep.x") {
+		t.Errorf("runs show after an interrupted run: exit %d, stderr %q (want %q), stdout %q", code, errs, want, stdout)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -63,7 +64,11 @@ func runsCmdRun(args []string, stdout, stderr io.Writer) error {
 			id = pos[0]
 		}
 		var n int64
-		if n, err = runs.ResolveID(c, id); err == nil {
+		var note string
+		if n, note, err = runs.ResolveID(c, id); note != "" {
+			fmt.Fprintf(stderr, "hylaflow %s: %s\n", name, note)
+		}
+		if err == nil {
 			err = runs.WriteShow(stdout, c, n, *asJSON, cacheCmdNow())
 		}
 	case "diff":
