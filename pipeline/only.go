@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -39,14 +38,15 @@ func Only(p *Pipeline, patterns []string) (*Pipeline, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		var blocks []string
-		for _, inst := range p.Instances {
-			if !slices.Contains(blocks, inst.Block) {
-				blocks = append(blocks, inst.Block)
+		msgs := make([]string, len(unknown))
+		for i, pat := range unknown {
+			hint := fmt.Sprintf(" (its stages: %s)", strings.Join(p.Blocks(), ", "))
+			if !strings.ContainsAny(pat, "*?") {
+				hint = p.Suggest(pat)
 			}
+			msgs[i] = fmt.Sprintf("--only %s: no stage or instance of %s matches%s", pat, p.File, hint)
 		}
-		return nil, fmt.Errorf("--only %s: no stage or instance of %s matches (its stages: %s): %w",
-			strings.Join(unknown, ", "), p.File, strings.Join(blocks, ", "), ErrNoMatch)
+		return nil, &noMatchError{strings.Join(msgs, "\n")}
 	}
 	// Producers come before consumers in p.Instances: one pass backwards
 	// adds every producer of a kept instance.
@@ -80,6 +80,12 @@ func Only(p *Pipeline, patterns []string) (*Pipeline, error) {
 	}
 	return &out, nil
 }
+
+// noMatchError is the error of --only patterns that select nothing.
+type noMatchError struct{ msg string }
+
+func (e *noMatchError) Error() string        { return e.msg }
+func (e *noMatchError) Is(target error) bool { return target == ErrNoMatch }
 
 // onlyMatcher matches an address or block against pat: exactly, or as a
 // glob when pat holds * or ? (brackets and quotes stand for themselves).

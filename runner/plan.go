@@ -78,6 +78,12 @@ func (p *Plan) Counts() (run, cached int) {
 // pipeline does not have (a --force stage or instance).
 var ErrUnknownName = errors.New("unknown name")
 
+// unknownNameError is an error that is ErrUnknownName, with its own text.
+type unknownNameError struct{ msg string }
+
+func (e *unknownNameError) Error() string        { return e.msg }
+func (e *unknownNameError) Is(target error) bool { return target == ErrUnknownName }
+
 // MakePlan computes every instance's cache key (from its type, version,
 // parameters, fingerprint and its producers' keys) and looks it up in
 // store, which it never writes. A nil store plans everything to run.
@@ -124,11 +130,11 @@ func planKeys(p *pipeline.Pipeline, opts PlanOptions) (*Plan, error) {
 	var unknown []string
 	for _, f := range opts.Force {
 		if !matched[f] {
-			unknown = append(unknown, f)
+			unknown = append(unknown, fmt.Sprintf("--force %s: no such stage or instance in %s%s", f, p.File, p.Suggest(f)))
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("--force %s: no such stage or instance in %s: %w", strings.Join(unknown, ", "), p.File, ErrUnknownName)
+		return nil, &unknownNameError{strings.Join(unknown, "\n")}
 	}
 	return plan, nil
 }
