@@ -155,47 +155,81 @@ func (c *Cache) scanRecord(row *sql.Row, what string) (*KeyRecord, bool, error) 
 	return &rec, true, nil
 }
 
-// LastRecordsOf returns, per instance address, the key record of the
-// latest run of the pipeline named pipeline that planned the address
-// (ran it or found it cached), for plan reasons that compare a pipeline
-// with its own history, not with another pipeline's instance of the same
-// address. A pipeline that never ran gives an empty map.
-func (c *Cache) LastRecordsOf(pipeline string) (map[string]*KeyRecord, error) {
-	out := map[string]*KeyRecord{}
-	if c.db == nil {
+// LastKeysOf returns, for each of addresses that a run of the pipeline
+// named pipeline planned (ran it or found it cached), the key the latest
+// such run planned, for plan reasons that compare a pipeline with its own
+// history, not with another pipeline's instance of the same address. Keys
+// whose record the index no longer holds (gc) are passed over for an
+// earlier run's. An address no run of the pipeline planned is absent.
+//
+// The runs are read newest first, and reading stops once every address is
+// found: a rerun of the same pipeline reads one run's stages, however long
+// the history. Only keys are read; Record gives the components of the few
+// a plan explains.
+func (c *Cache) LastKeysOf(pipeline string, addresses []string) (map[string]string, error) {
+	out := make(map[string]string, len(addresses))
+	if c.db == nil || len(addresses) == 0 {
 		return out, nil
 	}
 	c.bufMu.Lock()
-	pending := len(c.touched) > 0
+	pending := len(c.stages) > 0
 	c.bufMu.Unlock()
 	if pending {
 		if err := c.flush(); err != nil {
 			return nil, err
 		}
 	}
-	rows, err := c.db.Query(`SELECT k.key, k.address, k.stage_type, k.version, k.params, k.inputs, k.fingerprint
-		FROM runs r JOIN run_stages s ON s.run_id = r.id JOIN keys k ON k.key = s.key
-		WHERE r.pipeline = ? ORDER BY s.run_id, s.seq`, pipeline)
-	if err != nil {
-		return nil, fmt.Errorf("cache %s: runs of %s: %w", c.dir, pipeline, err)
+	want := make(map[string]bool, len(addresses))
+	for _, a := range addresses {
+		want[a] = true
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var rec KeyRecord
-		var params, inputs string
-		if err := rows.Scan(&rec.Key, &rec.Address, &rec.StageType, &rec.Version, &params, &inputs, &rec.Fingerprint); err != nil {
+	runs, err := c.db.Query(`SELECT id FROM runs WHERE pipeline = ? ORDER BY id DESC`, pipeline)
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: runs of %s: %w", c.dir, pipeline, wrapDamaged(err))
+	}
+	var ids []int64
+	for runs.Next() {
+		var id int64
+		if err := runs.Scan(&id); err != nil {
+			runs.Close()
 			return nil, fmt.Errorf("cache %s: runs of %s: %w", c.dir, pipeline, err)
 		}
-		if err := json.Unmarshal([]byte(params), &rec.Params); err != nil {
-			return nil, fmt.Errorf("cache %s: runs of %s: key %s: params column: %w", c.dir, pipeline, rec.Key, err)
-		}
-		if err := json.Unmarshal([]byte(inputs), &rec.Inputs); err != nil {
-			return nil, fmt.Errorf("cache %s: runs of %s: key %s: inputs column: %w", c.dir, pipeline, rec.Key, err)
-		}
-		out[rec.Address] = &rec // a later run's replaces an earlier one's
+		ids = append(ids, id)
 	}
-	if err := rows.Err(); err != nil {
+	runs.Close()
+	if err := runs.Err(); err != nil {
 		return nil, fmt.Errorf("cache %s: runs of %s: %w", c.dir, pipeline, err)
+	}
+	for _, id := range ids {
+		if len(out) == len(want) {
+			break
+		}
+		// Within a run a later record of an address replaces an earlier one.
+		rows, err := c.db.Query(`SELECT s.address, s.key FROM run_stages s JOIN keys k ON k.key = s.key
+			WHERE s.run_id = ? ORDER BY s.seq DESC`, id)
+		if err != nil {
+			return nil, fmt.Errorf("cache %s: stages of run %d: %w", c.dir, id, err)
+		}
+		found := map[string]string{}
+		for rows.Next() {
+			var addr, key string
+			if err := rows.Scan(&addr, &key); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("cache %s: stages of run %d: %w", c.dir, id, err)
+			}
+			if _, seen := found[addr]; !seen && want[addr] {
+				found[addr] = key
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("cache %s: stages of run %d: %w", c.dir, id, err)
+		}
+		for addr, key := range found {
+			if _, ok := out[addr]; !ok {
+				out[addr] = key
+			}
+		}
 	}
 	return out, nil
 }

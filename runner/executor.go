@@ -28,7 +28,11 @@ type PlanStore interface {
 // the same address, and says when a cached key was stored by another
 // pipeline.
 type PipelineHistory interface {
-	LastRecordsOf(pipeline string) (map[string]*cache.KeyRecord, error)
+	// LastKeysOf returns, for each of addresses that a run of pipeline
+	// planned, the key the latest such run planned.
+	LastKeysOf(pipeline string, addresses []string) (map[string]string, error)
+	// Record returns the key record stored for key.
+	Record(key string) (rec *cache.KeyRecord, ok bool, err error)
 }
 
 // PayloadChecker is a PlanStore that can check stored payloads without

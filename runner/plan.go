@@ -146,10 +146,15 @@ func planLookup(plan *Plan, store PlanStore, opts PlanOptions) error {
 	// are what the user reads, so their stored payloads are re-hashed
 	// before they are served from the cache; a damaged one runs again.
 	checker, _ := store.(PayloadChecker)
-	var history map[string]*cache.KeyRecord // nil: the store keeps no runs
-	if h, ok := store.(PipelineHistory); ok && store != nil {
+	hist, _ := store.(PipelineHistory)
+	var history map[string]string // address → key; nil: the store keeps no runs
+	if hist != nil {
+		addrs := make([]string, len(plan.Steps))
+		for i, s := range plan.Steps {
+			addrs[i] = s.Instance.Address
+		}
 		var err error
-		if history, err = h.LastRecordsOf(plan.Pipeline.Name); err != nil {
+		if history, err = hist.LastKeysOf(plan.Pipeline.Name, addrs); err != nil {
 			return fmt.Errorf("plan: %w", err)
 		}
 	}
@@ -182,13 +187,22 @@ func planLookup(plan *Plan, store PlanStore, opts PlanOptions) error {
 			}
 			if ok {
 				step.Cached, step.Outputs = true, refs
-				if last, ran := history[inst.Address]; history != nil && (!ran || last.Key != rec.Key) {
+				if last, ran := history[inst.Address]; history != nil && (!ran || last != rec.Key) {
 					step.Reason = cache.ReasonCachedElsewhere
 				}
 				break
 			}
 			if history != nil {
-				last, found := history[inst.Address]
+				var last *cache.KeyRecord
+				key, found := history[inst.Address]
+				switch {
+				case found && key == rec.Key:
+					last = rec
+				case found:
+					if last, found, err = hist.Record(key); err != nil {
+						return fmt.Errorf("plan %s: %w", inst.Address, err)
+					}
+				}
 				step.Reason = planReason(rec, last, found, plan.ByAddress)
 				break
 			}
@@ -281,13 +295,21 @@ func unionKeys[V any](a, b map[string]V) []string {
 // payload, so the leaves it shows as cached are not re-hashed as a run's.
 type ReadOnlyStore struct{ S PlanStore }
 
-// LastRecordsOf implements PipelineHistory when S does (an empty history
-// otherwise: every stage that runs is "never run" in this pipeline).
-func (r ReadOnlyStore) LastRecordsOf(pipeline string) (map[string]*cache.KeyRecord, error) {
+// LastKeysOf implements PipelineHistory when S does (no history
+// otherwise: plan then compares with S's LastRecord of each address).
+func (r ReadOnlyStore) LastKeysOf(pipeline string, addresses []string) (map[string]string, error) {
 	if h, ok := r.S.(PipelineHistory); ok {
-		return h.LastRecordsOf(pipeline)
+		return h.LastKeysOf(pipeline, addresses)
 	}
 	return nil, nil
+}
+
+// Record implements PipelineHistory.
+func (r ReadOnlyStore) Record(key string) (*cache.KeyRecord, bool, error) {
+	if h, ok := r.S.(PipelineHistory); ok {
+		return h.Record(key)
+	}
+	return nil, false, nil
 }
 
 // Lookup implements PlanStore.
