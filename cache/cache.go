@@ -94,12 +94,22 @@ var migrations = []string{
 	// 2: each run's provenance (what produced it: build, inputs, machine),
 	// a JSON object; '' for runs recorded before it existed.
 	`ALTER TABLE runs ADD COLUMN provenance TEXT NOT NULL DEFAULT '';`,
+	// 3: counters kept by the index. "removals" counts the transactions
+	// that removed or replaced stored outputs (gc, clear, repair, a
+	// damaged payload dropped, a key stored again), so that a plan made
+	// before a run registered can tell whether its lookups still hold.
+	`CREATE TABLE meta (
+		name  TEXT PRIMARY KEY,
+		value INTEGER NOT NULL
+	) WITHOUT ROWID;
+	INSERT INTO meta (name, value) VALUES ('removals', 0);`,
 }
 
 // readOnlyMin is the oldest schema version a read-only open accepts
-// without upgrading: the versions after it only add columns whose absence
-// readers handle (schema 1 has no runs.provenance: its runs show the
-// provenance as not recorded). A writing open always upgrades.
+// without upgrading: the versions after it only add columns and tables
+// whose absence readers handle (schema 1 has no runs.provenance: its runs
+// show the provenance as not recorded; before schema 3 there is no meta
+// table: Removals is unknown). A writing open always upgrades.
 const readOnlyMin = 1
 
 // Cache is an open cache directory. It is safe for concurrent use by the
@@ -459,4 +469,28 @@ func damagedIndexHint(err error) string {
 		return ""
 	}
 	return " (recover with 'hylaflow cache clear --yes': it removes the index with the payloads it indexed and starts an empty cache; payload files carry no keys, so the index cannot be rebuilt from them)"
+}
+
+// Removals returns the index's count of transactions that removed or
+// replaced stored outputs (gc, clear, repair, a damaged payload dropped, a
+// key stored again), or -1 when the index does not keep it (a read-only
+// open of an older schema, or no index). A caller that looked keys up, then
+// pinned them (Pin) and finds the same count, knows that every lookup
+// still holds: nothing was removed in between, and nothing pinned can be
+// removed while its run is live.
+func (c *Cache) Removals() (int64, error) {
+	if c.db == nil || c.schema < 3 {
+		return -1, nil
+	}
+	var n int64
+	if err := c.db.QueryRow(`SELECT value FROM meta WHERE name = 'removals'`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("cache %s: read the removals count: %w", c.dir, wrapDamaged(err))
+	}
+	return n, nil
+}
+
+// countRemoval adds one to the removals count in tx (see Removals).
+func countRemoval(tx *sql.Tx) error {
+	_, err := tx.Exec(`UPDATE meta SET value = value + 1 WHERE name = 'removals'`)
+	return err
 }

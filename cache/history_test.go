@@ -1,7 +1,10 @@
 package cache
 
 import (
+	"errors"
+	"fmt"
 	"maps"
+	"os"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"testing"
@@ -63,4 +66,89 @@ func TestLastKeysOf(t *testing.T) {
 			t.Errorf("%s: LastKeysOf = %v, want %v", tt.name, got, tt.want)
 		}
 	}
+}
+
+// The removals count (Removals) moves with every change that removes or
+// replaces stored outputs — gc that removes keys, repair, a damaged
+// payload dropped by Load, a key stored again, clear — and with nothing
+// else: storing a new key, touching, pinning, recording runs, a gc or
+// repair that finds nothing to remove.
+func TestRemovalsCount(t *testing.T) {
+	c := openTest(t)
+	recs := make([]*KeyRecord, 4)
+	for i := range recs {
+		recs[i] = testRecord("rm", i)
+	}
+	var last int64
+	step := func(name string, wantMoved bool, f func() error) {
+		t.Helper()
+		if err := f(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		n, err := c.Removals()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if moved := n != last; moved != wantMoved {
+			t.Errorf("%s: removals %d → %d, want moved=%v", name, last, n, wantMoved)
+		}
+		last = n
+	}
+	store := func(i int, v float64) func() error {
+		return func() error {
+			_, err := c.Store(recs[i], map[string]artifact.Artifact{"out": valueArtifact(v, 3)})
+			return err
+		}
+	}
+	step("store new keys", false, func() error {
+		for i := range recs {
+			if err := store(i, float64(i))(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	step("touch, pin, run records", false, func() error {
+		c.Touch(recs[0].Key)
+		if err := c.Pin([]string{recs[1].Key}); err != nil {
+			return err
+		}
+		id, err := c.BeginRun("p", nil)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			c.RecordStage(id, StageRecord{Address: r.Address, Key: r.Key, Status: "ran"})
+		}
+		return c.FinishRun(id, "ok")
+	})
+	step("gc keeping every key", false, func() error { _, err := c.GC(GCOptions{KeepRuns: 1}); return err })
+	step("repair of a sound cache", false, func() error { _, err := c.Repair(); return err })
+	step("a key stored again", true, store(0, 10))
+	step("gc removing keys", true, func() error {
+		rep, err := c.GC(GCOptions{KeepRuns: 0})
+		if err == nil && rep.Keys == 0 {
+			err = fmt.Errorf("gc removed nothing")
+		}
+		return err
+	})
+	step("store again", false, store(1, 1))
+	step("load of a damaged payload", true, func() error {
+		ref := mustLookup(t, c, recs[1].Key)[0]
+		path := c.objectPath(ref.Digest)
+		os.Chmod(path, 0o644)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		b[len(b)-1] ^= 1
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
+		if _, err := c.Load(ref); !errors.Is(err, ErrCorrupt) {
+			return fmt.Errorf("load of a damaged payload: %v", err)
+		}
+		return nil
+	})
+	step("clear", true, c.Clear)
 }

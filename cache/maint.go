@@ -288,8 +288,10 @@ func (c *Cache) verify(repair bool) (VerifyReport, error) {
 			if _, err := tx.Exec(`UPDATE keys SET outputs = NULL WHERE key = ?`, k); err != nil {
 				return err
 			}
-			_, err := tx.Exec(`DELETE FROM artifacts WHERE key = ?`, k)
-			return err
+			if _, err := tx.Exec(`DELETE FROM artifacts WHERE key = ?`, k); err != nil {
+				return err
+			}
+			return countRemoval(tx)
 		})
 		if err != nil {
 			return rep, fmt.Errorf("cache %s: repair key %s: %w", c.dir, k, err)
@@ -395,6 +397,11 @@ func (c *Cache) GC(opts GCOptions) (GCReport, error) {
 					return err
 				}
 				if _, err := tx.Exec(`DELETE FROM keys WHERE key = ?`, k); err != nil {
+					return err
+				}
+			}
+			if len(doomed) > 0 {
+				if err := countRemoval(tx); err != nil {
 					return err
 				}
 			}
@@ -630,7 +637,7 @@ func (c *Cache) Clear() error {
 				return err
 			}
 		}
-		return nil
+		return countRemoval(tx)
 	})
 	if err != nil {
 		return fmt.Errorf("cache %s: clear: %w", c.dir, wrapDamaged(err))

@@ -364,8 +364,14 @@ func (c *Cache) dropDigestErr(digest string, remove bool) (int, error) {
 			return err
 		}
 		n, _ = res.RowsAffected()
-		_, err = tx.Exec(`DELETE FROM artifacts WHERE key IN (SELECT key FROM artifacts WHERE digest = ?)`, digest)
-		return err
+		res, err = tx.Exec(`DELETE FROM artifacts WHERE key IN (SELECT key FROM artifacts WHERE digest = ?)`, digest)
+		if err != nil {
+			return err
+		}
+		if gone, _ := res.RowsAffected(); n > 0 || gone > 0 {
+			return countRemoval(tx)
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, err
@@ -458,8 +464,16 @@ func (c *Cache) indexOutputs(rec *KeyRecord, refs []OutputRef) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`DELETE FROM artifacts WHERE key = ?`, rec.Key); err != nil {
+		res, err := tx.Exec(`DELETE FROM artifacts WHERE key = ?`, rec.Key)
+		if err != nil {
 			return err
+		}
+		if replaced, _ := res.RowsAffected(); replaced > 0 {
+			// The key was stored already: its old payloads may go with
+			// the next gc, so a plan that looked it up must look again.
+			if err := countRemoval(tx); err != nil {
+				return err
+			}
 		}
 		for _, r := range refs {
 			if _, err := tx.Exec(`INSERT INTO artifacts (key, name, kind, digest, size) VALUES (?, ?, ?, ?, ?)`,

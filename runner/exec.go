@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,6 +51,13 @@ type RunOptions struct {
 	// Provenance is a JSON document recorded with the run when the store
 	// is a ProvenanceStore (nil: none): what produced the run.
 	Provenance []byte
+	// Plan, if set, is the plan of the run, made by MakePlan with the
+	// same PlanOptions against the store Run is given (or the cache under
+	// it), so the keys are not computed again. Its lookups are reused when
+	// the store is a RemovalCounter whose count has not changed since the
+	// plan was made (nothing was removed before Run pinned the keys); else
+	// Run looks every key up again.
+	Plan *Plan
 	// MemMB is the memory budget, in MiB, of the stages the local executor
 	// runs at once: a stage starts only while the memory of the running
 	// stages plus its own fits, so big stages run one at a time instead of
@@ -191,15 +199,27 @@ type execDone struct {
 // The run is recorded, and when store is a KeyPinner every planned key is
 // marked used, before anything is looked up, so a concurrent `cache gc`
 // (which keeps what live runs use) never removes what the plan counts as
-// cached.
+// cached. With opts.Plan (looked up before the run was recorded) the
+// lookups are reused only when the store's RemovalCounter shows that
+// nothing was removed between them and the pin; else they are made again.
 func Run(ctx context.Context, p *pipeline.Pipeline, store RunStore, opts RunOptions) (*RunResult, error) {
 	start := time.Now()
 	if err := checkCommands(p, opts.PlanOptions, false); err != nil {
 		return nil, err
 	}
-	plan, err := planKeys(p, opts.PlanOptions)
-	if err != nil {
-		return nil, err
+	plan := opts.Plan
+	if plan != nil {
+		if plan.Pipeline != p {
+			return nil, fmt.Errorf("run %s: RunOptions.Plan is the plan of another pipeline (%s)", p.File, plan.Pipeline.File)
+		}
+		if !samePlanOptions(plan.opts, opts.PlanOptions) {
+			return nil, fmt.Errorf("run %s: RunOptions.Plan was made with other plan options", p.File)
+		}
+	} else {
+		var err error
+		if plan, err = planKeys(p, opts.PlanOptions); err != nil {
+			return nil, err
+		}
 	}
 	runID, err := beginRun(store, plan.Pipeline.Name, opts)
 	if err != nil {
@@ -215,11 +235,27 @@ func Run(ctx context.Context, p *pipeline.Pipeline, store RunStore, opts RunOpti
 			return nil, fmt.Errorf("register the run's keys: %w", err)
 		}
 	}
-	if err := planLookup(plan, store, opts.PlanOptions); err != nil {
-		store.FinishRun(runID, RunFailed)
-		return nil, err
+	reuse := false
+	if opts.Plan != nil && plan.removals >= 0 {
+		// The plan's lookups hold if nothing was removed between them and
+		// the pin above; from the pin on, gc keeps the keys of this run.
+		if rc, ok := store.(RemovalCounter); ok {
+			n, err := rc.Removals()
+			reuse = err == nil && n == plan.removals
+		}
+	}
+	if !reuse {
+		if err := planLookup(plan, store, opts.PlanOptions); err != nil {
+			store.FinishRun(runID, RunFailed)
+			return nil, err
+		}
 	}
 	return execute(ctx, plan, store, opts, start, runID)
+}
+
+// samePlanOptions reports whether a and b plan the same way.
+func samePlanOptions(a, b PlanOptions) bool {
+	return a.NoCache == b.NoCache && a.AllowCommands == b.AllowCommands && slices.Equal(a.Force, b.Force)
 }
 
 // Execute runs a plan made by MakePlan (see Run); start is the run's start

@@ -43,6 +43,15 @@ type PayloadChecker interface {
 	CheckPayloads(refs []cache.OutputRef, rehash bool) error
 }
 
+// RemovalCounter is a PlanStore that counts the removals of stored
+// outputs (gc, clear, repair, a damaged payload dropped, a key stored
+// again; *cache.Cache implements it): -1 when it cannot tell. Run reuses
+// the lookups of a plan made before it registered (RunOptions.Plan) only
+// when the count did not change.
+type RemovalCounter interface {
+	Removals() (int64, error)
+}
+
 // Store is the part of the cache an executor needs to run one stage
 // instance: find, load and store artifacts, and claim keys so that two
 // processes never compute the same key at once. *cache.Cache implements it.

@@ -60,6 +60,12 @@ type Plan struct {
 	Pipeline  *pipeline.Pipeline
 	Steps     []*Step
 	ByAddress map[string]*Step
+
+	// opts are the options the plan was made with; removals is the
+	// store's RemovalCounter count read before the lookups (-1: unknown),
+	// with which Run tells whether they still hold.
+	opts     PlanOptions
+	removals int64
 }
 
 // Counts returns how many steps run and how many are cached.
@@ -111,7 +117,7 @@ func planKeys(p *pipeline.Pipeline, opts PlanOptions) (*Plan, error) {
 		force[f] = true
 	}
 	matched := map[string]bool{}
-	plan := &Plan{Pipeline: p, ByAddress: map[string]*Step{}}
+	plan := &Plan{Pipeline: p, ByAddress: map[string]*Step{}, opts: opts, removals: -1}
 	for _, inst := range p.Instances {
 		rec, err := planRecord(inst, plan.ByAddress)
 		if err != nil {
@@ -142,6 +148,20 @@ func planKeys(p *pipeline.Pipeline, opts PlanOptions) (*Plan, error) {
 // planLookup is the second half of MakePlan: it decides, for every step
 // that is not forced, whether it is cached, and why it runs if not.
 func planLookup(plan *Plan, store PlanStore, opts PlanOptions) error {
+	plan.removals = -1
+	if rc, ok := store.(RemovalCounter); ok {
+		n, err := rc.Removals()
+		if err != nil {
+			return fmt.Errorf("plan: %w", err)
+		}
+		plan.removals = n
+	}
+	for _, step := range plan.Steps {
+		step.Cached, step.Outputs, step.Damaged = false, nil, false
+		if step.Reason != "forced" {
+			step.Reason = ""
+		}
+	}
 	// The leaves (instances nothing consumes: tables, figures, reports)
 	// are what the user reads, so their stored payloads are re-hashed
 	// before they are served from the cache; a damaged one runs again.

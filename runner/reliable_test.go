@@ -284,3 +284,96 @@ func TestMemoryBudgetAdmission(t *testing.T) {
 		})
 	}
 }
+
+// countLookups counts the lookups made through it.
+type countLookups struct {
+	*cache.Cache
+	n int
+}
+
+func (s *countLookups) Lookup(key string) ([]cache.OutputRef, bool, error) {
+	s.n++
+	return s.Cache.Lookup(key)
+}
+
+// onPlanEvent calls f once, when the run announces its plan (after it has
+// registered and pinned its keys).
+type onPlanEvent struct {
+	once sync.Once
+	f    func()
+}
+
+func (o *onPlanEvent) Event(e runner.Event) {
+	if e.Kind == runner.EventPlan {
+		o.once.Do(o.f)
+	}
+}
+
+// Issue 35: a run given the plan that decided it (RunOptions.Plan, made
+// before the run registered) reuses its keys and, when nothing was removed
+// meanwhile, its lookups; a gc in the window between that plan and the
+// run's pin is noticed (the removals count changed) and every key is
+// looked up again, so what it removed is recomputed, never served; a gc
+// once the run has pinned its keys removes nothing of it.
+func TestRunReusesPlanAcrossGC(t *testing.T) {
+	c, other := openCaches(t)
+	p := execLoad(t, nil, execFanout)
+	if r := execRun(t, p, c, runner.RunOptions{Jobs: 2}); r.Count(runner.StatusRan) != 5 {
+		t.Fatalf("first run: %v", execStatuses(r))
+	}
+	plan := func() *runner.Plan {
+		t.Helper()
+		plan, err := runner.MakePlan(p, c, runner.PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run, cached := plan.Counts(); run != 0 || cached != 5 {
+			t.Fatalf("plan: %d to run, %d cached", run, cached)
+		}
+		return plan
+	}
+
+	// Nothing removed: no lookup again.
+	s := &countLookups{Cache: c}
+	r := execRun(t, p, s, runner.RunOptions{Jobs: 2, Plan: plan()})
+	if s.n != 0 || r.Count(runner.StatusCached) != 5 || r.Status != runner.RunOK {
+		t.Fatalf("run with an unchanged plan: %d lookups (want 0), %v", s.n, execStatuses(r))
+	}
+
+	// A gc between the plan and the run (no run live: it removes all).
+	pl := plan()
+	if rep, err := other.GC(cache.GCOptions{KeepRuns: 0}); err != nil || rep.Keys != 5 {
+		t.Fatalf("gc between plan and run: %+v %v, want the 5 keys removed", rep, err)
+	}
+	s = &countLookups{Cache: c}
+	r = execRun(t, p, s, runner.RunOptions{Jobs: 2, Plan: pl})
+	if s.n < 5 || r.Count(runner.StatusRan) != 5 || r.Status != runner.RunOK {
+		t.Fatalf("run after a gc removed its plan's keys: %d lookups, %v; want every key looked up and run", s.n, execStatuses(r))
+	}
+	for _, st := range r.Stages {
+		if _, ok, err := c.Lookup(st.Key); !ok || err != nil {
+			t.Errorf("%s not stored after the run: ok=%v err=%v", st.Address, ok, err)
+		}
+	}
+
+	// A gc once the run has pinned its keys keeps them all.
+	var rep cache.GCReport
+	var gcErr error
+	obs := &onPlanEvent{f: func() { rep, gcErr = other.GC(cache.GCOptions{KeepRuns: 0}) }}
+	r = execRun(t, p, c, runner.RunOptions{Jobs: 2, Plan: plan(), Observer: obs})
+	if gcErr != nil {
+		t.Fatal(gcErr)
+	}
+	if rep.Keys != 0 || rep.Objects != 0 || r.Count(runner.StatusCached) != 5 || r.Status != runner.RunOK {
+		t.Fatalf("gc during a run with a reused plan removed %d keys, %d payloads; run %v", rep.Keys, rep.Objects, execStatuses(r))
+	}
+	for _, st := range r.Stages {
+		if err := c.CheckPayloads(st.Outputs, true); err != nil {
+			t.Errorf("%s after the run: %v", st.Address, err)
+		}
+	}
+	// A plan made with other options is refused, not misused.
+	if _, err := runner.Run(context.Background(), p, c, runner.RunOptions{Plan: plan(), PlanOptions: runner.PlanOptions{NoCache: true}}); err == nil {
+		t.Error("a plan made with other options was accepted")
+	}
+}

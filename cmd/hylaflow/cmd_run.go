@@ -97,11 +97,18 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	defer c.Close()
 	planOpts := runner.PlanOptions{Force: force, NoCache: *noCache,
 		AllowCommands: *allowCommands || runner.AllowCommandsFromEnv(os.Getenv(runner.AllowCommandsEnv))}
-	if runProbing && (loadDiags.Len() > 0 || runNeedsWork(p, c, planOpts)) {
-		// A stage to run, or one only the remote store may have: the
-		// supervised child runs it.
-		runHandOff = true
-		return nil
+	var cachedPlan *runner.Plan
+	if runProbing {
+		if loadDiags.Len() > 0 {
+			runHandOff = true // the child prints them
+			return nil
+		}
+		if cachedPlan = runCachedPlan(p, c, planOpts); cachedPlan == nil {
+			// A stage to run, or one only the remote store may have: the
+			// supervised child runs it.
+			runHandOff = true
+			return nil
+		}
 	}
 	rchoice, err := rflags.choose(c.Dir())
 	if err != nil {
@@ -144,6 +151,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 		MemMB:       memMB,
 		Observer:    obs,
 		Args:        append([]string{"run"}, args...),
+		Plan:        cachedPlan,
 	}
 	prov, err := runs.Collect(files[0], lopts.VarFiles, lopts.Vars)
 	if err == nil {
@@ -155,7 +163,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return cli.Failed(err)
 	}
-	if rs != nil && !*noCache {
+	if rs != nil && !*noCache && cachedPlan == nil {
 		runCmdPrefetch(ctx, p, c, rs, opts.PlanOptions)
 	}
 	res, err := runner.Run(ctx, p, store, opts)
@@ -231,26 +239,28 @@ func shellQuote(s string) string {
 
 // runProbing is set by main when `run` would be handed to a supervised
 // child process (runner/supervise): runCmdRun then first plans the
-// pipeline here, read-only, and sets runHandOff instead of running when a
-// stage needs to run (or the pipeline has diagnostics to print), so that
-// a fully cached run finishes in this one process: no second process
-// (start, runtime, cache and pipeline loaded again) for a run with nothing
-// to compute and so nothing to run out of memory.
+// pipeline here (MakePlan writes nothing) and sets runHandOff instead of
+// running when a stage needs to run (or the pipeline has diagnostics to
+// print), so that a fully cached run finishes in this one process: no
+// second process (start, runtime, cache and pipeline loaded again) for a
+// run with nothing to compute and so nothing to run out of memory. The run
+// then reuses that plan (RunOptions.Plan) instead of making it again.
 var runProbing, runHandOff bool
 
-// runNeedsWork reports whether the plan of p has a stage to run (or the
-// plan cannot be made: the child reports why).
-func runNeedsWork(p *pipeline.Pipeline, c *cache.Cache, opts runner.PlanOptions) bool {
-	plan, err := runner.MakePlan(p, runner.ReadOnlyStore{S: c}, opts)
+// runCachedPlan returns the plan of p when every stage of it is cached
+// (the leaves' payloads re-hashed as a run's plan does), else nil: a
+// stage to run, or a plan that cannot be made (the child reports why).
+func runCachedPlan(p *pipeline.Pipeline, c *cache.Cache, opts runner.PlanOptions) *runner.Plan {
+	plan, err := runner.MakePlan(p, c, opts)
 	if err != nil {
-		return true
+		return nil
 	}
 	for _, s := range plan.Steps {
 		if !s.Cached {
-			return true
+			return nil
 		}
 	}
-	return false
+	return plan
 }
 
 // runCmdData lists the outside data the pipeline's instances read: each
