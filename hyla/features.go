@@ -341,12 +341,32 @@ type hylaVec struct {
 	// φ, ∂φ/∂h (Forward only) and ∂φ/∂h/‖z−ω‖² of the last forward
 	// pass, m×dp each.
 	phi, e1, e2 []float64
+	// omegaP holds Ωᵀ again as panels of pw samples (HyLa only): panel p
+	// is the contiguous d0×pw block of samples [p·pw, (p+1)·pw), samples
+	// past dp repeating sample D−1 like the padding. The distances of a
+	// few rows are computed panel by panel (hylaVecDists), so a panel is
+	// read from the L1 cache for every row but the first, where the
+	// strided rows of Ωᵀ (d0·dp·8 bytes, 200 KB at d0 50, D 500) stream
+	// from L2 for every row; and every panel is a whole number of the
+	// distance kernel's widest blocks (32 lanes on AVX2), where dp leaves
+	// a tail of narrow ones that wait on the latency of their two sums.
+	omegaP []float64
+	pw, dq int // panel width, dp rounded up to it
 }
+
+// hylaSub is the number of rows whose distances, and whose gradients
+// through Ωᵀ, the vector kernels compute together: enough to read each
+// panel of Ωᵀ (or strip of four of its rows) from L1 for most of them,
+// few enough that their row buffers stay in L2.
+const hylaSub = 8
 
 // hylaScratch holds one worker's row buffers.
 type hylaScratch struct {
 	q, c, g, e1 []float64 // dp each
 	y           []float64 // C
+	// HyLa only: the distances (hylaSub×dq), c_j = g_j·e2_j (hylaSub×dp)
+	// and f (hylaSub) of hylaSub rows.
+	qb, cb, fb []float64
 }
 
 type hylaOp int
@@ -375,6 +395,21 @@ func newHylaVec(s *Samples, lam []float64) *hylaVec {
 	v.lam = make([]float64, dp)
 	for j := range v.lam {
 		v.lam[j] = lam[min(j, D-1)]
+	}
+	d0 := s.Dim()
+	v.pw = 64
+	if d0 > 64 {
+		v.pw = 32 // a panel of at most 32·d0·8 bytes (a larger d0 reads it from L2)
+	}
+	v.dq = (dp + v.pw - 1) / v.pw * v.pw
+	v.omegaP = make([]float64, d0*v.dq)
+	for p := 0; p < v.dq/v.pw; p++ {
+		panel := v.omegaP[p*d0*v.pw : (p+1)*d0*v.pw]
+		for j := 0; j < v.pw; j++ {
+			for k, x := range s.Omega.RawRowView(min(p*v.pw+j, D-1)) {
+				panel[k*v.pw+j] = x
+			}
+		}
 	}
 	return v
 }
@@ -422,6 +457,11 @@ func (v *hylaVec) ensureScratch(w int) {
 		sc := &hylaScratch{y: make([]float64, v.classes)}
 		buf := make([]float64, 4*v.dp)
 		sc.q, sc.c, sc.g, sc.e1 = buf[:v.dp], buf[v.dp:2*v.dp], buf[2*v.dp:3*v.dp], buf[3*v.dp:]
+		if v.omegaP != nil {
+			sc.qb = make([]float64, hylaSub*v.dq)
+			sc.cb = make([]float64, hylaSub*v.dp)
+			sc.fb = make([]float64, hylaSub)
+		}
 		v.scratch = append(v.scratch, sc)
 	}
 }
@@ -479,42 +519,63 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 		part = v.part[b*v.classes*dp : (b+1)*v.classes*dp]
 		clear(part)
 	}
-	for i := lo; i < hi; i++ {
-		zi := h.z[i*d0 : (i+1)*d0]
-		a := h.a[i]
-		phi, e2 := v.phi[i*dp:(i+1)*dp], v.e2[i*dp:(i+1)*dp]
-		e1 := sc.e1
-		if v.e1OK || c.op == hylaOpForward {
-			e1 = v.e1[i*dp : (i+1)*dp]
+	// hylaSub rows at a time: their distances (forward) or their
+	// gradients through Ωᵀ (backward) panel by panel, the rest row by row
+	// in row order. Every entry is the same sequence of operations as
+	// row by row, so the bits do not depend on the grouping.
+	for s := lo; s < hi; s += hylaSub {
+		e := min(s+hylaSub, hi)
+		switch c.op {
+		case hylaOpForward, hylaOpForwardLinear:
+			hylaVecDists(v, h.z[s*d0:e*d0], d0, e-s, sc.qb)
+		}
+		for i := s; i < e; i++ {
+			zi := h.z[i*d0 : (i+1)*d0]
+			a := h.a[i]
+			phi, e2 := v.phi[i*dp:(i+1)*dp], v.e2[i*dp:(i+1)*dp]
+			e1 := sc.e1
+			if v.e1OK || c.op == hylaOpForward {
+				e1 = v.e1[i*dp : (i+1)*dp]
+			}
+			q := sc.qb[(i-s)*v.dq : (i-s)*v.dq+dp]
+			cbuf := sc.cb[(i-s)*dp : (i-s+1)*dp]
+			switch c.op {
+			case hylaOpForward:
+				hylaVecRow(h, q, phi, e1, e2, zi, a)
+				copy(c.out.RawRowView(i)[:D], phi[:D])
+			case hylaOpForwardLinear:
+				hylaVecRow(h, q, phi, e1, e2, zi, a)
+				vec.RowDots(phi[:dp], v.wpad, dp, sc.y)
+				ym := c.yT.RawMatrix()
+				for k, y := range sc.y {
+					ym.Data[k*ym.Stride+i] = y
+				}
+				vec.RowDots(e1[:dp], v.wpad, dp, v.u[i*v.classes:(i+1)*v.classes])
+			case hylaOpBackward:
+				copy(sc.g[:D], c.gradOut.RawRowView(i)[:D])
+				clear(sc.g[D:])
+				sc.fb[i-s] = hylaVecGradPass(h, cbuf, sc.g, nil, e1, e2, nil, a)
+			case hylaOpBackwardLinear:
+				gm := c.gyT.RawMatrix()
+				for k := range sc.y {
+					sc.y[k] = gm.Data[k*gm.Stride+i]
+				}
+				if v.e1OK {
+					sc.fb[i-s] = hylaVecGradPass(h, cbuf, nil, sc.y, e1, e2, nil, a)
+				} else {
+					sc.fb[i-s] = hylaVecGradPass(h, cbuf, nil, sc.y, nil, e2, v.u[i*v.classes:(i+1)*v.classes], a)
+				}
+				if part != nil {
+					hylaVecAxpy(part, dp, sc.y, phi)
+				}
+			}
 		}
 		switch c.op {
-		case hylaOpForward:
-			hylaVecRow(h, sc.q, phi, e1, e2, zi, a)
-			copy(c.out.RawRowView(i)[:D], phi[:D])
-		case hylaOpForwardLinear:
-			hylaVecRow(h, sc.q, phi, e1, e2, zi, a)
-			vec.RowDots(phi[:dp], v.wpad, dp, sc.y)
-			ym := c.yT.RawMatrix()
-			for k, y := range sc.y {
-				ym.Data[k*ym.Stride+i] = y
-			}
-			vec.RowDots(e1[:dp], v.wpad, dp, v.u[i*v.classes:(i+1)*v.classes])
-		case hylaOpBackward:
-			copy(sc.g[:D], c.gradOut.RawRowView(i)[:D])
-			clear(sc.g[D:])
-			hylaVecGrad(h, sc.c, sc.g, nil, e1, e2, nil, zi, a, c.gradZ.RawRowView(i)[:d0])
-		case hylaOpBackwardLinear:
-			gm := c.gyT.RawMatrix()
-			for k := range sc.y {
-				sc.y[k] = gm.Data[k*gm.Stride+i]
-			}
-			if v.e1OK {
-				hylaVecGrad(h, sc.c, nil, sc.y, e1, e2, nil, zi, a, c.gradZ.RawRowView(i)[:d0])
-			} else {
-				hylaVecGrad(h, sc.c, nil, sc.y, nil, e2, v.u[i*v.classes:(i+1)*v.classes], zi, a, c.gradZ.RawRowView(i)[:d0])
-			}
-			if part != nil {
-				hylaVecAxpy(part, dp, sc.y, phi)
+		case hylaOpBackward, hylaOpBackwardLinear:
+			g := c.gradZ.RawMatrix()
+			hylaVecGz(sc.cb, v.omegaT[:d0*dp], dp, d0, e-s, g.Data[s*g.Stride:], g.Stride)
+			for i := s; i < e; i++ {
+				hylaVecGradEnd(g.Data[i*g.Stride:i*g.Stride+d0], h.z[i*d0:(i+1)*d0], sc.fb[i-s])
 			}
 		}
 	}

@@ -339,3 +339,55 @@ func TestMapsSameBitsOnEveryPath(t *testing.T) {
 		})
 	}
 }
+
+// TestHyLaBlockedKernelsMatchRows checks the grouped kernels of the HyLa
+// map against the row-by-row computation they replaced, bit for bit: the
+// distances panel by panel of omegaP (hylaVecDists) against vec.Dist over
+// Ωᵀ for one row, and the gradients through Ωᵀ strip by strip
+// (hylaVecGz) against gzRows, for group sizes, D and d0 that leave every
+// kind of remainder (a last panel of 32 samples, d0 over 64, d0 mod 4).
+func TestHyLaBlockedKernelsMatchRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct{ rows, D, d0 int }{
+		{1, 8, 1}, {3, 40, 2}, {8, 500, 50}, {5, 96, 7}, {8, 130, 65}, {2, 64, 4}, {7, 203, 16},
+	} {
+		s := SampleHyLa(rng, tc.D, tc.d0, 0.5)
+		h, err := NewHyLa(s, ConventionCode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := h.vec
+		dp := v.dp
+		if v.dq%v.pw != 0 || v.dq < dp || (tc.d0 > 64) != (v.pw == 32) {
+			t.Fatalf("D %d d0 %d: panels of %d over %d samples (dp %d)", tc.D, tc.d0, v.pw, v.dq, dp)
+		}
+		z := randomBallPoints(rng, tc.rows, tc.d0, 0.9).RawMatrix().Data
+		qb := make([]float64, tc.rows*v.dq)
+		hylaVecDists(v, z, tc.d0, tc.rows, qb)
+		q := make([]float64, dp)
+		for r := 0; r < tc.rows; r++ {
+			vec.Dist(z[r*tc.d0:(r+1)*tc.d0], v.omegaT, dp, q)
+			for j := 0; j < dp; j++ {
+				if got := qb[r*v.dq+j]; math.Float64bits(got) != math.Float64bits(q[j]) {
+					t.Fatalf("D %d d0 %d row %d: distance %d is %v, want %v (row by row)", tc.D, tc.d0, r, j, got, q[j])
+				}
+			}
+		}
+		cb := make([]float64, tc.rows*dp)
+		for i := range cb {
+			cb[i] = rng.NormFloat64()
+		}
+		const stride = 70 // rows of gz apart, as in a wider matrix
+		gz := make([]float64, (tc.rows-1)*stride+tc.d0)
+		hylaVecGz(cb, v.omegaT, dp, tc.d0, tc.rows, gz, stride)
+		want := make([]float64, tc.d0)
+		for r := 0; r < tc.rows; r++ {
+			gzRows(cb[r*dp:(r+1)*dp], v.omegaT, dp, want)
+			for k, w := range want {
+				if got := gz[r*stride+k]; math.Float64bits(got) != math.Float64bits(w) {
+					t.Fatalf("D %d d0 %d row %d: gz[%d] is %v, want %v (gzRows)", tc.D, tc.d0, r, k, got, w)
+				}
+			}
+		}
+	}
+}

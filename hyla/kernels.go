@@ -25,17 +25,28 @@ import (
 // and, like it, depend only on the inputs, never on the number of workers
 // or on the CPU.
 
-// hylaVecRow computes, for one row z (a = 1−‖z‖²), φ, ∂φ/∂h and ∂φ/∂h/q
-// of all dp (padded) samples into phi, e1 and e2, in two passes: the
-// distances q_j = ‖z − ω_j‖² into the row buffer q; then everything else,
-// eight samples at a time. A block with a P outside the normal range or an
-// |δ| > 0.5 is evaluated by the scalar code (its padded lanes set to zero).
+// hylaVecDists sets the distances q_j = ‖z − ω_j‖² of the rows of z
+// (rows×d0) into the rows of qb (dq apart, dq samples each: those past D
+// repeat sample D−1), panel by panel of v.omegaP.
+func hylaVecDists(v *hylaVec, z []float64, d0, rows int, qb []float64) {
+	pw := v.pw
+	for p := 0; p < v.dq/pw; p++ {
+		panel := v.omegaP[p*d0*pw : (p+1)*d0*pw]
+		for r := 0; r < rows; r++ {
+			vec.Dist(z[r*d0:(r+1)*d0], panel, pw, qb[r*v.dq+p*pw:r*v.dq+(p+1)*pw])
+		}
+	}
+}
+
+// hylaVecRow computes, for one row z (a = 1−‖z‖²) with its distances
+// q_j = ‖z − ω_j‖² (hylaVecDists), φ, ∂φ/∂h and ∂φ/∂h/q of all dp
+// (padded) samples into phi, e1 and e2, eight samples at a time. A block
+// with a P outside the normal range or an |δ| > 0.5 is evaluated by the
+// scalar code (its padded lanes set to zero).
 func hylaVecRow(h *HyLaMap, q, phi, e1, e2 []float64, zi []float64, a float64) {
 	v := h.vec
 	dp := v.dp
-	d0 := len(zi)
 	q = q[:dp]
-	vec.Dist(zi, v.omegaT[:d0*dp], dp, q)
 
 	lam, sinB, cosB := v.lam[:dp], v.sinB[:dp], v.cosB[:dp]
 	phi, e1, e2 = phi[:dp], e1[:dp], e2[:dp]
@@ -88,17 +99,16 @@ func gzRows(cbuf, omegaT []float64, dp int, gz []float64) {
 	}
 }
 
-// hylaVecGrad computes one row of the backward pass into gz (length d0)
-// from e1 (or, if e1 is nil, u: U_c = Σ_j wpad[c·dp+j]·∂φ_j/∂h), e2 (of
-// hylaVecRow) and the row's gradient: g (length dp,
-// zero beyond D) if not nil, else g_j = Σ_c gy[c]·wpad[c·dp + j] (the
-// gradient through a linear layer, so the m×D gradient is never stored).
-// It first stores c_j = g_j·e2_j, then forms gz_k = Σ_j c_j·ω_jk as d0 dot
-// products along Ωᵀ's rows.
-func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, u, zi []float64, a float64, gz []float64) {
+// hylaVecGradPass computes the first part of one row of the backward
+// pass from e1 (or, if e1 is nil, u: U_c = Σ_j wpad[c·dp+j]·∂φ_j/∂h), e2
+// (of hylaVecRow) and the row's gradient: g (length dp, zero beyond D) if
+// not nil, else g_j = Σ_c gy[c]·wpad[c·dp + j] (the gradient through a
+// linear layer, so the m×D gradient is never stored). It stores
+// c_j = g_j·e2_j into cbuf and returns f = Σ_j g_j·∂φ_j/∂h / a + Σ_j c_j;
+// hylaVecGz and hylaVecGradEnd complete the row.
+func hylaVecGradPass(h *HyLaMap, cbuf, g, gy, e1, e2, u []float64, a float64) float64 {
 	v := h.vec
 	dp := v.dp
-	d0 := len(gz)
 	if e1 == nil {
 		e1 = e2 // s1 comes from u; the pass's s1 is not used
 	}
@@ -111,7 +121,6 @@ func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, u, zi []float64, a float64, gz
 	} else {
 		vec.GradPass(v.wpad, dp, gy, e1, e2, cbuf, &s)
 	}
-	gzRows(cbuf, v.omegaT[:d0*dp], dp, gz)
 	s1 := vec.Lanes8((*[8]float64)(s[0:8]))
 	if u != nil {
 		// Σ_j g_j·∂φ_j/∂h = Σ_c gy_c·U_c.
@@ -120,7 +129,39 @@ func hylaVecGrad(h *HyLaMap, cbuf, g, gy, e1, e2, u, zi []float64, a float64, gz
 			s1 += float64(y * u[c])
 		}
 	}
-	f := s1/a + vec.Lanes8((*[8]float64)(s[8:16]))
+	return s1/a + vec.Lanes8((*[8]float64)(s[8:16]))
+}
+
+// hylaVecGz sets gz_k = Σ_j c_j·Ωᵀ[k][j] (eight lane sums, then
+// vec.Lanes8) for k < d0 and each of the rows of cb (rows×dp), into
+// gz[r·stride+k]: four rows of Ωᵀ (vec.Dot4) for all the rows, then the
+// next four, so each strip of Ωᵀ is read from L1 for all rows but the
+// first; the last d0 mod 4 rows of Ωᵀ one at a time (vec.Dot1). The lane
+// sums are those of gzRows.
+func hylaVecGz(cb, omegaT []float64, dp, d0, rows int, gz []float64, stride int) {
+	var acc [32]float64
+	k := 0
+	for ; k+4 <= d0; k += 4 {
+		strip := omegaT[k*dp : (k+4)*dp]
+		for r := 0; r < rows; r++ {
+			vec.Dot4(cb[r*dp:(r+1)*dp], strip, dp, &acc)
+			o := gz[r*stride+k : r*stride+k+4]
+			for t := range o {
+				o[t] = vec.Lanes8((*[8]float64)(acc[8*t : 8*t+8]))
+			}
+		}
+	}
+	for ; k < d0; k++ {
+		for r := 0; r < rows; r++ {
+			vec.Dot1(cb[r*dp:(r+1)*dp], omegaT[k*dp:(k+1)*dp], (*[8]float64)(acc[0:8]))
+			gz[r*stride+k] = vec.Lanes8((*[8]float64)(acc[0:8]))
+		}
+	}
+}
+
+// hylaVecGradEnd completes one row of the backward pass:
+// ∂L/∂z_k = 2·gz_k − 2f·z_k.
+func hylaVecGradEnd(gz, zi []float64, f float64) {
 	for k := range gz {
 		gz[k] = float64(2*gz[k]) - float64(float64(2*f)*zi[k])
 	}
