@@ -49,7 +49,8 @@ func TestExecutorFlagsCheck(t *testing.T) {
 		{executor.Flags{Executor: "slurm", Store: "s", MaxJobs: 3}, ""},
 		{executor.Flags{Executor: "local", Partition: "p"}, "--store, --partition, --account and --max-jobs need --executor slurm"},
 		{executor.Flags{Executor: "pbs"}, `--executor "pbs": want local or slurm`},
-		{executor.Flags{Executor: "slurm"}, "--executor slurm needs --store DIR"},
+		{executor.Flags{Executor: "slurm"}, ""}, // the store may be the run's remote: Build checks
+		{executor.Flags{Executor: "slurm", Store: "s3://lab/hylaflow"}, ""},
 		{executor.Flags{Executor: "slurm", Store: "s", MaxJobs: -1}, "--max-jobs -1: want at least 0"},
 	} {
 		err := tt.f.Check()
@@ -97,6 +98,40 @@ func TestExecutorFlagsBuild(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, "store", "objects")); err != nil {
 				t.Errorf("%v: the store was not initialised: %v", tt.args, err)
 			}
+		}
+	}
+}
+
+// The Slurm executor's store: a directory, a remote URL given as --store,
+// or the run's remote when --store is absent; none of them is an error
+// that names every way to give one.
+func TestExecutorFlagsBuildStore(t *testing.T) {
+	dir := t.TempDir()
+	url := "file://" + filepath.Join(dir, "remote")
+	for _, tt := range []struct {
+		f       executor.Flags
+		want    string // a line of the log, or the error
+		wantErr bool
+	}{
+		{executor.Flags{Executor: "slurm", Store: url}, "jobs exchange artifacts through the remote store " + url + " (set by --store); their logs go to " + url + "/slurm/logs/", false},
+		{executor.Flags{Executor: "slurm", Remote: url, RemoteHow: "HYLAFLOW_REMOTE"}, "(set by HYLAFLOW_REMOTE)", false},
+		{executor.Flags{Executor: "slurm", Store: filepath.Join(dir, "store"), Remote: url}, "", false},
+		{executor.Flags{Executor: "slurm"}, "--executor slurm needs --store DIR (a directory every compute node sees at the same path) or a remote store: --store URL, or the run's remote (--remote URL, $HYLAFLOW_REMOTE, hylaflow.conf)", true},
+		{executor.Flags{Executor: "slurm", Store: "ftp://x/y"}, `scheme "ftp": want s3://, gs://, azblob:// or file://`, true},
+	} {
+		var log bytes.Buffer
+		ex, _, err := tt.f.Build(executortest.NewMemStore(), 2, false, false, false, &log)
+		switch {
+		case tt.wantErr:
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%+v: error %v, want %q", tt.f, err, tt.want)
+			}
+		case err != nil || ex == nil:
+			t.Errorf("%+v: %v", tt.f, err)
+		case !strings.Contains(log.String(), tt.want):
+			t.Errorf("%+v: log %q lacks %q", tt.f, log.String(), tt.want)
+		case tt.want == "" && log.Len() != 0:
+			t.Errorf("%+v: a directory store logged %q", tt.f, log.String())
 		}
 	}
 }

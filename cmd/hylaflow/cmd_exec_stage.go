@@ -8,9 +8,11 @@ import (
 	"runtime"
 
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/executor"
 	"github.com/hylaflow/hylaflow/executor/slurm"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/internal/progress"
+	"github.com/hylaflow/hylaflow/remote"
 	"github.com/hylaflow/hylaflow/runner"
 )
 
@@ -36,14 +38,17 @@ func execStageCmdRun(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.NumCPU(), "threads for the stage")
 	verbose := fs.Bool("v", false, "verbose")
 	allowCommands := fs.Bool("allow-commands", false, "run a command stage's program")
-	store := fs.String("store", "", "shared store `DIR` of a Slurm executor (the batch job's mode)")
+	store := fs.String("store", "", "shared store `DIR` or remote store URL of a Slurm executor (the batch job's mode)")
 	pos, err := cli.Parse(fs, args, stdout, execStageCmdUsage)
 	switch {
 	case err != nil:
 		return err
 	case *store != "":
 		if *cacheDir != "" || *taskFile != "" || *force || *allowCommands || len(pos) != 1 {
-			return cli.UsageText(execStageCmdUsage, "--store DIR takes one KEY and none of --cache, --task, --force, --allow-commands")
+			return cli.UsageText(execStageCmdUsage, "--store DIR|URL takes one KEY and none of --cache, --task, --force, --allow-commands")
+		}
+		if executor.IsURL(*store) {
+			return execStageFromRemote(*store, pos[0], *verbose, stdout, stderr)
 		}
 		return execStageFromStore(*store, pos[0], *verbose, stdout, stderr)
 	case (*taskFile == "") == (len(pos) != 1) || (*taskFile != "" && len(pos) != 0):
@@ -116,6 +121,38 @@ func execStageFromStore(store, key string, verbose bool, stdout, stderr io.Write
 	switch {
 	case ctx.Err() != nil:
 		return cli.InCommand("exec-stage "+key, cli.Canceled(errors.New("canceled")))
+	case err != nil:
+		return cli.InCommand("exec-stage "+key, cli.Failed(err))
+	}
+	fmt.Fprintf(stdout, "hylaflow exec-stage %s (%s): ok in %v on %s\n", key, done.Address, done.Duration, done.Host)
+	return nil
+}
+
+// execStageFromRemote is what a Slurm executor's batch job on a remote
+// store runs (slurm.RunRemoteJob): the task spec and inputs come from the
+// remote into a scratch cache in $TMPDIR, removed afterwards; the outputs,
+// the job's log ($HYLAFLOW_JOB_LOG) and the done-record go back to the
+// remote. A remote it cannot use exits with slurm.ExitRemote, which the
+// driver explains.
+func execStageFromRemote(url, key string, verbose bool, stdout, stderr io.Writer) error {
+	ctx, stop := cli.Interruptible(true)
+	defer stop()
+	opts := slurm.RemoteJobOptions{
+		LogFile:  os.Getenv(slurm.JobLogEnv),
+		Producer: cliProducer(),
+		Warn:     func(msg string) { fmt.Fprintf(stderr, "hylaflow exec-stage %s: warning: %s\n", key, msg) },
+	}
+	if verbose {
+		opts.Hooks.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	}
+	fmt.Fprintf(stdout, "hylaflow exec-stage %s: remote store %s, scratch cache in %s\n", key, remote.Redact(url), os.TempDir())
+	done, err := slurm.RunRemoteJob(ctx, url, cliRegistry(), key, os.Getenv("SLURM_JOB_ID"), opts)
+	switch {
+	case ctx.Err() != nil:
+		return cli.InCommand("exec-stage "+key, cli.Canceled(errors.New("canceled")))
+	case errors.Is(err, slurm.ErrRemoteUnusable):
+		fmt.Fprintf(stderr, "hylaflow exec-stage %s: %v\n", key, err)
+		return cli.ExitStatus(slurm.ExitRemote)
 	case err != nil:
 		return cli.InCommand("exec-stage "+key, cli.Failed(err))
 	}

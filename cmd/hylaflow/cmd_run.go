@@ -123,6 +123,7 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if rs != nil {
 		store = rs
 	}
+	exFlags.Remote, exFlags.RemoteHow, exFlags.Producer = rchoice.URL, rchoice.How, cliProducer()
 	executor, nJobs, err := exFlags.Build(store, *jobs, cli.IsSet(fs, "j"), *verbose, *quiet, stderr)
 	if err != nil {
 		return cli.Usagef("%v", err)

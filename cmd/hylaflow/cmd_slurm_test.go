@@ -31,10 +31,20 @@ func TestSlurmCmdRunFlagErrors(t *testing.T) {
 		{"unknown executor", []string{"--executor", "pbs"}, `--executor "pbs": want local or slurm`},
 		{"store without slurm", []string{"--store", "x"}, "need --executor slurm"},
 		{"partition without slurm", []string{"--partition", "gpu"}, "need --executor slurm"},
-		{"slurm without store", []string{"--executor", "slurm"}, "needs --store DIR"},
+		{"slurm without store", []string{"--executor", "slurm", "--remote", "off"}, "needs --store DIR (a directory every compute node sees at the same path) or a remote store"},
 		{"negative max-jobs", []string{"--executor", "slurm", "--store", "x", "--max-jobs", "-1"}, "--max-jobs -1: want at least 0"},
+		{"bad store URL", []string{"--executor", "slurm", "--store", "ftp://lab/x"}, `scheme "ftp": want s3://`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			// Stand-ins for Slurm's commands: the store is checked after
+			// the preflight, which wants them on PATH.
+			bin := t.TempDir()
+			for _, name := range []string{"sbatch", "squeue", "scontrol", "scancel"} {
+				if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Setenv("PATH", bin)
 			args := append([]string{"run", "--cache", filepath.Join(t.TempDir(), "cache")}, tt.args...)
 			code, _, errs := slurmCmdDispatch(append(args, file)...)
 			if code != cli.ExitUsage || !strings.Contains(errs, tt.want) {
@@ -152,5 +162,27 @@ func TestSlurmCmdJob(t *testing.T) {
 		if code != tt.code || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errs, tt.code, tt.want)
 		}
+	}
+}
+
+// exec-stage --store URL: a key with no task spec on the remote is the
+// job's failure (exit 1, naming the record); a remote the job cannot use
+// exits 69 (slurm.ExitRemote) naming the remote, which the driver explains.
+func TestSlurmCmdExecStageRemote(t *testing.T) {
+	key := strings.Repeat("ab", 32)
+	url := "file://" + t.TempDir()
+	t.Setenv("TMPDIR", t.TempDir())
+	code, _, errs := slurmCmdDispatch("exec-stage", "--store", url, key)
+	if code != cli.ExitFailed || !strings.Contains(errs, "slurm/tasks/"+key+".json: no task spec") {
+		t.Errorf("no task spec: exit %d, stderr %q", code, errs)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "x")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "y")
+	code, _, errs = slurmCmdDispatch("exec-stage", "--store", "s3://lab/hylaflow?endpoint=http://127.0.0.1:9&region=us-east-1", key)
+	if code != slurm.ExitRemote || !strings.Contains(errs, "the remote store could not be used: remote s3://lab/hylaflow") {
+		t.Errorf("remote down: exit %d, stderr %q", code, errs)
+	}
+	if ents, _ := os.ReadDir(os.Getenv("TMPDIR")); len(ents) != 0 {
+		t.Errorf("exec-stage left %d entries in $TMPDIR", len(ents))
 	}
 }

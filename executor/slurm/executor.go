@@ -1,17 +1,17 @@
 package slurm
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/remote"
 	"github.com/hylaflow/hylaflow/runner"
 	slurmcmd "github.com/hylaflow/hylaflow/slurm"
 )
@@ -23,9 +23,24 @@ type Options struct {
 	// Dir is the shared store directory (see Store); it must be
 	// visible at the same path on the compute nodes.
 	Dir string
+	// Remote is the URL of a remote store (package remote) that the jobs
+	// use instead of a shared directory (exactly one of Dir and Remote):
+	// the driver pushes a job's inputs there, the job runs in a scratch
+	// cache on its node and pushes its outputs, and the driver fetches
+	// them (see RemoteStore). Nodes then share nothing but the remote.
+	Remote string
+	// RemoteOptions are the remote's retry options (Remote only).
+	RemoteOptions remote.Options
+	// Producer is recorded in the records of the inputs the driver pushes
+	// to the remote (Remote only).
+	Producer remote.Producer
+	// LogDir is where, with Remote, a job's standard output and error go
+	// on its node (sbatch --output; default /tmp): the job uploads the file
+	// to the remote before its done-record, and the driver reads it there.
+	LogDir string
 	// Command is the argv prefix that runs hylaflow on a compute node
 	// (default: this executable). The job runs
-	// Command + ["exec-stage", "--store", Dir, KEY].
+	// Command + ["exec-stage", "--store", Dir or Remote, KEY].
 	Command []string
 	// Partition and Account apply to every job.
 	Partition, Account string
@@ -62,13 +77,11 @@ type Options struct {
 type Executor struct {
 	store runner.Store
 	opts  Options
-	st    *Store
+	st    *Store // the shared directory (nil with a remote)
+	ex    exchange
 	sem   chan struct{}
 	// sbatch bounds the sbatch commands in flight (slurmSbatchAtOnce).
 	sbatch chan struct{}
-
-	stageMu sync.Mutex
-	staged  map[string]string // local digest → store digest
 
 	mu      sync.Mutex
 	watched map[string]*slurmWatch
@@ -87,8 +100,8 @@ func New(store runner.Store, opts Options) (*Executor, error) {
 	if opts.Cluster == nil {
 		return nil, errors.New("slurm executor: no cluster")
 	}
-	if opts.Dir == "" {
-		return nil, errors.New("slurm executor: no store directory (--store DIR on a file system the compute nodes share)")
+	if (opts.Dir == "") == (opts.Remote == "") {
+		return nil, errors.New("slurm executor: want either a store directory on a file system the compute nodes share or a remote store URL (--store DIR or URL)")
 	}
 	if len(opts.Command) == 0 {
 		exe, err := os.Executable()
@@ -106,11 +119,20 @@ func New(store runner.Store, opts Options) (*Executor, error) {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	st := &Store{Dir: opts.Dir}
-	if err := st.Init(); err != nil {
-		return nil, err
+	s := &Executor{store: store, opts: opts, watched: map[string]*slurmWatch{}}
+	if opts.Dir != "" {
+		s.st = &Store{Dir: opts.Dir}
+		if err := s.st.Init(); err != nil {
+			return nil, err
+		}
+		s.ex = &dirExchange{st: s.st, staged: map[string]string{}}
+	} else {
+		rx, err := newRemoteExchange(opts)
+		if err != nil {
+			return nil, err
+		}
+		s.ex = rx
 	}
-	s := &Executor{store: store, opts: opts, st: st, staged: map[string]string{}, watched: map[string]*slurmWatch{}}
 	s.sbatch = make(chan struct{}, slurmSbatchAtOnce)
 	if opts.MaxJobs > 0 {
 		s.sem = make(chan struct{}, opts.MaxJobs)
@@ -118,7 +140,8 @@ func New(store runner.Store, opts Options) (*Executor, error) {
 	return s, nil
 }
 
-// Store returns the executor's shared store.
+// Store returns the executor's shared store directory (nil when it uses a
+// remote store).
 func (s *Executor) Store() *Store { return s.st }
 
 var _ runner.Executor = (*Executor)(nil)
@@ -150,7 +173,12 @@ func (s *Executor) Execute(ctx context.Context, task *runner.Task, hooks runner.
 	// running is re-attached; else a finished job's ok done-record is ingested.
 	jobID, earlier := "", ""
 	if !task.Force {
-		if sub, ok, err := s.st.ReadSubmission(key); err == nil && ok {
+		sub, ok, err := s.ex.readSubmission(ctx, key)
+		if err != nil && s.st == nil && !errors.Is(err, cache.ErrCorrupt) {
+			// The remote failed (after its retries): no job can run.
+			return nil, &runner.StageError{Address: task.Address(), Err: err}
+		}
+		if err == nil && ok {
 			j, known, err := s.jobState(ctx, sub.JobID)
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -166,13 +194,24 @@ func (s *Executor) Execute(ctx context.Context, task *runner.Task, hooks runner.
 			}
 		}
 		if jobID == "" {
-			if d, ok, err := s.st.ReadDone(key); err == nil && ok && d.Status == DoneOK {
-				res, err := s.ingest(task, d)
+			if d, ok, err := s.ex.readDone(ctx, key); err == nil && ok && d.Status == DoneOK {
+				res, err := s.ingest(ctx, task, d)
 				if err == nil {
 					s.opts.Logf("%s: ingested the done-record of slurm job %s from an earlier run", task.Address(), d.JobID)
 					return res, nil
 				}
 				s.opts.Logf("%s: done-record of job %s unusable (%v); running again", task.Address(), d.JobID, err)
+			} else if d, ok, err := s.ex.stored(ctx, key); err == nil && ok {
+				// Another machine or run pushed the key: nothing to submit.
+				res, err := s.ingest(ctx, task, d)
+				if err == nil {
+					s.opts.Logf("%s: on the remote already (pushed by %s); fetched it, no job", task.Address(), d.Host)
+					res.Cached, res.Duration = true, 0
+					return res, nil
+				}
+				s.opts.Logf("%s: its record on the remote is unusable (%v); running it", task.Address(), err)
+			} else if err != nil {
+				return nil, &runner.StageError{Address: task.Address(), Err: err}
 			} else if earlier != "" {
 				s.opts.Logf("%s: %s without an ok done-record; submitting again", task.Address(), earlier)
 			}
@@ -186,53 +225,75 @@ func (s *Executor) Execute(ctx context.Context, task *runner.Task, hooks runner.
 			return nil, ctx.Err()
 		}
 	}
-	for attempt := 0; ; attempt++ {
+	restaged := false
+	for lost := 0; ; {
 		if jobID == "" {
-			if jobID, err = s.submit(ctx, task); err != nil {
+			if jobID, err = s.submit(ctx, task, restaged); err != nil {
 				return nil, err
 			}
 		}
-		res, lost, err := s.wait(ctx, task, jobID, hooks)
-		if !lost {
+		res, out, err := s.wait(ctx, task, jobID, hooks)
+		switch out {
+		case waitDone:
 			return res, err
+		case waitRestage:
+			if restaged {
+				return nil, err
+			}
+			// The job found an input damaged or missing on the remote
+			// (and removed the damaged payload): upload it again from this
+			// cache, whose copy is verified, and run the job once more.
+			restaged = true
+			s.opts.Logf("%s: slurm job %s could not fetch an input soundly from the remote; uploading it again and resubmitting", task.Address(), jobID)
+			jobID = ""
+			continue
 		}
-		if attempt >= 1 {
+		if lost++; lost >= 2 {
 			return nil, &runner.StageError{Address: task.Address(), Err: fmt.Errorf(
-				"slurm job %s vanished from the queue without a done-record, as did the job before it%s", jobID, s.logTail(key, jobID))}
+				"slurm job %s vanished from the queue without a done-record, as did the job before it%s", jobID,
+				s.ex.logTail(ctx, key, slurmcmd.JobInfo{ID: jobID}))}
 		}
 		s.opts.Logf("%s: slurm job %s vanished without a done-record; submitting again", task.Address(), jobID)
 		jobID = ""
 	}
 }
 
-// submit stages task's inputs, writes its spec and submits its job.
-func (s *Executor) submit(ctx context.Context, task *runner.Task) (string, error) {
+// submit stages task's inputs (again: checking those staged before anew),
+// writes its spec and submits its job.
+func (s *Executor) submit(ctx context.Context, task *runner.Task, again bool) (string, error) {
 	key := task.Key()
 	spec := task.Spec()
 	spec.Inputs = map[string][]runner.TaskInput{}
 	for slot, ins := range task.Inputs {
 		list := make([]runner.TaskInput, len(ins))
 		for i, in := range ins {
-			d, err := s.stage(in)
+			ref, err := s.ex.stage(ctx, in, s.store, again)
 			if err != nil {
-				return "", err
+				if ctx.Err() != nil {
+					return "", ctx.Err()
+				}
+				var ie *runner.InputError
+				if errors.As(err, &ie) {
+					return "", err
+				}
+				return "", &runner.StageError{Address: task.Address(), Err: err}
 			}
 			list[i] = in
-			list[i].Ref.Digest = d
+			list[i].Ref = ref
 		}
 		spec.Inputs[slot] = list
 	}
-	if err := slurmWriteJSON(s.st.TaskPath(key), spec); err != nil {
-		return "", fmt.Errorf("%s: write the task spec: %w", task.Address(), err)
+	if err := s.ex.writeTask(ctx, key, spec); err != nil {
+		return "", &runner.StageError{Address: task.Address(), Err: fmt.Errorf("write the task spec: %w", err)}
 	}
-	if err := os.Remove(s.st.DonePath(key)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("%s: remove the old done-record: %w", task.Address(), err)
+	if err := s.ex.removeDone(ctx, key); err != nil {
+		return "", &runner.StageError{Address: task.Address(), Err: fmt.Errorf("remove the old done-record: %w", err)}
 	}
 	req := &slurmcmd.SubmitRequest{
 		Name:    slurmJobName(task.Address()),
-		Command: append(append([]string(nil), s.opts.Command...), "exec-stage", "--store", s.st.Dir, key),
-		Env:     s.opts.Env,
-		Output:  s.st.LogPattern(key),
+		Command: append(append([]string(nil), s.opts.Command...), "exec-stage", "--store", s.ex.arg(), key),
+		Env:     append(append([]string(nil), s.opts.Env...), s.ex.env(key)...),
+		Output:  s.ex.output(key),
 		Comment: "hylaflow " + key,
 		Resources: slurmcmd.Resources{
 			CPUs: task.Resources.CPUs, MemMB: task.Resources.MemMB, Time: task.Resources.Time, GPUs: task.Resources.GPUs,
@@ -262,9 +323,9 @@ func (s *Executor) submit(ctx context.Context, task *runner.Task) (string, error
 	}
 	host, _ := os.Hostname()
 	sub := &Submission{Key: key, Address: task.Address(), JobID: id, Submitted: time.Now(), Host: host, PID: os.Getpid()}
-	if err := slurmWriteJSON(s.st.JobPath(key), sub); err != nil {
+	if err := s.ex.writeSubmission(ctx, sub); err != nil {
 		_ = s.opts.Cluster.Cancel(context.Background(), id)
-		return "", fmt.Errorf("%s: write the submission record: %w", task.Address(), err)
+		return "", &runner.StageError{Address: task.Address(), Err: fmt.Errorf("write the submission record: %w", err)}
 	}
 	s.opts.Logf("%s: submitted slurm job %s", task.Address(), id)
 	return id, nil
@@ -295,30 +356,22 @@ func slurmJobName(address string) string {
 	return name
 }
 
-// stage makes sure the payload of an input is in the store and returns its
-// store digest. Each local payload is encoded once per executor.
-func (s *Executor) stage(in runner.TaskInput) (string, error) {
-	s.stageMu.Lock()
-	defer s.stageMu.Unlock()
-	if d, ok := s.staged[in.Ref.Digest]; ok && s.st.HasObject(d) {
-		return d, nil
-	}
-	a, err := s.store.Load(in.Ref)
-	if err != nil {
-		return "", &runner.InputError{Producer: in.Label, Ref: in.Ref, Err: err}
-	}
-	d, _, err := s.st.PutArtifact(a)
-	if err != nil {
-		return "", fmt.Errorf("stage input %s/%s into the slurm store: %w", in.Ref.Key, in.Ref.Name, err)
-	}
-	s.staged[in.Ref.Digest] = d
-	return d, nil
-}
+// waitOutcome is how wait ended.
+type waitOutcome int
+
+const (
+	waitDone    waitOutcome = iota // a result or a final error
+	waitLost                       // the job vanished: it may be submitted again
+	waitRestage                    // the job could not fetch inputs: stage them again
+)
+
+// remoteDoneEvery is how often wait reads the done-record of a job that
+// squeue still shows running when the record is a remote request: the
+// record is read at once when the job is seen ending.
+const remoteDoneEvery = 5 * time.Second
 
 // wait follows jobID until its done-record appears or it ends without one.
-// lost is true when the job vanished from the queue (or ended without ever
-// running the command) and may be resubmitted.
-func (s *Executor) wait(ctx context.Context, task *runner.Task, jobID string, hooks runner.Hooks) (res *runner.Result, lost bool, err error) {
+func (s *Executor) wait(ctx context.Context, task *runner.Task, jobID string, hooks runner.Hooks) (*runner.Result, waitOutcome, error) {
 	key := task.Key()
 	s.watch(jobID)
 	defer s.unwatch(jobID)
@@ -326,6 +379,7 @@ func (s *Executor) wait(ctx context.Context, task *runner.Task, jobID string, ho
 	defer tick.Stop()
 	var lastState slurmcmd.State
 	var endedAt time.Time // when the job was first seen finished or unknown
+	var lastRead time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -334,23 +388,36 @@ func (s *Executor) wait(ctx context.Context, task *runner.Task, jobID string, ho
 				s.opts.Logf("%s: scancel %s: %v", task.Address(), jobID, err)
 			}
 			cancel()
-			return nil, false, ctx.Err()
+			return nil, waitDone, ctx.Err()
 		case <-tick.C:
 		}
-		d, ok, derr := s.st.ReadDone(key)
-		if derr != nil {
-			// A half-visible file cannot happen (rename), but a foreign or
-			// damaged record can: report it once the job has ended.
-			s.opts.Logf("%s: %v", task.Address(), derr)
-		}
-		if ok {
-			if d.Status == DoneFailed {
-				return nil, false, &runner.StageError{Address: task.Address(), Err: fmt.Errorf("%s (slurm job %s on %s)", d.Error, jobID, d.Host)}
-			}
-			res, err := s.ingest(task, d)
-			return res, false, err
-		}
 		w := s.watchState(jobID)
+		ending := w.polled && (!w.known || w.info.State.Terminal() || w.info.State == slurmcmd.StateCompleting)
+		if s.ex.cheapDone() || ending || time.Since(lastRead) >= remoteDoneEvery {
+			lastRead = time.Now()
+			d, ok, derr := s.ex.readDone(ctx, key)
+			if derr != nil {
+				// A half-visible record cannot happen (rename, or an
+				// object store's whole-object writes), but a foreign or
+				// damaged one can, and a remote can fail: report it.
+				s.opts.Logf("%s: %v", task.Address(), derr)
+			}
+			if ok {
+				if d.Status == DoneFailed {
+					err := &runner.StageError{Address: task.Address(), Err: fmt.Errorf("%s (slurm job %s on %s)%s",
+						d.Error, jobID, d.Host, s.failedLog(ctx, key, jobID))}
+					if len(d.Restage) > 0 {
+						return nil, waitRestage, err
+					}
+					return nil, waitDone, err
+				}
+				if d.Warning != "" {
+					s.opts.Logf("%s: slurm job %s: %s", task.Address(), jobID, d.Warning)
+				}
+				res, err := s.ingest(ctx, task, d)
+				return res, waitDone, err
+			}
+		}
 		if !w.polled {
 			continue
 		}
@@ -376,15 +443,34 @@ func (s *Executor) wait(ctx context.Context, task *runner.Task, jobID string, ho
 			continue
 		}
 		if !w.known {
-			return nil, true, nil
+			return nil, waitLost, nil
 		}
 		info := w.info
 		if full, err := s.opts.Cluster.Job(context.Background(), jobID); err == nil {
 			info = full
 		}
-		return nil, false, &runner.StageError{Address: task.Address(), Err: fmt.Errorf(
-			"slurm job %s ended without a done-record%s", info, s.logTail(key, jobID))}
+		return nil, waitDone, &runner.StageError{Address: task.Address(), Err: fmt.Errorf(
+			"slurm job %s ended without a done-record%s%s", info, s.exitHint(info), s.ex.logTail(ctx, key, info))}
 	}
+}
+
+// failedLog is what a failed stage's error adds from its job's log: with a
+// remote store the log's end (the node's file is out of the user's
+// reach), with a shared directory the log's path.
+func (s *Executor) failedLog(ctx context.Context, key, jobID string) string {
+	if s.st != nil {
+		return "; its log: " + s.st.LogPath(key, jobID)
+	}
+	return s.ex.logTail(ctx, key, slurmcmd.JobInfo{ID: jobID})
+}
+
+// exitHint explains the exit status of a job that ended without a done-record.
+func (s *Executor) exitHint(info slurmcmd.JobInfo) string {
+	if s.st == nil && info.ExitCode == ExitRemote {
+		return fmt.Sprintf("; exit status %d: the job could not use the remote store %s (unreachable from its node, or its credentials refused)",
+			ExitRemote, remote.Redact(s.opts.Remote))
+	}
+	return ""
 }
 
 // jobState returns what squeue says about one job, from the poller's next
@@ -413,35 +499,15 @@ func (s *Executor) checkInterval() time.Duration {
 	return max(20*time.Millisecond, min(s.opts.Poll/4, 250*time.Millisecond))
 }
 
-// logTail returns the last lines of a job's log for error messages.
-func (s *Executor) logTail(key, jobID string) string {
-	path := s.st.LogPath(key, jobID)
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	const max = 2048
-	if st, err := f.Stat(); err == nil && st.Size() > max {
-		f.Seek(st.Size()-max, io.SeekStart)
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, max))
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return "; its log " + path + " is empty"
-	}
-	return "; end of its log " + path + ":\n" + string(b)
-}
-
-// ingest reads a done-record's outputs from the store, verifies them and
+// ingest reads a done-record's outputs from the exchange, verifies them and
 // stores them in the local cache under the task's key.
-func (s *Executor) ingest(task *runner.Task, d *Done) (*runner.Result, error) {
+func (s *Executor) ingest(ctx context.Context, task *runner.Task, d *Done) (*runner.Result, error) {
 	outs := map[string]artifact.Artifact{}
 	for _, o := range d.Outputs {
 		if o.Key != task.Key() {
 			return nil, fmt.Errorf("%s: done-record output %q belongs to key %s", task.Address(), o.Name, o.Key)
 		}
-		a, err := s.st.LoadObject(o.Digest, o.ID().String())
+		a, err := s.ex.load(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("%s: ingest: %w", task.Address(), err)
 		}
@@ -454,7 +520,12 @@ func (s *Executor) ingest(task *runner.Task, d *Done) (*runner.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store the outputs of %s (%s): %w", task.Address(), task.Key(), err)
 	}
-	return &runner.Result{Outputs: runner.OrderRefs(task.Type, refs), Metrics: d.Metrics, Duration: d.Duration}, nil
+	s.ex.ingested(task.Key(), d.Outputs)
+	metrics := d.Metrics
+	if metrics == nil {
+		metrics = runner.Metrics(outs)
+	}
+	return &runner.Result{Outputs: runner.OrderRefs(task.Type, refs), Metrics: metrics, Duration: d.Duration}, nil
 }
 
 // watch adds jobID to the jobs the poller follows (starting it if needed).

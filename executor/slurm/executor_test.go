@@ -2,6 +2,7 @@ package slurm_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hylaflow/hylaflow/executor"
 	"github.com/hylaflow/hylaflow/executor/slurm"
 	"github.com/hylaflow/hylaflow/pipeline"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/remote"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
 	slurmcmd "github.com/hylaflow/hylaflow/slurm"
@@ -31,14 +34,39 @@ func slurmTestPipeline(t *testing.T, reg *registry.Registry, name string) *pipel
 }
 
 // slurmInProcess makes fake jobs run `hylaflow exec-stage --store DIR KEY`
-// in this process: the command's last two words are DIR and KEY.
+// (or --store URL) in this process: the command's last two words are the
+// store and KEY. A job on a remote store runs as exec-stage runs it: its
+// scratch cache in a fresh directory under $TMPDIR, its log the file
+// $HYLAFLOW_JOB_LOG names (here: the request's Output, where it writes a
+// first line as the batch script's output would begin).
 func slurmInProcess(reg *registry.Registry) func(ctx context.Context, id string, req *slurmcmd.SubmitRequest) int {
 	return func(ctx context.Context, id string, req *slurmcmd.SubmitRequest) int {
 		n := len(req.Command)
 		if n < 4 || req.Command[n-4] != "exec-stage" || req.Command[n-3] != "--store" {
 			return 2
 		}
-		if _, err := slurm.RunJob(ctx, req.Command[n-2], reg, req.Command[n-1], id, runner.Hooks{}); err != nil {
+		store, key := req.Command[n-2], req.Command[n-1]
+		if !executor.IsURL(store) {
+			if _, err := slurm.RunJob(ctx, store, reg, key, id, runner.Hooks{}); err != nil {
+				return 1
+			}
+			return 0
+		}
+		logFile := ""
+		for _, kv := range req.Env {
+			if v, ok := strings.CutPrefix(kv, slurm.JobLogEnv+"="); ok {
+				logFile = v
+			}
+		}
+		if logFile != "" {
+			os.WriteFile(strings.ReplaceAll(logFile, "%j", id), []byte("job "+id+" of "+key+" started\n"), 0o644)
+		}
+		_, err := slurm.RunRemoteJob(ctx, store, reg, key, id, slurm.RemoteJobOptions{LogFile: logFile,
+			Remote: remote.Options{Attempts: 1}})
+		switch {
+		case errors.Is(err, slurm.ErrRemoteUnusable):
+			return slurm.ExitRemote
+		case err != nil:
 			return 1
 		}
 		return 0

@@ -53,6 +53,15 @@ type Done struct {
 	Host     string             `json:"host"`
 	JobID    string             `json:"job_id,omitempty"`
 	PID      int                `json:"pid"`
+	// Restage lists, for a job on a remote store that failed because it
+	// could not fetch inputs soundly (a payload damaged or missing there),
+	// the input keys concerned: the driver uploads them again and
+	// resubmits the job once.
+	Restage []string `json:"restage,omitempty"`
+	// Warning is a problem the job worked around (its push found the key
+	// on the remote with other digests: the remote's record stays, and
+	// Outputs name its outputs).
+	Warning string `json:"warning,omitempty"`
 }
 
 // Submission is the driver's record of the job it submitted for a key.
@@ -289,18 +298,26 @@ func (s *Store) ReadDone(key string) (*Done, bool, error) {
 	if err != nil || !ok {
 		return nil, false, err
 	}
+	if err := d.check(key); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", s.DonePath(key), err)
+	}
+	return &d, true, nil
+}
+
+// check validates a done-record read for key.
+func (d *Done) check(key string) error {
 	if d.Key != key {
-		return nil, false, fmt.Errorf("%s: record of key %q", s.DonePath(key), d.Key)
+		return fmt.Errorf("record of key %q", d.Key)
 	}
 	if d.Status != DoneOK && d.Status != DoneFailed {
-		return nil, false, fmt.Errorf("%s: status %q, expected %q or %q", s.DonePath(key), d.Status, DoneOK, DoneFailed)
+		return fmt.Errorf("status %q, expected %q or %q", d.Status, DoneOK, DoneFailed)
 	}
 	for i, o := range d.Outputs {
 		if err := slurmCheckHex(fmt.Sprintf("output %d digest", i), o.Digest); err != nil {
-			return nil, false, fmt.Errorf("%s: %w", s.DonePath(key), err)
+			return err
 		}
 	}
-	return &d, true, nil
+	return nil
 }
 
 // ReadSubmission returns key's submission record; ok is false if there is none.
