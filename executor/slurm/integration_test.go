@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/executor/slurm"
 	"github.com/hylaflow/hylaflow/registry"
+	"github.com/hylaflow/hylaflow/remote"
 	"github.com/hylaflow/hylaflow/runner"
 	"github.com/hylaflow/hylaflow/runner/executortest"
 	slurmcmd "github.com/hylaflow/hylaflow/slurm"
@@ -502,4 +504,134 @@ func slurmBenchStage(b *testing.B, mk func(runner.Store) (runner.Executor, *slur
 		b.ReportMetric(float64(run.Milliseconds())/n, "run-ms/op")
 		b.ReportMetric(float64(ingest.Milliseconds())/n, "ingest-ms/op")
 	}
+}
+
+// slurmRemoteURL returns the remote store the remote-backed cluster tests
+// use, under a prefix of their own: $HYLAFLOW_SLURM_REMOTE (scripts/ci-slurm.sh
+// points it at SeaweedFS, scripts/s3-dev-server.sh), with the cluster up.
+func slurmRemoteURL(t *testing.T) string {
+	t.Helper()
+	slurmCluster(t)
+	base := os.Getenv("HYLAFLOW_SLURM_REMOTE")
+	if base == "" {
+		t.Skip("set HYLAFLOW_SLURM_REMOTE=s3://BUCKET/PREFIX (scripts/ci-slurm.sh starts scripts/s3-dev-server.sh)")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + fmt.Sprintf("/%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano())
+	return u.String()
+}
+
+// slurmHidingWrapper writes a job command that runs bin in a private mount
+// namespace where hide is an empty tmpfs: a job of it cannot read anything
+// under hide (the driver's cache), whatever paths it is given. The wrapper
+// refuses to run bin if hide still shows a file.
+func slurmHidingWrapper(t *testing.T, bin, hide string) string {
+	t.Helper()
+	if out, err := exec.Command("unshare", "--mount", "true").CombinedOutput(); err != nil {
+		t.Fatalf("unshare --mount (the test hides the driver's cache from the jobs with it): %v %s", err, out)
+	}
+	w := filepath.Join(slurmBinDir, "hide-"+filepath.Base(hide))
+	script := `#!/bin/sh
+# run hylaflow with the driver's directory hidden (an empty tmpfs over it)
+exec unshare --mount --propagation private /bin/sh -c '
+mount -t tmpfs hidden "$0" || exit 70
+[ -z "$(ls -A "$0")" ] || { echo "the driver directory $0 is visible" >&2; exit 70; }
+exec "$@"' ` + "'" + hide + "' '" + bin + `' "$@"
+`
+	if err := os.WriteFile(w, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestSlurmClusterRemoteOnly runs the fan-out pipeline through the real
+// cluster with a remote store (SeaweedFS) as the only thing the driver and
+// its jobs share: each job runs with the driver's directory hidden from it
+// (slurmHidingWrapper) and its scratch cache in a fresh $TMPDIR directory.
+// The digests equal a local run's, every job's log is on the remote, the
+// scratch directories are gone, and a second run submits nothing.
+func TestSlurmClusterRemoteOnly(t *testing.T) {
+	cl := slurmCluster(t)
+	rurl := slurmRemoteURL(t)
+	bin := slurmBuild(t)
+	reg := stages.Default()
+	p := slurmTestPipeline(t, reg, "fanout.hcl")
+	ctx := context.Background()
+	want, err := runner.Run(ctx, p, executortest.NewMemStore(), runner.RunOptions{Jobs: 2})
+	if err != nil || want.Status != runner.RunOK {
+		t.Fatalf("local run: %v %+v", err, want)
+	}
+	driver := t.TempDir()
+	c := slurmOpenCache(t, filepath.Join(driver, "cache"))
+	scratch := filepath.Join(slurmBinDir, "scratch-"+filepath.Base(driver))
+	if err := os.MkdirAll(scratch, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := &slurmLog{}
+	opts := slurmClusterOptions(slurmHidingWrapper(t, bin, driver), cl, "", log)
+	opts.Remote, opts.Env = rurl, []string{"TMPDIR=" + scratch}
+	ex, err := slurm.New(c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(ctx, p, c, runner.RunOptions{Jobs: 8, Executor: ex})
+	if err != nil || res.Status != runner.RunOK {
+		t.Fatalf("slurm run: %v %+v; log %q", err, res, log.lines)
+	}
+	if got, w := digests(res), digests(want); !reflect.DeepEqual(got, w) {
+		t.Errorf("digests differ from the local run:\n slurm %v\n local %v", got, w)
+	}
+	r, err := remote.Open(ctx, rurl, remote.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := &slurm.RemoteStore{Remote: r}
+	for _, st := range res.Stages {
+		d, ok, err := rs.ReadDone(ctx, st.Key)
+		if err != nil || !ok || d.Status != slurm.DoneOK || d.JobID == "" {
+			t.Fatalf("%s: done-record %+v, %v", st.Address, d, err)
+		}
+		b, ok, err := r.ReadFile(ctx, slurm.LogName(st.Key, d.JobID), 1<<20)
+		if err != nil || !ok || !strings.Contains(string(b), "scratch cache in "+scratch) {
+			t.Errorf("%s: job log on the remote %q, %v", st.Address, b, err)
+		}
+	}
+	if ents, _ := os.ReadDir(scratch); len(ents) != 0 {
+		t.Errorf("the jobs left %d entries in their TMPDIR", len(ents))
+	}
+	n := log.count("submitted slurm job")
+	again, err := runner.Run(ctx, p, c, runner.RunOptions{Jobs: 8, Executor: ex})
+	if err != nil || again.Count(runner.StatusCached) != 7 || log.count("submitted slurm job") != n {
+		t.Errorf("second run: %v, %d cached, %d submissions (was %d)", err, again.Count(runner.StatusCached), log.count("submitted slurm job"), n)
+	}
+}
+
+// TestSlurmClusterRemoteConformance runs the conformance suite's tasks as
+// real Slurm jobs exchanging artifacts through the remote store only.
+func TestSlurmClusterRemoteConformance(t *testing.T) {
+	cl := slurmCluster(t)
+	slurmRemoteURL(t)
+	bin := slurmBuild(t)
+	values := func(a artifact.Artifact) ([]float64, error) {
+		b, err := bundle.From(a)
+		if err != nil {
+			return nil, err
+		}
+		return b.Floats(stages.GenericMemberValues)
+	}
+	env := func(t *testing.T) executortest.Env {
+		store := executortest.NewMemStore()
+		opts := slurmClusterOptions(bin, cl, "", &slurmLog{})
+		opts.Remote = slurmRemoteURL(t)
+		ex, err := slurm.New(store, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return executortest.Env{Executor: ex, Store: store, Registry: stages.Default(), Values: values}
+	}
+	executortest.Run(t, env)
+	executortest.RunCommand(t, env)
 }
