@@ -464,6 +464,28 @@ func BenchmarkSlurmClusterStage(b *testing.B) {
 	})
 }
 
+// BenchmarkSlurmClusterRemoteStage is BenchmarkSlurmClusterStage with the
+// remote store ($HYLAFLOW_SLURM_REMOTE) instead of a shared directory: the
+// per-stage cost of exchanging through the object store (the driver's
+// checks and writes, the job's scratch cache, fetch and push).
+func BenchmarkSlurmClusterRemoteStage(b *testing.B) {
+	cl := slurmCluster(b)
+	base := os.Getenv("HYLAFLOW_SLURM_REMOTE")
+	if base == "" {
+		b.Skip("set HYLAFLOW_SLURM_REMOTE=s3://BUCKET/PREFIX")
+	}
+	bin := slurmBuild(b)
+	slurmBenchStage(b, func(store runner.Store) (runner.Executor, *slurm.Store) {
+		opts := slurmClusterOptions(bin, cl, "", &slurmLog{})
+		opts.Remote = fmt.Sprintf("%s/bench-%d", strings.TrimSuffix(base, "/"), time.Now().UnixNano())
+		ex, err := slurm.New(store, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return ex, nil
+	})
+}
+
 // BenchmarkLocalStage is BenchmarkSlurmClusterStage's baseline: the same
 // stages with the local executor on a real cache.
 func BenchmarkLocalStage(b *testing.B) {
