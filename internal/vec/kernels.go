@@ -77,8 +77,9 @@ func Args2(z, omegaT []float64, stride int, q []float64) {
 // q (len(q) a multiple of eight): per lane invq = 1/q, p = a·invq, log p
 // (the package's logarithm), δ = λ'·log p; it stores p into phi, δ into e1
 // and invq into e2. It stops before the first block with a p outside
-// [2^−1000, 2^1000], a NaN p or an |δ| > 0.5, writing nothing for it, and
-// returns the number of blocks done.
+// [2^−1000, 2^1000], a NaN p or an |δ| > 0.5 and returns the number of
+// blocks done; the entries of that block and of the later ones are
+// unspecified (the assembly may have written some of them).
 func MathA(q, lam, phi, e1, e2 []float64, a float64) int {
 	n := len(q) / 8 * 8
 	if n == 0 {
@@ -89,7 +90,7 @@ func MathA(q, lam, phi, e1, e2 []float64, a float64) int {
 	case AVX512:
 		return mathAAVX512(&q[0], &lam[0], &phi[0], &e1[0], &e2[0], n/8, a)
 	case AVX2:
-		return mathAAVX2(&q[0], &lam[0], &phi[0], &e1[0], &e2[0], n/8, a)
+		return mathAAVX2Runs(q, lam, phi, e1, e2, n/8, a)
 	}
 	return mathAGeneric(q[:n], lam, phi, e1, e2, a)
 }
@@ -396,4 +397,21 @@ func RFFExact(z, omegaT []float64, stride int, phase []float64, scale float64, o
 		return rffExactAVX2(&z[0], len(z), &omegaT[0], stride*8, &phase[0], scale, &o[0], &e[0])
 	}
 	return rffExactGeneric(z, omegaT, stride, phase, scale, o, e)
+}
+
+// mathAAVX2Runs is MathA's AVX2 path: mathAAVX2 on runs of up to 32
+// blocks (its buffer of e and s), stopping at the first bad block.
+func mathAAVX2Runs(q, lam, phi, e1, e2 []float64, nb int, a float64) int {
+	var buf [512]float64
+	done := 0
+	for done < nb {
+		k := min(nb-done, 32)
+		o := 8 * done
+		n := mathAAVX2(&q[o], &lam[o], &phi[o], &e1[o], &e2[o], k, a, &buf[0])
+		done += n
+		if n < k {
+			break
+		}
+	}
+	return done
 }

@@ -67,9 +67,6 @@ func argsAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, 
 func args2AVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int)
 
 //go:noescape
-func mathAAVX2(q, lam, phi, e1, e2 *float64, nb int, a float64) int
-
-//go:noescape
 func mathBAVX2(lam, sinB, cosB, phi, e1, e2 *float64, nb int, twoRho int)
 
 //go:noescape
@@ -89,6 +86,9 @@ func axpyAVX2(part *float64, strideBytes int, gy *float64, nc int, phi *float64,
 
 //go:noescape
 func gtxTilesAVX2(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int)
+
+//go:noescape
+func mathAAVX2(q, lam, phi, e1, e2 *float64, nb int, a float64, buf *float64) int
 
 //go:noescape
 func sinCosAddAVX2(arg, sinB, cosB *float64, scale float64, o, e *float64) bool

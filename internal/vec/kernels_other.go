@@ -50,7 +50,10 @@ func argsAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, 
 
 func args2AVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int) { noAsm() }
 
-func mathAAVX2(q, lam, phi, e1, e2 *float64, nb int, a float64) int { noAsm(); return 0 }
+func mathAAVX2(q, lam, phi, e1, e2 *float64, nb int, a float64, buf *float64) int {
+	noAsm()
+	return 0
+}
 
 func mathBAVX2(lam, sinB, cosB, phi, e1, e2 *float64, nb int, twoRho int) { noAsm() }
 

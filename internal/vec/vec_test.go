@@ -192,31 +192,37 @@ func TestMathSameBits(t *testing.T) {
 
 func TestMathABadBlocks(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	n := 64
-	for _, tc := range []struct {
-		name string
-		set  func(q, lam []float64, j int)
-	}{
-		{"p above 2^1000", func(q, lam []float64, j int) { q[j] = 1e-310 }},
-		{"p below 2^-1000", func(q, lam []float64, j int) { q[j] = 1e305 }},
-		{"q zero (p infinite)", func(q, lam []float64, j int) { q[j] = 0 }},
-		{"q NaN", func(q, lam []float64, j int) { q[j] = math.NaN() }},
-		{"negative q", func(q, lam []float64, j int) { q[j] = -1 }},
-		{"|δ| > 0.5", func(q, lam []float64, j int) { lam[j] = 1e3 }},
-	} {
-		for _, j := range []int{0, 3, 12, 31, 63} {
-			q, lam := hylaInputs(r, n)
-			tc.set(q, lam, j)
-			got := onEveryPath(t, func() []float64 {
-				phi, e1, e2 := make([]float64, n), make([]float64, n), make([]float64, n)
-				nb := MathA(q, lam, phi, e1, e2, 0.5)
-				// Only the blocks before the bad one are defined.
-				return append(append(append([]float64{float64(nb)}, phi[:8*nb]...), e1[:8*nb]...), e2[:8*nb]...)
-			})
-			if got[Generic][0] != float64(j/8) {
-				t.Errorf("%s at %d: %v good blocks, want %d", tc.name, j, got[Generic][0], j/8)
+	// n = 600: the AVX2 kernel works in runs of 32 blocks; bad entries
+	// on both sides of a run's end.
+	for _, n := range []int{64, 600} {
+		for _, tc := range []struct {
+			name string
+			set  func(q, lam []float64, j int)
+		}{
+			{"p above 2^1000", func(q, lam []float64, j int) { q[j] = 1e-310 }},
+			{"p below 2^-1000", func(q, lam []float64, j int) { q[j] = 1e305 }},
+			{"q zero (p infinite)", func(q, lam []float64, j int) { q[j] = 0 }},
+			{"q NaN", func(q, lam []float64, j int) { q[j] = math.NaN() }},
+			{"negative q", func(q, lam []float64, j int) { q[j] = -1 }},
+			{"|δ| > 0.5", func(q, lam []float64, j int) { lam[j] = 1e3 }},
+		} {
+			for _, j := range []int{0, 3, 12, 31, 63, 255, 256, 300, 599} {
+				if j >= n {
+					continue
+				}
+				q, lam := hylaInputs(r, n)
+				tc.set(q, lam, j)
+				got := onEveryPath(t, func() []float64 {
+					phi, e1, e2 := make([]float64, n), make([]float64, n), make([]float64, n)
+					nb := MathA(q, lam, phi, e1, e2, 0.5)
+					// Only the blocks before the bad one are defined.
+					return append(append(append([]float64{float64(nb)}, phi[:8*nb]...), e1[:8*nb]...), e2[:8*nb]...)
+				})
+				if got[Generic][0] != float64(j/8) {
+					t.Errorf("%s at %d: %v good blocks, want %d", tc.name, j, got[Generic][0], j/8)
+				}
+				sameBits(t, fmt.Sprintf("MathA n=%d %s at %d", n, tc.name, j), got)
 			}
-			sameBits(t, fmt.Sprintf("MathA %s at %d", tc.name, j), got)
 		}
 	}
 }
