@@ -631,6 +631,101 @@ func TestSlurmClusterRemoteOnly(t *testing.T) {
 	}
 }
 
+// TestSlurmClusterRemoteDamagedInput: an input payload damaged on the S3
+// server (same size, other bytes) between its producer's job and its
+// consumer's: the consumer's job refuses it (digest), removes it and
+// fails naming it; the driver uploads its verified copy again and the
+// resubmitted job computes the local run's digest.
+func TestSlurmClusterRemoteDamagedInput(t *testing.T) {
+	cl := slurmCluster(t)
+	rurl := slurmRemoteURL(t)
+	bin := slurmBuild(t)
+	reg := stages.Default()
+	ctx := context.Background()
+	c := slurmOpenCache(t, filepath.Join(t.TempDir(), "cache"))
+	log := &slurmLog{}
+	opts := slurmClusterOptions(bin, cl, "", log)
+	opts.Remote = rurl
+	ex, err := slurm.New(c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vt, _ := reg.Lookup("value")
+	st, _ := reg.Lookup("scale")
+	src, err := runner.NewTask(vt, "value.src", registry.Values{"values": []float64{1, 2, 3, float64(time.Now().UnixNano())}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := ex.Execute(ctx, src, runner.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in cache.OutputRef
+	for _, o := range r1.Outputs {
+		if o.Name == "out" {
+			in = o
+		}
+	}
+	r, err := remote.Open(ctx, rurl, remote.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Bucket().ReadAll(ctx, remote.ObjectKey(in.Digest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := r.Bucket().WriteAll(ctx, remote.ObjectKey(in.Digest), b, nil); err != nil {
+		t.Fatal(err)
+	}
+	task, err := runner.NewTask(st, "scale.x", registry.Values{"factor": 2.0},
+		map[string][]runner.TaskInput{"in": {{Label: "value.src", Ref: in}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ex.Execute(ctx, task, runner.Hooks{})
+	if err != nil {
+		t.Fatalf("Execute over a damaged input: %v; log %q", err, log.lines)
+	}
+	if log.count("could not fetch an input soundly from the remote; uploading it again and resubmitting") != 1 {
+		t.Errorf("no restage in the log %q", log.lines)
+	}
+	local := executortest.NewMemStore()
+	lsrc, err := runner.NewLocal(local).Execute(ctx, src, runner.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lin cache.OutputRef
+	for _, o := range lsrc.Outputs {
+		if o.Name == "out" {
+			lin = o
+		}
+	}
+	ltask, err := runner.NewTask(st, "scale.x", registry.Values{"factor": 2.0},
+		map[string][]runner.TaskInput{"in": {{Label: "value.src", Ref: lin}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := runner.NewLocal(local).Execute(ctx, ltask, runner.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range res.Outputs {
+		got[o.Name] = o.Digest
+	}
+	for _, o := range want.Outputs {
+		if got[o.Name] != o.Digest {
+			t.Errorf("output %s: digest %s, local %s", o.Name, got[o.Name], o.Digest)
+		}
+	}
+	if ok, err := r.Has(ctx, remote.ObjectKey(in.Digest)); err != nil || !ok {
+		t.Errorf("the input's payload is not back on the remote: %v", err)
+	} else if b2, _ := r.Bucket().ReadAll(ctx, remote.ObjectKey(in.Digest)); bytes.Equal(b2, b) {
+		t.Error("the damaged payload is still on the remote")
+	}
+}
+
 // TestSlurmClusterRemoteConformance runs the conformance suite's tasks as
 // real Slurm jobs exchanging artifacts through the remote store only.
 func TestSlurmClusterRemoteConformance(t *testing.T) {
