@@ -258,11 +258,16 @@ type GCOptions struct {
 	// Grace protects payloads no record names that are younger than it:
 	// a push may be about to write their record (≤ 0: 1 hour).
 	Grace time.Duration
+	// SlurmAge is the age beyond which the Slurm executor's records and
+	// logs under slurm/ are removed (≤ 0: 7 days): a job waits in a queue
+	// for hours at most, and its driver reads them while it runs.
+	SlurmAge time.Duration
 }
 
 // GCReport says what gc removed (or would remove).
 type GCReport struct {
 	Records, Objects, Runs int
+	Slurm                  int   // Slurm records and logs removed
 	Bytes                  int64 // of the payloads removed
 	Kept                   int   // records kept
 }
@@ -361,6 +366,24 @@ func (r *Remote) GC(ctx context.Context, opts GCOptions) (GCReport, error) {
 		}
 		rep.Objects++
 		rep.Bytes += o.size
+		if !opts.DryRun {
+			if err := r.Delete(ctx, o.name); err != nil {
+				return rep, err
+			}
+		}
+	}
+	if opts.SlurmAge <= 0 {
+		opts.SlurmAge = 7 * 24 * time.Hour
+	}
+	slurm, err := r.list(ctx, "slurm/")
+	if err != nil {
+		return rep, err
+	}
+	for _, o := range slurm {
+		if now.Sub(o.mod) < opts.SlurmAge {
+			continue
+		}
+		rep.Slurm++
 		if !opts.DryRun {
 			if err := r.Delete(ctx, o.name); err != nil {
 				return rep, err

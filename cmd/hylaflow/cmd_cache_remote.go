@@ -298,8 +298,12 @@ func cacheRemoteRun(args []string, stdout, stderr io.Writer) error {
 		if *dryRun {
 			verb = "would remove"
 		}
-		fmt.Fprintf(stdout, "%s %d keys, %d payloads (%s) and %d run manifests; kept %d keys\n",
-			verb, rep.Records, rep.Objects, cacheops.Size(rep.Bytes), rep.Runs, rep.Kept)
+		slurm := ""
+		if rep.Slurm > 0 {
+			slurm = fmt.Sprintf(" and %d Slurm job records and logs older than 7 days", rep.Slurm)
+		}
+		fmt.Fprintf(stdout, "%s %d keys, %d payloads (%s) and %d run manifests%s; kept %d keys\n",
+			verb, rep.Records, rep.Objects, cacheops.Size(rep.Bytes), rep.Runs, slurm, rep.Kept)
 		return nil
 	}
 }

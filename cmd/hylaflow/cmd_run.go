@@ -114,6 +114,12 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if rchoice.URL == "" && exFlags.Executor == "slurm" && executor.IsURL(exFlags.Store) && !cli.IsSet(fs, "remote") {
+		// A remote store for the jobs is the run's remote too: the run
+		// fetches what it has before planning the jobs, and its manifest
+		// makes the remote's gc keep the keys the jobs pushed.
+		rchoice.URL, rchoice.How = exFlags.Store, "--store"
+	}
 	var rwarn warnLog
 	rs, err := cliRemoteStore(context.Background(), c, rchoice, !*noCache, rwarn.add)
 	if err != nil {
