@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-sqlite3" // the "sqlite3" database/sql driver
+
+	"github.com/hylaflow/hylaflow/internal/filedigest"
 )
 
 // The layout of a cache directory.
@@ -103,6 +105,20 @@ var migrations = []string{
 		value INTEGER NOT NULL
 	) WITHOUT ROWID;
 	INSERT INTO meta (name, value) VALUES ('removals', 0);`,
+	// 4: what each file was when its contents were last hashed, so that a
+	// file whose stamp did not change is not read again: a payload (path
+	// objects/ab/abcd…, relative to the cache) or an outside file a key's
+	// fingerprint hashes (its absolute path). Ctime and inode catch a
+	// rewrite that kept the size and set the modification time back.
+	`CREATE TABLE stamps (
+		path     TEXT PRIMARY KEY,
+		size     INTEGER NOT NULL,
+		mtime    INTEGER NOT NULL, -- unix ns
+		ctime    INTEGER NOT NULL, -- unix ns; 0 where the platform gives none
+		inode    INTEGER NOT NULL, -- 0 where the platform gives none
+		digest   TEXT NOT NULL,    -- hex sha256 of the contents
+		verified INTEGER NOT NULL  -- unix ns: when the contents were hashed
+	) WITHOUT ROWID;`,
 }
 
 // readOnlyMin is the oldest schema version a read-only open accepts
@@ -125,10 +141,12 @@ type Cache struct {
 
 	stLookup, stRecord, stLast *sql.Stmt
 
-	// Buffered writes: last-used times and stage records, flushed together.
+	// Buffered writes: last-used times, stage records and file stamps,
+	// flushed together.
 	bufMu     sync.Mutex
 	touched   map[string]int64 // key → unix ns
 	stages    []bufferedStage
+	stamps    map[string]stampRow // path (as in the stamps table) → row
 	lastFlush time.Time
 	knownRuns map[int64]bool // runs that exist in the index
 
@@ -156,7 +174,8 @@ func OpenReadOnly(dir string) (*Cache, error) {
 }
 
 func open(dir string, readOnly bool) (*Cache, error) {
-	c := &Cache{dir: dir, readOnly: readOnly, touched: map[string]int64{}, lastFlush: time.Now(), knownRuns: map[int64]bool{}}
+	c := &Cache{dir: dir, readOnly: readOnly, touched: map[string]int64{}, stamps: map[string]stampRow{},
+		lastFlush: time.Now(), knownRuns: map[int64]bool{}}
 	c.claims.init()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -298,6 +317,7 @@ func (c *Cache) prepare() error {
 func (c *Cache) Close() error {
 	c.closeOnce.Do(func() {
 		c.claims.stop(c)
+		filedigest.Release(c)
 		if c.db == nil {
 			return
 		}
@@ -356,10 +376,13 @@ func (c *Cache) flush() error {
 // same transaction if it is not nil.
 func (c *Cache) flushLocked(also func(tx *sql.Tx) error) error {
 	c.lastFlush = time.Now()
-	if len(c.touched) == 0 && len(c.stages) == 0 && also == nil {
+	if len(c.touched) == 0 && len(c.stages) == 0 && len(c.stamps) == 0 && also == nil {
 		return nil
 	}
 	err := c.withTx(func(tx *sql.Tx) error {
+		if err := writeStamps(tx, c.stamps); err != nil {
+			return fmt.Errorf("cache %s: record file stamps: %w", c.dir, err)
+		}
 		if len(c.touched) > 0 {
 			st, err := tx.Prepare(`UPDATE keys SET last_used = max(last_used, ?) WHERE key = ?`)
 			if err != nil {
@@ -414,6 +437,7 @@ func (c *Cache) flushLocked(also func(tx *sql.Tx) error) error {
 		return err
 	}
 	clear(c.touched)
+	clear(c.stamps)
 	c.stages = c.stages[:0]
 	return nil
 }

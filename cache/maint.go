@@ -405,6 +405,14 @@ func (c *Cache) GC(opts GCOptions) (GCReport, error) {
 					return err
 				}
 			}
+			if c.schema >= 4 {
+				// Stamps of payloads no key refers to any more (their
+				// files go below, or are orphans).
+				if _, err := tx.Exec(`DELETE FROM stamps WHERE path LIKE ? || '/%'
+					AND substr(path, length(?) + 5) NOT IN (SELECT digest FROM artifacts)`, objectsDir, objectsDir); err != nil {
+					return err
+				}
+			}
 			_, err := tx.Exec(`DELETE FROM leases WHERE expires < ?`, now.UnixNano())
 			return err
 		})
@@ -629,10 +637,11 @@ func (c *Cache) Clear() error {
 	}
 	c.bufMu.Lock()
 	clear(c.touched)
+	clear(c.stamps)
 	c.stages = c.stages[:0]
 	c.bufMu.Unlock()
 	err := c.withTx(func(tx *sql.Tx) error {
-		for _, t := range []string{"artifacts", "keys", "run_stages", "runs"} {
+		for _, t := range []string{"artifacts", "keys", "run_stages", "runs", "stamps"} {
 			if _, err := tx.Exec(`DELETE FROM ` + t); err != nil {
 				return err
 			}

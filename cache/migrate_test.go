@@ -83,10 +83,16 @@ func TestOldSchemaCacheWorks(t *testing.T) {
 		if err != nil {
 			t.Fatalf("schema %d: read-only open: %v", v, err)
 		}
-		if n, err := ro.Removals(); err != nil || n != -1 {
-			t.Errorf("schema %d: read-only Removals = %d, %v; want -1 (unknown)", v, n, err)
+		want := int64(-1) // unknown before schema 3
+		if v >= 3 {
+			want = 0
 		}
-		mustLookup(t, ro, rec.Key)
+		if n, err := ro.Removals(); err != nil || n != want {
+			t.Errorf("schema %d: read-only Removals = %d, %v; want %d", v, n, err, want)
+		}
+		if err := ro.CheckPayloads(mustLookup(t, ro, rec.Key), true); err != nil {
+			t.Errorf("schema %d: read-only check: %v", v, err)
+		}
 		ro.Close()
 
 		c, err := Open(dir)
@@ -100,8 +106,15 @@ func TestOldSchemaCacheWorks(t *testing.T) {
 		if len(got) != 1 || got[0] != refs[0] {
 			t.Errorf("schema %d: lookup after the upgrade: %+v, want %+v", v, got, refs)
 		}
+		settle(t)
 		if err := c.CheckPayloads(got, true); err != nil {
 			t.Errorf("schema %d: %v", v, err)
+		}
+		if err := c.flush(); err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := c.readStamp(payloadStampPath(got[0].Digest)); !ok || r.digest != got[0].Digest {
+			t.Errorf("schema %d: no stamp recorded for the checked payload after the upgrade", v)
 		}
 		a, err := c.Load(got[0])
 		if err != nil || values(a)[0] != float64(v) {

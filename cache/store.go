@@ -19,9 +19,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
+	"github.com/hylaflow/hylaflow/internal/filedigest"
 )
 
 // testHook, set by tests only, is called at the points of Store where a
@@ -95,11 +97,17 @@ func (c *Cache) Lookup(key string) (refs []OutputRef, ok bool, err error) {
 
 // CheckPayloads checks that the payload files of refs are sound: each
 // exists with the size the index records and, if rehash is set, the sha256
-// it is named by. It never writes. The first problem is returned as an
-// error naming the file and what was expected, wrapping ErrNotFound (no
-// file) or ErrCorrupt (wrong size or content). The runner re-hashes the
-// outputs the user reads (the pipeline's leaves) before serving them from
-// the cache; Load re-hashes every payload it reads anyway.
+// it is named by. The first problem is returned as an error naming the
+// file and what was expected, wrapping ErrNotFound (no file) or ErrCorrupt
+// (wrong size or content). The runner re-hashes the outputs the user reads
+// (the pipeline's leaves) before serving them from the cache; Load
+// re-hashes every payload it reads anyway.
+//
+// A file is not read again when its stamp (size, modification and change
+// times, inode) is the one it had when it was last hashed, less than
+// RehashAfter ago: a rewrite through the file system changes the stamp.
+// The stamps of sound files are buffered and written with the next flush
+// (nothing else is written).
 func (c *Cache) CheckPayloads(refs []OutputRef, rehash bool) error {
 	var h hash.Hash
 	for _, r := range refs {
@@ -120,6 +128,10 @@ func (c *Cache) CheckPayloads(refs []OutputRef, rehash bool) error {
 		if !rehash {
 			continue
 		}
+		stamp, spath := filedigest.StampOf(info), payloadStampPath(r.Digest)
+		if c.trustedDigest(spath, stamp) == r.Digest {
+			continue
+		}
 		if h == nil {
 			h = sha256.New()
 		}
@@ -130,6 +142,9 @@ func (c *Cache) CheckPayloads(refs []OutputRef, rehash bool) error {
 		if got != r.Digest {
 			return fmt.Errorf("cache %s: %s/%s: payload %s has sha256 %s, the index says %s: %w", c.dir, r.Key, r.Name, path, got, r.Digest, ErrCorrupt)
 		}
+		// The stamp was taken before the read: a write during it changed
+		// the file's stamp, so the one recorded is never served for it.
+		c.recordStamp(spath, stamp, got, time.Now())
 	}
 	return nil
 }
@@ -738,8 +753,12 @@ func createUserFile(dir, prefix string) (*os.File, error) {
 	}
 }
 
+// filesHashed counts hashFile's calls (read by tests).
+var filesHashed atomic.Int64
+
 // hashFile returns the hex sha256 and size of a file.
 func hashFile(path string, h hash.Hash) (string, int64, error) {
+	filesHashed.Add(1)
 	f, err := os.Open(path)
 	if err != nil {
 		return "", 0, err

@@ -46,14 +46,21 @@ func cliOpenCache(flagValue, start string, write bool) (*cache.Cache, error) {
 	if err != nil {
 		return nil, cli.Failed(err)
 	}
+	// The index also remembers the data files' digests (by their stamp),
+	// so a fingerprint reads a file again only when it changed.
 	if !write {
 		c, err := cache.OpenReadOnly(loc.Dir)
-		return c, cli.Failed(err)
+		if err != nil {
+			return nil, cli.Failed(err)
+		}
+		c.UseForFileDigests()
+		return c, nil
 	}
 	c, err := cache.Open(loc.Dir)
 	if err != nil {
 		return nil, cli.Failed(fmt.Errorf("open the cache: %w", err))
 	}
+	c.UseForFileDigests()
 	return c, nil
 }
 

@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/internal/cli"
+	"github.com/hylaflow/hylaflow/internal/filedigest"
 	"github.com/hylaflow/hylaflow/internal/testenv"
 )
 
@@ -135,5 +138,74 @@ func TestClearRecoversDamagedIndex(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(errs, "10 ran, 0 cached") {
 		t.Fatalf("run after clear: exit %d\n%s%s", code, out, errs)
 	}
+	runCmdVerify(t, cdir)
+}
+
+// Issue 35: a fully cached run re-hashes a leaf's payload only when its
+// stamp (size, modification and change times, inode) changed since it was
+// last hashed, and still finds damage: a byte rewritten with the
+// modification time set back is recomputed with the warning. Damage that
+// leaves the stamp as it was (the storage corrupting bytes under the file
+// system; simulated by recording the damaged file's stamp in the index) is
+// what `cache verify` is for: it finds it, --repair drops it, and the next
+// run recomputes it.
+func TestDamagedLeafFoundThroughStamps(t *testing.T) {
+	dir := t.TempDir()
+	file := testenv.WriteFile(t, dir, "p.hcl", runCmdTestRandom)
+	cdir := filepath.Join(dir, "cache")
+	run := func(want string) {
+		t.Helper()
+		code, out, errs := runCmdDispatch("run", file, "--cache", cdir, "-j", "2", "-q")
+		if code != cli.ExitOK || !strings.Contains(out+errs, want) {
+			t.Fatalf("run: exit %d, want %q in\n%s%s", code, want, out, errs)
+		}
+	}
+	defer func(w time.Duration) { filedigest.RacyWindow = w }(filedigest.RacyWindow)
+	filedigest.RacyWindow = 5 * time.Millisecond
+	settle := func() { time.Sleep(3 * filedigest.RacyWindow) }
+	restoreTime := func(path string, info os.FileInfo) {
+		if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	run("21 ran, 0 cached")
+	settle()
+	run("nothing to do: all 21 stages cached") // hashes the leaf, records its stamp
+	leaf := reliablePayload(t, cdir, "sum.all")
+	info, _ := os.Stat(leaf)
+	reliableFlip(t, leaf)
+	restoreTime(leaf, info)
+	run("stored output damaged (")
+	runCmdVerify(t, cdir)
+
+	settle()
+	run("nothing to do: all 21 stages cached")
+	leaf = reliablePayload(t, cdir, "sum.all")
+	info, _ = os.Stat(leaf)
+	reliableFlip(t, leaf)
+	restoreTime(leaf, info)
+	settle()
+	st, _ := os.Stat(leaf)
+	s := filedigest.StampOf(st)
+	db, err := sql.Open("sqlite3", filepath.Join(cdir, "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Exec(`UPDATE stamps SET size = ?, mtime = ?, ctime = ?, inode = ?, verified = ? WHERE path = ?`,
+		s.Size, s.Mtime, s.Ctime, int64(s.Inode), time.Now().UnixNano(), "objects/"+filepath.Base(filepath.Dir(leaf))+"/"+filepath.Base(leaf))
+	if n, _ := res.RowsAffected(); err != nil || n != 1 {
+		t.Fatalf("record the damaged stamp: %v (%d rows)", err, n)
+	}
+	db.Close()
+	run("nothing to do: all 21 stages cached") // the stamp cannot show it
+	code, out, _ := runCmdDispatch("cache", "verify", "--cache", cdir)
+	if code != cli.ExitFailed || !strings.Contains(out, filepath.Base(leaf)) {
+		t.Fatalf("verify of stamp-invisible damage: exit %d\n%s", code, out)
+	}
+	if code, out, errs := runCmdDispatch("cache", "verify", "--repair", "--cache", cdir); code != cli.ExitOK {
+		t.Fatalf("verify --repair: exit %d\n%s%s", code, out, errs)
+	}
+	run("1 ran, 20 cached")
 	runCmdVerify(t, cdir)
 }
