@@ -14,6 +14,7 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/executor"
+	"github.com/hylaflow/hylaflow/executor/slurm"
 	"github.com/hylaflow/hylaflow/internal/cli"
 	"github.com/hylaflow/hylaflow/internal/progress"
 	"github.com/hylaflow/hylaflow/pipeline"
@@ -131,6 +132,9 @@ func runCmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	exFlags.Remote, exFlags.RemoteHow, exFlags.Producer = rchoice.URL, rchoice.How, cliProducer()
 	executor, nJobs, err := exFlags.Build(store, *jobs, cli.IsSet(fs, "j"), *verbose, *quiet, stderr)
+	if errors.Is(err, slurm.ErrRemoteUnusable) {
+		return cli.Failed(err) // the store is down, the flags are right
+	}
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}

@@ -7,6 +7,7 @@ package slurm_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -334,13 +335,30 @@ func TestSlurmRemoteDown(t *testing.T) {
 		f.Exec = slurmInProcess(reg)
 		o := e.options(f, &slurmLog{})
 		o.Remote = down
+		// One probe before any stage: the executor is not made.
+		_, err := slurm.New(executortest.NewMemStore(), o)
+		if !errors.Is(err, slurm.ErrRemoteUnusable) || !strings.Contains(err.Error(), "remote s3://hylaflow/lab") {
+			t.Fatalf("New with the remote down: %v", err)
+		}
+		// Down after the start: the stage fails naming the remote and
+		// nothing is submitted.
+		o.Remote = e.url
 		ex, err := slurm.New(executortest.NewMemStore(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := os.Chmod(e.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(e.dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(e.dir, []byte("not a directory"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		_, err = ex.Execute(context.Background(), task, runner.Hooks{})
-		if err == nil || !strings.Contains(err.Error(), "remote s3://hylaflow/lab") || !strings.Contains(err.Error(), "value.a") {
-			t.Fatalf("Execute with the remote down: %v", err)
+		if err == nil || !strings.Contains(err.Error(), "remote "+e.url) || !strings.Contains(err.Error(), "value.a") {
+			t.Fatalf("Execute with the remote gone: %v", err)
 		}
 		if n := len(f.Submitted()); n != 0 {
 			t.Errorf("%d jobs submitted", n)

@@ -145,8 +145,16 @@ func newRemoteExchange(opts Options) (*remoteExchange, error) {
 	if opts.Producer.Host == "" {
 		opts.Producer.Host, _ = os.Hostname()
 	}
-	return &remoteExchange{RemoteStore: RemoteStore{Remote: r}, url: opts.Remote, logDir: logDir,
-		producer: opts.Producer, staged: map[string]*remoteStaged{}}, nil
+	x := &remoteExchange{RemoteStore: RemoteStore{Remote: r}, url: opts.Remote, logDir: logDir,
+		producer: opts.Producer, staged: map[string]*remoteStaged{}}
+	// One request before any stage: a remote that does not answer fails
+	// the run at once, with one message, instead of every stage after
+	// its own retries (the remote is the only way to the jobs).
+	if _, _, err := x.Remote.ReadFile(context.Background(), "slurm/probe", 1<<10); err != nil && !errors.Is(err, cache.ErrCorrupt) {
+		r.Close()
+		return nil, fmt.Errorf("slurm executor: %w: %w", ErrRemoteUnusable, err)
+	}
+	return x, nil
 }
 
 func (x *remoteExchange) arg() string { return x.url }
