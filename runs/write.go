@@ -76,11 +76,17 @@ func writeProvenanceDiff(ew *errWriter, d *Diff) {
 }
 
 func writeTableDiff(ew *errWriter, t TableDiff) {
-	what := t.Metric
-	if t.Unit != "" {
-		what += ", " + t.Unit
+	var what []string
+	if !table.MentionsMetric(t.Title, t.Metric) { // said once, not twice
+		what = append(what, t.Metric)
 	}
-	ew.printf("\ntable of %s: %s (%s)", t.Stage, t.Title, what)
+	if t.Unit != "" {
+		what = append(what, t.Unit)
+	}
+	ew.printf("\ntable of %s: %s", t.Stage, t.Title)
+	if len(what) > 0 {
+		ew.printf(" (%s)", strings.Join(what, ", "))
+	}
 	switch t.Only {
 	case "A":
 		ew.printf(", only in run A")

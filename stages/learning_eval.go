@@ -28,8 +28,9 @@ func learnEvaluateType() *registry.Type {
 		Name: "evaluate",
 		// 2: the chart's legend beside the axes, a margin above the title; 3: a y axis of at least two points;
 		// 4: the sample std (n−1; none for one run), the column order and whether it compares with the paper in table.json (package table);
-		// 5: the protocol the metric follows (table.json's protocol, stated in table.md)
-		Version: "5",
+		// 5: the protocol the metric follows (table.json's protocol, stated in table.md);
+		// 6: a chart title wider than the plot is wrapped (viz.FitTitle), not cut at both ends
+		Version: "6",
 		Doc: "Collects the metrics of many train runs into a table: mean ± sample std (n−1; a single run shows " +
 			"n = 1) over the runs of each dataset × model, in percent, with the paper's published value and the " +
 			"difference beside it, and whether the cell is within max(1.5, 2 × the paper's std) of the paper or " +

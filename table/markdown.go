@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Decimals is the number of decimals of a table's percentages.
@@ -38,9 +39,42 @@ func (d *Doc) TitleOr() string {
 
 // Caption is the table's one-line heading in the reports: its title, its
 // metric and what the cells are: "Quickstart — test accuracy (%), mean ±
-// sample std over 3 runs".
+// sample std over 3 runs". A title that already names the metric
+// (MentionsMetric) is not followed by it again: "Table 1: node
+// classification, test accuracy (%) — mean ± sample std over 10 runs".
 func (d *Doc) Caption() string {
+	if MentionsMetric(d.TitleOr(), d.Metric) {
+		return fmt.Sprintf("%s — %s %s", d.TitleOr(), MeanStdNote, d.Over())
+	}
 	return fmt.Sprintf("%s — %s (%%), %s %s", d.TitleOr(), d.Metric, MeanStdNote, d.Over())
+}
+
+// MentionsMetric reports whether title already names metric (a Doc's
+// Metric, "test accuracy", "val accuracy", "test micro_f1"), ignoring case
+// and "_" against "-" ("test micro-F1"), with val and train also spelt
+// validation and training. A metric with its protocol in its name
+// ("test_best_val accuracy") is mentioned only as such.
+func MentionsMetric(title, metric string) bool {
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "_", "-") }
+	t, m := norm(title), norm(strings.TrimSpace(metric))
+	if m == "" {
+		return false
+	}
+	forms := []string{m}
+	if split, measure, ok := strings.Cut(m, " "); ok {
+		switch split {
+		case "val":
+			forms = append(forms, "validation "+measure)
+		case "train":
+			forms = append(forms, "training "+measure)
+		}
+	}
+	for _, f := range forms {
+		if strings.Contains(t, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // Result is the text of a cell's result: its spread, or why it has none

@@ -61,3 +61,29 @@ func TestMembers(t *testing.T) {
 		t.Error("Marshal then Parse changes the table")
 	}
 }
+
+// A caption names the metric once: after a title that does not, and not
+// again after one that does (spelt with "-" for "_", validation for val).
+func TestCaptionDoesNotRepeatTheMetric(t *testing.T) {
+	mean := 80.0
+	for _, tc := range []struct{ title, metric, want string }{
+		{"Quickstart: synthetic disease tree", "test accuracy",
+			"Quickstart: synthetic disease tree — test accuracy (%), mean ± sample std over 3 runs"},
+		{"Table 1: node classification, test accuracy (%)", "test accuracy",
+			"Table 1: node classification, test accuracy (%) — mean ± sample std over 3 runs"},
+		{"Table 1 (right): Reddit, inductive, test micro-F1 (%)", "test micro_f1",
+			"Table 1 (right): Reddit, inductive, test micro-F1 (%) — mean ± sample std over 3 runs"},
+		{"HyLa-GCN runs: validation accuracy (%) of the early-stopped model", "val accuracy",
+			"HyLa-GCN runs: validation accuracy (%) of the early-stopped model — mean ± sample std over 3 runs"},
+		// The title does not say which test metric: the caption does.
+		{"Table 1: test accuracy (%)", "test_best_val accuracy",
+			"Table 1: test accuracy (%) — test_best_val accuracy (%), mean ± sample std over 3 runs"},
+		{"Validation runs", "test accuracy", "Validation runs — test accuracy (%), mean ± sample std over 3 runs"},
+		{"", "test accuracy", "Results — test accuracy (%), mean ± sample std over 3 runs"},
+	} {
+		d := Doc{Title: tc.title, Metric: tc.metric, Cells: []Cell{{Dataset: "cora", Model: "sgc", Runs: 3, Mean: &mean}}}
+		if got := d.Caption(); got != tc.want {
+			t.Errorf("Caption(%q, %q) = %q, want %q", tc.title, tc.metric, got, tc.want)
+		}
+	}
+}

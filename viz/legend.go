@@ -17,7 +17,8 @@ const LegendMargin = 6 * vg.Millimeter / 4
 // RenderLegendRight encodes p as "png" (at PNGDPI) or "svg" at the given
 // size with legend in a column of its own to the right of p's axes, top
 // aligned with the data area, so that it never covers the data, and with a
-// margin above p's title. p's own legend should be empty (entries added to
+// margin above p's title, which is wrapped to fit the plot's width
+// (FitTitle). p's own legend should be empty (entries added to
 // legend instead: plot.NewLegend()).
 func RenderLegendRight(p *plot.Plot, legend plot.Legend, width, height vg.Length, format string) ([]byte, error) {
 	var cw vg.CanvasWriterTo
@@ -45,7 +46,12 @@ func RenderLegendRight(p *plot.Plot, legend plot.Legend, width, height vg.Length
 		gap = 0
 	}
 	inner := draw.Crop(dc, LegendMargin, -LegendMargin, LegendMargin, -LegendMargin)
-	p.Draw(draw.Crop(inner, 0, -(lw + gap), 0, 0))
+	area := draw.Crop(inner, 0, -(lw + gap), 0, 0)
+	// The title is centred over the plot's area: a longer one is wrapped
+	// to its width (FitTitle), else it is cut at both ends.
+	defer func(title string) { p.Title.Text = title }(p.Title.Text)
+	p.Title.Text = FitTitle(p.Title.TextStyle, p.Title.Text, area.Max.X-area.Min.X)
+	p.Draw(area)
 	if lw > 0 {
 		top := vg.Length(0)
 		if p.Title.Text != "" {
