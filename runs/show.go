@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
@@ -170,6 +171,7 @@ func WriteShow(w io.Writer, c *cache.Cache, id int64, asJSON bool, now time.Time
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeErrors(w, d.Stages)
 	writeCommands(w, c, d.Stages)
 	if len(withMetrics) == 0 {
 		return nil
@@ -213,14 +215,60 @@ func cachedMetrics(c *cache.Cache, s *cache.StageRecord) {
 	s.Metrics = runner.Metrics(outs)
 }
 
-// oneLine keeps the first line of a (possibly long) error message.
+// oneLine keeps the first line of a (possibly long) error message, at
+// most 160 characters of it, with "..." when it leaves something out (the
+// whole message follows the stages table: writeErrors).
 func oneLine(s string) string {
 	first, _, more := strings.Cut(s, "\n")
-	if len(first) > 160 {
-		first, more = first[:157]+"...", true
+	if r := []rune(first); len(r) > 160 {
+		first, more = string(r[:157])+"...", true
 	}
 	if more && !strings.HasSuffix(first, "...") {
 		first += " ..."
 	}
 	return first
+}
+
+// errorWidth is the width writeErrors wraps an error's lines at.
+const errorWidth = 100
+
+// writeErrors writes the whole error of every stage that has one, under
+// its address, each line wrapped at errorWidth: the stages table shows only
+// the start of the first line, and a failure's hint is often at its end.
+func writeErrors(w io.Writer, stages []cache.StageRecord) {
+	first := true
+	for _, s := range stages {
+		if s.Error == "" {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "\nerrors:")
+			first = false
+		}
+		fmt.Fprintf(w, "  %s\n", s.Address)
+		for _, line := range strings.Split(strings.TrimRight(s.Error, "\n"), "\n") {
+			for _, l := range wrapWords(line, errorWidth-4) {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
+		}
+	}
+}
+
+// wrapWords breaks s at spaces into lines of at most width runes; a word
+// longer than width (a path) stands alone on its line, whole.
+func wrapWords(s string, width int) []string {
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return []string{""}
+	}
+	var lines []string
+	line := words[0]
+	for _, word := range words[1:] {
+		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
+			lines, line = append(lines, line), word
+			continue
+		}
+		line += " " + word
+	}
+	return append(lines, line)
 }

@@ -90,3 +90,52 @@ func TestWriteListShow(t *testing.T) {
 		t.Errorf("unknown run: %v", err)
 	}
 }
+
+// A failed stage's error is shown whole under the stages, each line
+// wrapped at a word boundary, however long its hint (runs show cut it at
+// 160 bytes, the hint's end first). Golden testdata/show_failed.golden,
+// from the stages table on (the rest holds dates).
+func TestWriteShowFailureWhole(t *testing.T) {
+	c, err := cache.Open(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, err := c.BeginRun("p.hcl", []string{"run", "p.hcl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diverged := `train hyla/features on cora: training diverged at epoch 12: the training loss is 137265, ` +
+		`more than 100 times its first epoch's 1.94 (lower the learning rate?); nothing is stored: ` +
+		`lower lr_classifier (1e+06) or lr_embedding (1e+06)`
+	located := "dataset: cora: open ../shared/datasets/planetoid/ind.cora.x: no such file or directory\n" +
+		"hint: hylaflow datasets fetch cora downloads it, or set root = \"DIR\" (hylaflow datasets info cora lists the files it needs, with their sizes and sha256)"
+	for _, s := range []cache.StageRecord{
+		{Address: "dataset.cora", Key: strings.Repeat("ef", 32), Status: "failed", Error: located},
+		{Address: `train.hyla["0"]`, Key: strings.Repeat("ab", 32), Status: "failed", Error: diverged},
+		{Address: "train.sgc", Key: strings.Repeat("cd", 32), Status: "canceled", Reason: "never run"},
+	} {
+		if err := c.RecordStage(id, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.FinishRun(id, "failed"); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteShow(&b, c, id, false, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	i := strings.Index(out, "STATUS")
+	if i < 0 {
+		t.Fatalf("no stages table:\n%s", out)
+	}
+	golden(t, "show_failed.golden", []byte(out[i:]))
+	// Every word of each error is there, in order.
+	for _, msg := range []string{diverged, located} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(msg), " ")) {
+			t.Errorf("show lacks the whole error %q:\n%s", msg, out)
+		}
+	}
+}
