@@ -31,15 +31,7 @@ func WriteCatalog(w io.Writer) {
 		}
 		status := "built in"
 		if len(e.Files) > 0 {
-			if r := e.FindRoot(); r != "" {
-				status = "present in " + r
-				if _, missing := e.Present(r); len(missing) > 0 {
-					status += fmt.Sprintf(" (without %s)", filePaths(missing))
-				}
-			} else {
-				_, missing := e.Present(DefaultRoot())
-				status = fmt.Sprintf("missing %d of %d (hylaflow datasets fetch %s)", len(missing), len(e.Files), e.Name)
-			}
+			status = filesStatus(e)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Source, num(st.Nodes), num(st.Edges), num(st.Features), num(st.Classes), status)
 	}
@@ -50,6 +42,41 @@ func WriteCatalog(w io.Writer) {
 		fmt.Fprintln(w, "\nYour own graph: source = \"files\" with path = DIR (an edge list with tables, a PyG-style .npz or an")
 		fmt.Fprintln(w, "OGB directory); `hylaflow datasets inspect DIR` shows what the loader sees (docs/your-graph.md).")
 	}
+}
+
+// filesStatus says where e's files are, or what is wrong with them: "present
+// in ROOT", with the optional files it lacks or that are damaged; else, in
+// the first root that holds any of its files, what is wrong with them in
+// plan's words ("planetoid/ind.cora.x (wrong size: 100 bytes, want 101)");
+// else how many are missing; with the command that fetches them.
+func filesStatus(e Entry) string {
+	if r := e.FindRoot(); r != "" {
+		status := "present in " + r
+		var without, damaged []string
+		for _, p := range e.FileProblems(r) {
+			if p.Problem == "missing" {
+				without = append(without, p.Path)
+			} else {
+				damaged = append(damaged, p.Path+" ("+p.Problem+")")
+			}
+		}
+		if len(without) > 0 {
+			status += fmt.Sprintf(" (without %s)", strings.Join(without, ", "))
+		}
+		if len(damaged) > 0 {
+			status += "; " + strings.Join(damaged, "; ")
+		}
+		return status
+	}
+	fetch := fmt.Sprintf("(hylaflow datasets fetch %s)", e.Name)
+	for _, r := range Roots() {
+		probs := RequiredProblems(e.FileProblems(r))
+		if len(probs) < len(Required(e.Files)) || slices.ContainsFunc(probs, func(p FileProblem) bool { return p.Problem != "missing" }) {
+			return fmt.Sprintf("in %s: %s %s", r, SummarizeProblems(probs), fetch)
+		}
+	}
+	_, missing := e.Present(DefaultRoot())
+	return fmt.Sprintf("missing %d of %d %s", len(missing), len(e.Files), fetch)
 }
 
 // CatalogEntryJSON is one element of `datasets list --json`: the
@@ -78,8 +105,11 @@ type CatalogFileJSON struct {
 	Path     string `json:"path"`
 	Optional bool   `json:"optional"`
 	Present  bool   `json:"present"`
-	Size     int64  `json:"size"`   // expected bytes, 0 when unknown
-	SHA256   string `json:"sha256"` // expected digest, "" when unknown
+	// Problem says why a file is not present: "missing", "wrong size: 100
+	// bytes, want 101", "not a regular file"; "" when it is.
+	Problem string `json:"problem"`
+	Size    int64  `json:"size"`   // expected bytes, 0 when unknown
+	SHA256  string `json:"sha256"` // expected digest, "" when unknown
 }
 
 // CatalogJSON describes every catalogue entry, in catalogue order.
@@ -99,13 +129,13 @@ func CatalogJSON() []CatalogEntryJSON {
 			j.Root = DefaultRoot()
 			j.Fetch = "hylaflow datasets fetch " + e.Name
 		}
-		present, _ := e.Present(j.Root)
+		problem := map[string]string{}
+		for _, p := range e.FileProblems(j.Root) {
+			problem[p.Path] = p.Problem
+		}
 		for _, f := range e.Files {
-			here := false
-			for _, p := range present {
-				here = here || p.Path == f.Path
-			}
-			j.Files = append(j.Files, CatalogFileJSON{Path: f.Path, Optional: f.Optional, Present: here, Size: f.Size, SHA256: f.SHA256})
+			j.Files = append(j.Files, CatalogFileJSON{Path: f.Path, Optional: f.Optional, Present: problem[f.Path] == "",
+				Problem: problem[f.Path], Size: f.Size, SHA256: f.SHA256})
 		}
 		out = append(out, j)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,5 +87,82 @@ func TestDatasetsCmdListJSON(t *testing.T) {
 	}
 	if code, _, errs := runCmdDispatch("datasets", "list", "extra"); code != cli.ExitUsage || !strings.Contains(errs, "takes no arguments") {
 		t.Errorf("datasets list extra: exit %d, %q", code, errs)
+	}
+}
+
+// A dataset file of the wrong size (a truncated download) is reported as
+// such by datasets list, text and JSON, in the words plan uses for the
+// same file — not as missing.
+func TestDatasetsCmdListWrongSize(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("HYLAFLOW_DATA", root)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	t.Chdir(dir) // no ../shared/datasets
+	cora, ok := datasets.Lookup("cora")
+	if !ok {
+		t.Fatal("no cora in the catalogue")
+	}
+	short := cora.Files[len(cora.Files)-1]
+	for _, f := range cora.Files {
+		p := filepath.Join(root, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		size := f.Size
+		if f.Path == short.Path {
+			size-- // truncated by a byte
+		}
+		if err := os.WriteFile(p, make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := fmt.Sprintf("%s (wrong size: %d bytes, want %d)", short.Path, short.Size-1, short.Size)
+
+	code, out, errs := runCmdDispatch("datasets", "list")
+	if code != cli.ExitOK {
+		t.Fatalf("datasets list: exit %d: %s", code, errs)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "cora ") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, want) || strings.Contains(line, "missing") || !strings.Contains(line, "hylaflow datasets fetch cora") {
+		t.Errorf("datasets list, cora's row %q: want %q, not missing, and the fetch command", line, want)
+	}
+
+	code, out, errs = runCmdDispatch("datasets", "list", "--json")
+	if code != cli.ExitOK {
+		t.Fatalf("datasets list --json: exit %d: %s", code, errs)
+	}
+	var list []datasets.CatalogEntryJSON
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range list {
+		if e.Name != "cora" {
+			continue
+		}
+		for _, f := range e.Files {
+			wantProblem := ""
+			if f.Path == short.Path {
+				wantProblem = fmt.Sprintf("wrong size: %d bytes, want %d", short.Size-1, short.Size)
+			}
+			if f.Present != (wantProblem == "") || f.Problem != wantProblem {
+				t.Errorf("cora file %s: present %v, problem %q; want %q", f.Path, f.Present, f.Problem, wantProblem)
+			}
+		}
+	}
+
+	// plan says the same of the same file.
+	file := filepath.Join(dir, "cora.hcl")
+	if err := os.WriteFile(file, []byte("stage \"dataset\" \"cora\" {\n  source = \"planetoid\"\n  name   = \"cora\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, errs = runCmdDispatch("plan", file, "--cache", filepath.Join(dir, "cache"))
+	if !strings.Contains(out+errs, want) {
+		t.Errorf("plan does not say %q:\n%s%s", want, out, errs)
 	}
 }
