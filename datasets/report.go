@@ -69,14 +69,24 @@ func filesStatus(e Entry) string {
 		return status
 	}
 	fetch := fmt.Sprintf("(hylaflow datasets fetch %s)", e.Name)
-	for _, r := range Roots() {
-		probs := RequiredProblems(e.FileProblems(r))
-		if len(probs) < len(Required(e.Files)) || slices.ContainsFunc(probs, func(p FileProblem) bool { return p.Problem != "missing" }) {
-			return fmt.Sprintf("in %s: %s %s", r, SummarizeProblems(probs), fetch)
-		}
+	if r, probs := damagedRoot(e); r != "" {
+		return fmt.Sprintf("in %s: %s %s", r, SummarizeProblems(probs), fetch)
 	}
 	_, missing := e.Present(DefaultRoot())
 	return fmt.Sprintf("missing %d of %d %s", len(missing), len(e.Files), fetch)
+}
+
+// damagedRoot returns the first data root that holds some of e's required
+// files but not all of them usable, with what is wrong there (missing
+// files, a wrong size); "" when every root lacks every file.
+func damagedRoot(e Entry) (string, []FileProblem) {
+	for _, r := range Roots() {
+		probs := RequiredProblems(e.FileProblems(r))
+		if len(probs) < len(Required(e.Files)) || slices.ContainsFunc(probs, func(p FileProblem) bool { return p.Problem != "missing" }) {
+			return r, probs
+		}
+	}
+	return "", nil
 }
 
 // CatalogEntryJSON is one element of `datasets list --json`: the
@@ -149,6 +159,10 @@ func CatalogJSON() []CatalogEntryJSON {
 func WriteInfo(ctx context.Context, w io.Writer, e Entry, root string) error {
 	if root == "" && len(e.Files) > 0 {
 		root = e.FindRoot()
+		if r, probs := damagedRoot(e); root == "" && r != "" {
+			return fmt.Errorf("%s: files not usable in %s: %s; get them with `hylaflow datasets fetch %s`",
+				e.Name, r, SummarizeProblems(probs), e.Name)
+		}
 		if root == "" {
 			_, missing := e.Present(DefaultRoot())
 			return fmt.Errorf("%s: files missing under %s: %s; get them with `hylaflow datasets fetch %s`",

@@ -156,6 +156,11 @@ func TestDatasetsCmdListWrongSize(t *testing.T) {
 		}
 	}
 
+	code, _, errs = runCmdDispatch("datasets", "info", "cora")
+	if code == cli.ExitOK || !strings.Contains(errs, want) || strings.Contains(errs, "missing") {
+		t.Errorf("datasets info cora: exit %d, stderr %q; want %q, not missing", code, errs, want)
+	}
+
 	// plan says the same of the same file.
 	file := filepath.Join(dir, "cora.hcl")
 	if err := os.WriteFile(file, []byte("stage \"dataset\" \"cora\" {\n  source = \"planetoid\"\n  name   = \"cora\"\n}\n"), 0o644); err != nil {
