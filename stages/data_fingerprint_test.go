@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,10 +10,9 @@ import (
 
 	"github.com/hylaflow/hylaflow/cache"
 	"github.com/hylaflow/hylaflow/datasets"
-	"github.com/hylaflow/hylaflow/datasets/reddit"
+	"github.com/hylaflow/hylaflow/datasets/reddit/reddittest"
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/registry"
-	"gonum.org/v1/gonum/mat"
 )
 
 // dataKey is the cache key of a dataset instance as the runner makes it:
@@ -220,34 +218,12 @@ func dataWrite(t *testing.T, root, rel string, data []byte, mtime time.Time) {
 	}
 }
 
-// dataWriteReddit writes a 6-node ring in FastGCN's Reddit format.
+// dataWriteReddit writes reddittest's graph in FastGCN's Reddit format
+// under root with the given modification time.
 func dataWriteReddit(t *testing.T, root string, mtime time.Time) {
 	t.Helper()
-	const n = 6
-	us, vs := make([]int, n), make([]int, n)
-	for i := range us {
-		us[i], vs[i] = i, (i+1)%n
-	}
-	adj, err := datasets.SymmetricFromEdges(n, us, vs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := mat.NewDense(n, 2, nil)
-	for i := range n {
-		x.Set(i, 0, float64(i))
-		x.Set(i, 1, math.Sqrt(float64(i)))
-	}
-	g := &datasets.Graph{Name: "reddit", Source: "reddit", Adj: adj, DenseFeatures: x, Labels: []int{0, 1, 2, 0, 1, 2}, Classes: 3,
-		Train: []int{0, 1, 2}, Val: []int{3}, Test: []int{4, 5}}
-	dir := filepath.Join(root, "reddit")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := reddit.Write(dir, g); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"reddit.npz", "reddit_adj.npz"} {
-		if err := os.Chtimes(filepath.Join(dir, f), mtime, mtime); err != nil {
+	for _, p := range reddittest.Write(t, root) {
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
 			t.Fatal(err)
 		}
 	}

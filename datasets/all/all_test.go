@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,10 +19,9 @@ import (
 	"github.com/hylaflow/hylaflow/datasets"
 	_ "github.com/hylaflow/hylaflow/datasets/all"
 	"github.com/hylaflow/hylaflow/datasets/npy"
-	"github.com/hylaflow/hylaflow/datasets/reddit"
+	"github.com/hylaflow/hylaflow/datasets/reddit/reddittest"
 	"github.com/hylaflow/hylaflow/internal/testenv"
 	"github.com/hylaflow/hylaflow/sparse"
-	"gonum.org/v1/gonum/mat"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/fingerprints.golden")
@@ -49,7 +47,7 @@ var fixtures = map[string]fixture{
 	// each label, train the other 8.
 	"hgcn": {name: "disease_nc", write: writeDisease, nodes: 12, split: [3]int{8, 0, 4}},
 	// Reddit: a 6-node ring with FastGCN's given split 3/1/2.
-	"reddit": {name: "reddit", write: writeReddit, nodes: 6, split: [3]int{3, 1, 2}},
+	"reddit": {name: "reddit", write: writeReddit, nodes: reddittest.Nodes, split: [3]int{3, 1, 2}},
 	// TextGCN: 10 training and 4 test documents; the validation draw takes
 	// int(0.1·10) = 1 training document.
 	"textgcn": {name: "tiny", write: writeText, nodes: 14 + 6, split: [3]int{9, 1, 4}},
@@ -499,30 +497,7 @@ func writeDisease(t *testing.T, root string) {
 	}
 }
 
-func writeReddit(t *testing.T, root string) {
-	const n = 6
-	us, vs := make([]int, n), make([]int, n)
-	for i := range us {
-		us[i], vs[i] = i, (i+1)%n
-	}
-	adj, err := datasets.SymmetricFromEdges(n, us, vs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := mat.NewDense(n, 2, nil)
-	for i := range n {
-		x.Set(i, 0, float64(i))
-		x.Set(i, 1, math.Sqrt(float64(i)))
-	}
-	g := &datasets.Graph{Name: "reddit", Source: "reddit", Adj: adj, DenseFeatures: x, Labels: []int{0, 1, 2, 0, 1, 2}, Classes: 3,
-		Train: []int{0, 1, 2}, Val: []int{3}, Test: []int{4, 5}}
-	if err := os.MkdirAll(filepath.Join(root, "reddit"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := reddit.Write(filepath.Join(root, "reddit"), g); err != nil {
-		t.Fatal(err)
-	}
-}
+func writeReddit(t *testing.T, root string) { reddittest.Write(t, root) }
 
 func writeText(t *testing.T, root string) {
 	words := []string{"alpha", "beta", "gamma", "delta", "omega", "sigma"}
