@@ -18,19 +18,20 @@ import (
 const DivergenceFactor = 1000
 
 // DivergedError reports a training run whose loss stopped being finite or
-// grew past DivergenceFactor times its reference.
+// grew past Factor times its reference.
 type DivergedError struct {
-	Epoch int
-	Loss  float64
-	Ref   float64 // the reference loss; 0 when Loss is not finite
+	Epoch  int
+	Loss   float64
+	Ref    float64 // the reference loss; 0 when Loss is not finite
+	Factor float64 // how many times Ref the loss may be (the watch's)
 }
 
 func (e *DivergedError) Error() string {
 	if math.IsNaN(e.Loss) || math.IsInf(e.Loss, 0) {
 		return fmt.Sprintf("training diverged at epoch %d: the training loss is %v", e.Epoch, e.Loss)
 	}
-	return fmt.Sprintf("training diverged at epoch %d, the last: the training loss %.6g is over %d times its reference %.4g "+
-		"(the larger of the first epoch's and chance's)", e.Epoch, e.Loss, DivergenceFactor, e.Ref)
+	return fmt.Sprintf("training diverged at epoch %d, the last: the training loss %.6g is over %g times its reference %.4g "+
+		"(the larger of the first epoch's and chance's)", e.Epoch, e.Loss, e.Factor, e.Ref)
 }
 
 // LossWatch tells a diverging training run from a learning one by its
@@ -38,7 +39,11 @@ func (e *DivergedError) Error() string {
 // DivergenceFactor).
 type LossWatch struct {
 	// Chance is the loss of a uniform guess (ChanceLoss); 0 if unknown.
-	Chance    float64
+	Chance float64
+	// Factor is how many times its reference the last loss may be;
+	// 0 means DivergenceFactor. A loss the model bounds (a link
+	// predictor's on the ball) needs a smaller one.
+	Factor    float64
 	ref, last float64
 	lastEpoch int
 	seen      bool
@@ -64,10 +69,14 @@ func (w *LossWatch) Check(epoch int, loss float64) error {
 }
 
 // Done returns a *DivergedError when the last loss Check saw is past
-// DivergenceFactor times the reference: the run ended diverged.
+// Factor (DivergenceFactor) times the reference: the run ended diverged.
 func (w *LossWatch) Done() error {
-	if w.seen && w.ref > 0 && w.last > DivergenceFactor*w.ref {
-		return &DivergedError{Epoch: w.lastEpoch, Loss: w.last, Ref: w.ref}
+	f := w.Factor
+	if f <= 0 {
+		f = DivergenceFactor
+	}
+	if w.seen && w.ref > 0 && w.last > f*w.ref {
+		return &DivergedError{Epoch: w.lastEpoch, Loss: w.last, Ref: w.ref, Factor: f}
 	}
 	return nil
 }

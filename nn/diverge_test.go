@@ -54,3 +54,27 @@ func TestLossWatch(t *testing.T) {
 		t.Error("ChanceLoss")
 	}
 }
+
+// A watch with its own Factor (a bounded loss) fails past that factor and
+// says which.
+func TestLossWatchFactor(t *testing.T) {
+	for _, tc := range []struct {
+		losses []float64
+		done   string
+	}{
+		{[]float64{1.3, 2.9, 2.74}, "the training loss 2.74 is over 1.5 times its reference 1.386"},
+		{[]float64{1.3, 0.8, 0.42}, ""},
+		{[]float64{22.7, 2.25, 2.25}, ""}, // the reference is the first epoch's
+	} {
+		w := LossWatch{Chance: 2 * math.Ln2, Factor: 1.5}
+		for e, l := range tc.losses {
+			if err := w.Check(e, l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := w.Done()
+		if (err == nil) != (tc.done == "") || err != nil && !strings.Contains(err.Error(), tc.done) {
+			t.Errorf("%v: Done = %v, want %q", tc.losses, err, tc.done)
+		}
+	}
+}

@@ -195,7 +195,8 @@ func TrainLinkPrediction(ctx context.Context, m *Net, s *EdgeSplit, cfg LPConfig
 	best := math.Inf(-1)
 	counter := 0
 	// Chance: both means of softplus(0) = ln 2.
-	watch := nn.LossWatch{Chance: 2 * math.Ln2}
+	watch := nn.LossWatch{Chance: 2 * math.Ln2, Factor: LinkPredDivergenceFactor}
+	tied := -1.0 // the last epoch's validation probability when all pairs tie, else −1
 	for epoch := 0; epoch < cfg.Epochs; epoch++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -224,7 +225,8 @@ func TrainLinkPrediction(ctx context.Context, m *Net, s *EdgeSplit, cfg LPConfig
 			return nil, &DivergedError{Epoch: epoch, What: "the embeddings", Value: v}
 		}
 		c := m.Curvature()
-		valROC, valAP := m.scoreEdges(h.Value, c, cfg.Decoder, s.Val, s.ValNeg)
+		valROC, valAP, tie := m.scoreEdgesTie(h.Value, c, cfg.Decoder, s.Val, s.ValNeg)
+		tied = tie
 		st := LPStats{Epoch: epoch, Loss: loss.Scalar(), ValROC: valROC, ValAP: valAP, C: c}
 		res.Curves = append(res.Curves, st)
 		res.Epochs = epoch + 1
@@ -248,12 +250,33 @@ func TrainLinkPrediction(ctx context.Context, m *Net, s *EdgeSplit, cfg LPConfig
 	if err := watch.Done(); err != nil {
 		return nil, lossDiverged(err)
 	}
+	if tied >= 0 {
+		return nil, &DivergedError{Epoch: res.Epochs - 1, Value: tied,
+			What: "the link probability of every validation pair, the same for all (the embeddings collapsed),"}
+	}
 	return res, nil
 }
+
+// LinkPredDivergenceFactor is how many times its reference (the larger of
+// the first epoch's loss and chance's, 2 ln 2) link prediction's last
+// training loss may be. The Fermi-Dirac loss is bounded — the ball's
+// projection bounds every distance — so a diverged run cannot grow a
+// thousandfold as a classifier's does (nn.DivergenceFactor): at a learning
+// rate of 1e6, HGCN's ends at twice chance's on the synthetic Disease tree,
+// where a learning run ends at a third of it.
+const LinkPredDivergenceFactor = 1.5
 
 // scoreEdges returns ROC-AUC and AP of the decoder's probabilities for
 // positive and negative pairs of the embeddings h.
 func (m *Net) scoreEdges(h *mat.Dense, c float64, dec FermiDirac, pos, neg []Edge) (float64, float64) {
+	roc, ap, _ := m.scoreEdgesTie(h, c, dec, pos, neg)
+	return roc, ap
+}
+
+// scoreEdgesTie is scoreEdges that also returns the probability every pair
+// gets when they all get the same one (a collapsed embedding: every node
+// at one point), else −1.
+func (m *Net) scoreEdgesTie(h *mat.Dense, c float64, dec FermiDirac, pos, neg []Edge) (float64, float64, float64) {
 	tp := autodiff.New(1)
 	cn := tp.Const(mat.NewDense(1, 1, []float64{c}))
 	hn := tp.Const(h)
@@ -270,7 +293,17 @@ func (m *Net) scoreEdges(h *mat.Dense, c float64, dec FermiDirac, pos, neg []Edg
 		return out
 	}
 	ps, ns := score(pos), score(neg)
-	return ROCAUC(ps, ns), AveragePrecision(ps, ns)
+	tie := -1.0
+	if all := append(slices.Clone(ps), ns...); len(all) > 1 {
+		tie = all[0]
+		for _, p := range all[1:] {
+			if p != tie {
+				tie = -1
+				break
+			}
+		}
+	}
+	return ROCAUC(ps, ns), AveragePrecision(ps, ns), tie
 }
 
 // ROCAUC is the area under the ROC curve of scores for positives and

@@ -105,7 +105,7 @@ func lossDiverged(err error) error {
 	}
 	what := "the training loss"
 	if d.Ref > 0 {
-		what += fmt.Sprintf(" at the last epoch (over %d times its reference %.4g, the larger of the first epoch's and chance's)", nn.DivergenceFactor, d.Ref)
+		what += fmt.Sprintf(" at the last epoch (over %g times its reference %.4g, the larger of the first epoch's and chance's)", d.Factor, d.Ref)
 	}
 	return &DivergedError{Epoch: d.Epoch, What: what, Value: d.Loss}
 }
