@@ -121,7 +121,7 @@ func EmbedPoincare(ctx context.Context, adj *sparse.CSR, dim int, opts EmbedOpti
 			lr *= opts.BurnInFactor
 		}
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
-		var total float64
+		var total, chance float64
 		for start := 0; start < len(order); start += opts.BatchSize {
 			end := min(start+opts.BatchSize, len(order))
 			batch = batch[:0]
@@ -132,6 +132,9 @@ func EmbedPoincare(ctx context.Context, adj *sparse.CSR, dim int, opts EmbedOpti
 				batch = append(batch, embedExample{u: u, v: v, negs: negs})
 			}
 			total += embedLoss(z, batch, grad, touched, &touchedList)
+			for _, ex := range batch {
+				chance += math.Log(float64(1 + len(ex.negs))) // the loss when every candidate is as far
+			}
 			for _, i := range touchedList {
 				rsgdRow(z.RawRowView(i), grad.RawRowView(i), lr)
 				clear(grad.RawRowView(i))
@@ -141,14 +144,38 @@ func EmbedPoincare(ctx context.Context, adj *sparse.CSR, dim int, opts EmbedOpti
 		}
 		mean := total / float64(len(edges))
 		if math.IsNaN(mean) || math.IsInf(mean, 0) {
-			return nil, nil, fmt.Errorf("hyla: embed: loss is %g in epoch %d", mean, epoch+1)
+			return nil, nil, &EmbedDivergedError{Epoch: epoch, Loss: mean}
 		}
 		losses = append(losses, mean)
 		if opts.Progress != nil {
 			opts.Progress(epoch+1, mean)
 		}
+		chance /= float64(len(edges))
+		if epoch == opts.Epochs-1 && epoch-max(opts.BurnIn, 0) >= 1 && mean >= chance {
+			return nil, nil, &EmbedDivergedError{Epoch: epoch, Loss: mean, Chance: chance}
+		}
 	}
 	return z, losses, nil
+}
+
+// EmbedDivergedError reports a Poincaré embedding whose training diverged:
+// its loss stopped being finite, or its last epoch's, after at least two
+// epochs at the full rate, is no lower than chance's — the loss were
+// every candidate as far as the neighbour, ln(1 + negatives): the
+// embedding holds nothing of the graph (at a learning rate of 1e6 every
+// point is thrown to the ball's edge; a learning run ends far below).
+type EmbedDivergedError struct {
+	Epoch  int
+	Loss   float64
+	Chance float64 // 0 when Loss is not finite
+}
+
+func (e *EmbedDivergedError) Error() string {
+	if e.Chance == 0 {
+		return fmt.Sprintf("hyla: embed: training diverged at epoch %d: the loss is %v", e.Epoch, e.Loss)
+	}
+	return fmt.Sprintf("hyla: embed: training diverged at epoch %d, the last: the loss %.4g is no lower than chance's %.4g "+
+		"(every candidate as far as the neighbour)", e.Epoch, e.Loss, e.Chance)
 }
 
 // sampleNegatives draws up to k distinct-from-u non-neighbours of u

@@ -2,9 +2,11 @@ package hyla
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hylaflow/hylaflow/sparse"
@@ -190,5 +192,33 @@ func TestEmbedPoincareErrors(t *testing.T) {
 	cancel()
 	if _, _, err := EmbedPoincare(canceled, adj, 2, EmbedOptions{}); err == nil {
 		t.Error("canceled context ignored")
+	}
+}
+
+// A learning rate that throws every point to the ball's edge ends with a
+// loss no lower than chance's, ln(1 + negatives): an *EmbedDivergedError
+// naming the last epoch, with nothing returned; the same tree at the
+// usual rates, and a run that is all burn-in, pass.
+func TestEmbedPoincareDiverges(t *testing.T) {
+	adj, _ := treeGraph(t, 3, 3)
+	for _, tc := range []struct {
+		lr       float64
+		epochs   int
+		diverged bool
+	}{
+		{0.3, 30, false}, {1, 30, false}, {1e3, 30, true}, {1e6, 30, true},
+		{1e6, 10, false}, // all burn-in: not judged
+	} {
+		z, losses, err := EmbedPoincare(context.Background(), adj, 2, EmbedOptions{Epochs: tc.epochs, LR: tc.lr, Seed: 7})
+		var d *EmbedDivergedError
+		switch {
+		case tc.diverged && (!errors.As(err, &d) || z != nil || losses != nil):
+			t.Errorf("lr %g: %v, want an *EmbedDivergedError and nothing returned", tc.lr, err)
+		case tc.diverged && (d.Epoch != tc.epochs-1 || math.Abs(d.Chance-math.Log(11)) > 0.1 || d.Loss < d.Chance ||
+			!strings.Contains(err.Error(), "no lower than chance's")):
+			t.Errorf("lr %g: %+v (%v), want the last epoch and a chance of about ln 11", tc.lr, d, err)
+		case !tc.diverged && err != nil:
+			t.Errorf("lr %g, %d epochs: %v", tc.lr, tc.epochs, err)
+		}
 	}
 }

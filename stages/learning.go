@@ -212,7 +212,7 @@ func learnRunEmbed(ctx context.Context, job *registry.Job) (map[string]artifact.
 				job.Progress.Report(epoch+1, p.Int("epochs"), fmt.Sprintf("epoch %d loss %.4f", epoch, loss))
 			}})
 		if err != nil {
-			return nil, fmt.Errorf("embed: %w", err)
+			return nil, learnDiverged(fmt.Errorf("embed: %w", err), p, "lr")
 		}
 	default:
 		rows, err := learnEmbedRows(level, feats, graph)
@@ -627,15 +627,17 @@ const (
 
 // learnDiverged adds to a training error that reports divergence (a loss
 // that stopped being finite or exploded, a parameter or gradient that
-// did: nn.DivergedError, hgcn.DivergedError, train.ErrNonFinite) the
-// stage's learning rates, the parameters to lower, with their values;
+// did: nn.DivergedError, hgcn.DivergedError, hyla.EmbedDivergedError,
+// train.ErrNonFinite) the stage's learning rates, the parameters to
+// lower, with their values;
 // other errors pass unchanged. names, when given, are the learning rates
 // that apply (else every parameter named lr or lr_*). The error fails the
 // stage, so nothing of the diverged run is stored.
 func learnDiverged(err error, p registry.Values, names ...string) error {
 	var nd *nn.DivergedError
 	var hd *hgcn.DivergedError
-	if err == nil || !errors.As(err, &nd) && !errors.As(err, &hd) && !errors.Is(err, train.ErrNonFinite) {
+	var ed *hyla.EmbedDivergedError
+	if err == nil || !errors.As(err, &nd) && !errors.As(err, &hd) && !errors.As(err, &ed) && !errors.Is(err, train.ErrNonFinite) {
 		return err
 	}
 	lrs := slices.Clone(names)
