@@ -360,13 +360,19 @@ type hylaVec struct {
 // few enough that their row buffers stay in L2.
 const hylaSub = 8
 
+// hylaWideClasses is the size (float64s, 32 KiB: L1) of the layer's
+// weights above which the HyLa map's products with them are grouped over
+// rows (vecBlock).
+const hylaWideClasses = 4096
+
 // hylaScratch holds one worker's row buffers.
 type hylaScratch struct {
 	q, c, g, e1 []float64 // dp each
 	y           []float64 // C
-	// HyLa only: the distances (hylaSub×dq), c_j = g_j·e2_j (hylaSub×dp)
-	// and f (hylaSub) of hylaSub rows.
-	qb, cb, fb []float64
+	// HyLa only: the distances (hylaSub×dq), ∂φ/∂h (hylaSub×dp; when the
+	// map does not keep it), c_j = g_j·e2_j (hylaSub×dp), f (hylaSub), the
+	// rows of Y and of ∂L/∂Y (hylaSub×C each) of hylaSub rows.
+	qb, e1b, cb, fb, yb, gyb []float64
 }
 
 type hylaOp int
@@ -459,6 +465,7 @@ func (v *hylaVec) ensureScratch(w int) {
 		sc.q, sc.c, sc.g, sc.e1 = buf[:v.dp], buf[v.dp:2*v.dp], buf[2*v.dp:3*v.dp], buf[3*v.dp:]
 		if v.omegaP != nil {
 			sc.qb = make([]float64, hylaSub*v.dq)
+			sc.e1b = make([]float64, hylaSub*v.dp)
 			sc.cb = make([]float64, hylaSub*v.dp)
 			sc.fb = make([]float64, hylaSub)
 		}
@@ -514,14 +521,24 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 	v := h.vec
 	d0, D, dp := h.Dim(), h.Features(), v.dp
 	c := &v.call
+	nc := v.classes
+	if len(sc.gyb) < hylaSub*nc {
+		sc.gyb, sc.yb = make([]float64, hylaSub*nc), make([]float64, hylaSub*nc)
+	}
+	// With many classes the layer's weights (C×dp) and ∂W's partial sums
+	// do not fit L1 beside a row's arrays: the products with them go four
+	// classes at a time over the hylaSub rows. With few, row by row, while
+	// the row's φ and ∂φ/∂h are still in L1. The bits are the same.
+	wide := nc*dp > hylaWideClasses
 	var part []float64
 	if c.op == hylaOpBackwardLinear && c.gradW {
 		part = v.part[b*v.classes*dp : (b+1)*v.classes*dp]
 		clear(part)
 	}
 	// hylaSub rows at a time: their distances (forward) or their
-	// gradients through Ωᵀ (backward) panel by panel, the rest row by row
-	// in row order. Every entry is the same sequence of operations as
+	// gradients through Ωᵀ (backward) panel by panel, and with many
+	// classes their products with the layer's weights four classes at a
+	// time; the rest row by row in row order. Every entry is the same sequence of operations as
 	// row by row, so the bits do not depend on the grouping.
 	for s := lo; s < hi; s += hylaSub {
 		e := min(s+hylaSub, hi)
@@ -533,7 +550,7 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 			zi := h.z[i*d0 : (i+1)*d0]
 			a := h.a[i]
 			phi, e2 := v.phi[i*dp:(i+1)*dp], v.e2[i*dp:(i+1)*dp]
-			e1 := sc.e1
+			e1 := sc.e1b[(i-s)*dp : (i-s+1)*dp]
 			if v.e1OK || c.op == hylaOpForward {
 				e1 = v.e1[i*dp : (i+1)*dp]
 			}
@@ -545,29 +562,53 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 				copy(c.out.RawRowView(i)[:D], phi[:D])
 			case hylaOpForwardLinear:
 				hylaVecRow(h, q, phi, e1, e2, zi, a)
-				vec.RowDots(phi[:dp], v.wpad, dp, sc.y)
-				ym := c.yT.RawMatrix()
-				for k, y := range sc.y {
-					ym.Data[k*ym.Stride+i] = y
+				if !wide {
+					vec.RowDots(phi[:dp], v.wpad, dp, sc.y)
+					ym := c.yT.RawMatrix()
+					for k, y := range sc.y {
+						ym.Data[k*ym.Stride+i] = y
+					}
+					vec.RowDots(e1[:dp], v.wpad, dp, v.u[i*nc:(i+1)*nc])
 				}
-				vec.RowDots(e1[:dp], v.wpad, dp, v.u[i*v.classes:(i+1)*v.classes])
 			case hylaOpBackward:
 				copy(sc.g[:D], c.gradOut.RawRowView(i)[:D])
 				clear(sc.g[D:])
 				sc.fb[i-s] = hylaVecGradPass(h, cbuf, sc.g, nil, e1, e2, nil, a)
 			case hylaOpBackwardLinear:
 				gm := c.gyT.RawMatrix()
-				for k := range sc.y {
-					sc.y[k] = gm.Data[k*gm.Stride+i]
+				gy := sc.gyb[(i-s)*nc : (i-s+1)*nc]
+				for k := range gy {
+					gy[k] = gm.Data[k*gm.Stride+i]
 				}
 				if v.e1OK {
-					sc.fb[i-s] = hylaVecGradPass(h, cbuf, nil, sc.y, e1, e2, nil, a)
+					sc.fb[i-s] = hylaVecGradPass(h, cbuf, nil, gy, e1, e2, nil, a)
 				} else {
-					sc.fb[i-s] = hylaVecGradPass(h, cbuf, nil, sc.y, nil, e2, v.u[i*v.classes:(i+1)*v.classes], a)
+					sc.fb[i-s] = hylaVecGradPass(h, cbuf, nil, gy, nil, e2, v.u[i*nc:(i+1)*nc], a)
 				}
-				if part != nil {
-					hylaVecAxpy(part, dp, sc.y, phi)
+				if part != nil && !wide {
+					hylaVecAxpy(part, dp, gy, phi)
 				}
+			}
+		}
+		switch {
+		case !wide:
+		case c.op == hylaOpForwardLinear:
+			// Y = φW and U = (∂φ/∂h)W of the rows, four classes at a time.
+			e1 := sc.e1b[:(e-s)*dp]
+			if v.e1OK {
+				e1 = v.e1[s*dp : e*dp]
+			}
+			hylaVecRowDots(v.phi[s*dp:e*dp], e-s, dp, v.wpad, nc, sc.yb, nc)
+			ym := c.yT.RawMatrix()
+			for i := s; i < e; i++ {
+				for k, y := range sc.yb[(i-s)*nc : (i-s+1)*nc] {
+					ym.Data[k*ym.Stride+i] = y
+				}
+			}
+			hylaVecRowDots(e1, e-s, dp, v.wpad, nc, v.u[s*nc:e*nc], nc)
+		case c.op == hylaOpBackwardLinear:
+			if part != nil {
+				hylaVecAxpyRows(part, dp, sc.gyb, nc, v.phi[s*dp:e*dp], e-s)
 			}
 		}
 		switch c.op {

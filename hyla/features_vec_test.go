@@ -344,8 +344,10 @@ func TestMapsSameBitsOnEveryPath(t *testing.T) {
 // map against the row-by-row computation they replaced, bit for bit: the
 // distances panel by panel of omegaP (hylaVecDists) against vec.Dist over
 // Ωᵀ for one row, and the gradients through Ωᵀ strip by strip
-// (hylaVecGz) against gzRows, for group sizes, D and d0 that leave every
-// kind of remainder (a last panel of 32 samples, d0 over 64, d0 mod 4).
+// (hylaVecGz) against gzRows, and the products with the layer's weights
+// (hylaVecRowDots, hylaVecAxpyRows) against vec.RowDots and hylaVecAxpy,
+// for group sizes, D, d0 and class counts that leave every kind of
+// remainder (a last panel of 32 samples, d0 over 64, d0 mod 4, C mod 4).
 func TestHyLaBlockedKernelsMatchRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, tc := range []struct{ rows, D, d0 int }{
@@ -386,6 +388,40 @@ func TestHyLaBlockedKernelsMatchRows(t *testing.T) {
 			for k, w := range want {
 				if got := gz[r*stride+k]; math.Float64bits(got) != math.Float64bits(w) {
 					t.Fatalf("D %d d0 %d row %d: gz[%d] is %v, want %v (gzRows)", tc.D, tc.d0, r, k, got, w)
+				}
+			}
+		}
+		// The products with the layer's weights: hylaVecRowDots against
+		// vec.RowDots and hylaVecAxpyRows against hylaVecAxpy, row by row.
+		for _, nc := range []int{1, 3, 4, 8, 52} {
+			w := make([]float64, nc*dp)
+			gy := make([]float64, tc.rows*nc)
+			for _, x := range [][]float64{w, gy} {
+				for i := range x {
+					x[i] = rng.NormFloat64()
+				}
+			}
+			out := make([]float64, tc.rows*(nc+2))
+			hylaVecRowDots(cb, tc.rows, dp, w, nc, out, nc+2)
+			wantY := make([]float64, nc)
+			partR, partW := make([]float64, nc*dp), make([]float64, nc*dp)
+			for i := range partR {
+				partR[i] = rng.NormFloat64()
+			}
+			copy(partW, partR)
+			hylaVecAxpyRows(partR, dp, gy, nc, cb, tc.rows)
+			for r := 0; r < tc.rows; r++ {
+				vec.RowDots(cb[r*dp:(r+1)*dp], w, dp, wantY)
+				for k, y := range wantY {
+					if got := out[r*(nc+2)+k]; math.Float64bits(got) != math.Float64bits(y) {
+						t.Fatalf("D %d d0 %d C %d row %d: y[%d] is %v, want %v (RowDots)", tc.D, tc.d0, nc, r, k, got, y)
+					}
+				}
+				hylaVecAxpy(partW, dp, gy[r*nc:(r+1)*nc], cb[r*dp:(r+1)*dp])
+			}
+			for i, x := range partW {
+				if math.Float64bits(partR[i]) != math.Float64bits(x) {
+					t.Fatalf("D %d d0 %d C %d: part[%d] is %v, want %v (row by row)", tc.D, tc.d0, nc, i, partR[i], x)
 				}
 			}
 		}

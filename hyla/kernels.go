@@ -159,6 +159,47 @@ func hylaVecGz(cb, omegaT []float64, dp, d0, rows int, gz []float64, stride int)
 	}
 }
 
+// hylaVecRowDots sets out[r·ostride+k] = Σ_j x[r·dp+j]·w[k·dp+j] for the
+// rows r of x (rows×dp) and the classes k < nc of w (nc×dp): the lane sums
+// of vec.RowDots (vec.Dot4 for four classes, vec.Dot1 for the rest, then
+// vec.Lanes8; dp is a multiple of eight, so there is no tail), four
+// classes for all the rows, then the next four, so the four rows of w
+// are read from L1 for all rows but the first.
+func hylaVecRowDots(x []float64, rows, dp int, w []float64, nc int, out []float64, ostride int) {
+	var acc [32]float64
+	k := 0
+	for ; k+4 <= nc; k += 4 {
+		strip := w[k*dp : (k+4)*dp]
+		for r := 0; r < rows; r++ {
+			vec.Dot4(x[r*dp:(r+1)*dp], strip, dp, &acc)
+			o := out[r*ostride+k : r*ostride+k+4]
+			for t := range o {
+				o[t] = vec.Lanes8((*[8]float64)(acc[8*t : 8*t+8]))
+			}
+		}
+	}
+	for ; k < nc; k++ {
+		for r := 0; r < rows; r++ {
+			vec.Dot1(x[r*dp:(r+1)*dp], w[k*dp:(k+1)*dp], (*[8]float64)(acc[0:8]))
+			out[r*ostride+k] = vec.Lanes8((*[8]float64)(acc[0:8]))
+		}
+	}
+}
+
+// hylaVecAxpyRows adds gy[r·nc+k]·phi[r·dp:] to row k of part (nc×dp) for
+// the rows r of phi (rows×dp) in order and every class k: hylaVecAxpy of
+// each row, four classes for all the rows, then the next four, so those
+// rows of part stay in L1. Each entry of part takes the rows' fused
+// multiply-adds in row order, as row by row.
+func hylaVecAxpyRows(part []float64, dp int, gy []float64, nc int, phi []float64, rows int) {
+	for k := 0; k < nc; k += 4 {
+		kk := min(4, nc-k)
+		for r := 0; r < rows; r++ {
+			vec.Axpy(part[k*dp:], dp, gy[r*nc+k:r*nc+k+kk], phi[r*dp:(r+1)*dp])
+		}
+	}
+}
+
 // hylaVecGradEnd completes one row of the backward pass:
 // ∂L/∂z_k = 2·gz_k − 2f·z_k.
 func hylaVecGradEnd(gz, zi []float64, f float64) {
