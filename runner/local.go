@@ -336,6 +336,9 @@ func (m *Memo) Shrink(limit int64) int64 {
 			n += e.size
 		}
 	}
+	if n <= limit {
+		return 0 // the usual case: nothing to drop, nothing to sort
+	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].size != all[j].size {
 			return all[i].size > all[j].size
