@@ -143,10 +143,13 @@ type Cache struct {
 
 	// Buffered writes: last-used times, stage records and file stamps,
 	// flushed together.
-	bufMu     sync.Mutex
-	touched   map[string]int64 // key → unix ns
-	stages    []bufferedStage
-	stamps    map[string]stampRow // path (as in the stamps table) → row
+	bufMu   sync.Mutex
+	touched map[string]int64 // key → unix ns
+	stages  []bufferedStage
+	stamps  map[string]stampRow // path (as in the stamps table) → row
+
+	preMu     sync.Mutex
+	preloaded map[string]*lookupRow // PreloadLookups' rows, by key
 	lastFlush time.Time
 	knownRuns map[int64]bool // runs that exist in the index
 
@@ -301,7 +304,7 @@ func (c *Cache) prepare() error {
 		st, err = c.db.Prepare(q)
 		return st
 	}
-	c.stLookup = prep(`SELECT k.outputs, a.name, a.kind, a.digest, a.size FROM keys k
+	c.stLookup = prep(`SELECT k.key, k.outputs, a.name, a.kind, a.digest, a.size FROM keys k
 		LEFT JOIN artifacts a ON a.key = k.key WHERE k.key = ? ORDER BY a.name`)
 	c.stRecord = prep(`SELECT key, address, stage_type, version, params, inputs, fingerprint FROM keys WHERE key = ?`)
 	c.stLast = prep(`SELECT key, address, stage_type, version, params, inputs, fingerprint FROM keys
@@ -355,6 +358,7 @@ func (c *Cache) withTx(f func(tx *sql.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("cache %s: begin a write transaction: %w", c.dir, err)
 	}
+	c.forgetPreloaded() // what this process writes is looked up afresh
 	if err := f(tx); err != nil {
 		tx.Rollback()
 		return err

@@ -152,3 +152,59 @@ func TestRemovalsCount(t *testing.T) {
 	})
 	step("clear", true, c.Clear)
 }
+
+// PreloadLookups: lookups served from the preloaded rows answer as plain
+// lookups do (stored, unknown, outputs dropped, payload file missing), a
+// row serves one lookup, and a change to stored outputs (a Store) makes
+// the next lookups query the index again.
+func TestPreloadLookups(t *testing.T) {
+	c := openTest(t)
+	recs := make([]*KeyRecord, 4)
+	for i := range recs {
+		recs[i] = testRecord("pre", i)
+		mustStore(t, c, recs[i], map[string]artifact.Artifact{"a": valueArtifact(float64(i), 2), "b": valueArtifact(float64(i)+10, 2)})
+	}
+	// recs[1]: outputs dropped; recs[2]: a payload file removed.
+	if _, err := c.db.Exec(`UPDATE keys SET outputs = NULL WHERE key = ?`, recs[1].Key); err != nil {
+		t.Fatal(err)
+	}
+	refs2 := mustLookup(t, c, recs[2].Key)
+	os.Remove(c.objectPath(refs2[1].Digest))
+	unknown := testRecord("pre", 99).Key
+	keys := []string{recs[0].Key, recs[1].Key, recs[2].Key, recs[3].Key, unknown}
+	type answer struct {
+		refs []OutputRef
+		ok   bool
+	}
+	plain := map[string]answer{}
+	for _, k := range keys {
+		refs, ok, err := c.Lookup(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain[k] = answer{refs, ok}
+	}
+	if !plain[recs[0].Key].ok || plain[recs[1].Key].ok || plain[recs[2].Key].ok || !plain[recs[3].Key].ok || plain[unknown].ok {
+		t.Fatalf("plain lookups: %+v", plain)
+	}
+	done := c.PreloadLookups(keys)
+	if len(c.preloaded) != len(keys) {
+		t.Fatalf("%d rows preloaded, want %d", len(c.preloaded), len(keys))
+	}
+	for _, k := range keys {
+		refs, ok, err := c.Lookup(k)
+		if err != nil || ok != plain[k].ok || fmt.Sprint(refs) != fmt.Sprint(plain[k].refs) {
+			t.Errorf("preloaded lookup of %s: %v %v %v, want %+v", k, refs, ok, err, plain[k])
+		}
+	}
+	if len(c.preloaded) != 0 {
+		t.Errorf("%d preloaded rows left after one lookup each", len(c.preloaded))
+	}
+	done()
+
+	// A preloaded miss is not served after this Cache stores the key.
+	rec := testRecord("pre", 100)
+	c.PreloadLookups([]string{rec.Key})
+	mustStore(t, c, rec, map[string]artifact.Artifact{"a": valueArtifact(100, 2)})
+	mustLookup(t, c, rec.Key)
+}

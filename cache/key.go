@@ -3,8 +3,8 @@ package cache
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -15,7 +15,14 @@ import (
 // concatenation.
 func ComputeKey(r *KeyRecord) string {
 	var b strings.Builder
-	field := func(tag, v string) { fmt.Fprintf(&b, "%s:%d:%s\n", tag, len(v), v) }
+	field := func(tag, v string) { // TAG:LEN:VALUE\n
+		b.WriteString(tag)
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(len(v)))
+		b.WriteByte(':')
+		b.WriteString(v)
+		b.WriteByte('\n')
+	}
 	field("type", r.StageType)
 	field("version", r.Version)
 	for _, name := range sortedKeys(r.Params) {
@@ -25,7 +32,7 @@ func ComputeKey(r *KeyRecord) string {
 	for _, slot := range sortedKeys(r.Inputs) {
 		field("input", slot)
 		refs := r.Inputs[slot]
-		field("count", fmt.Sprint(len(refs)))
+		field("count", strconv.Itoa(len(refs)))
 		for _, ref := range refs {
 			field("ref", ref)
 		}

@@ -149,18 +149,13 @@ func (c *Cache) Pin(keys []string) error {
 		return nil
 	}
 	now := time.Now().UnixNano()
-	err := c.withTx(func(tx *sql.Tx) error {
-		st, err := tx.Prepare(`UPDATE keys SET last_used = max(last_used, ?) WHERE key = ?`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		for _, k := range keys {
-			if _, err := st.Exec(now, k); err != nil {
-				return err
-			}
-		}
-		return nil
+	list, err := json.Marshal(keys)
+	if err != nil {
+		return fmt.Errorf("cache %s: pin %d keys: %w", c.dir, len(keys), err)
+	}
+	err = c.withTx(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE keys SET last_used = max(last_used, ?) WHERE key IN (SELECT value FROM json_each(?))`, now, string(list))
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("cache %s: pin %d keys: %w", c.dir, len(keys), err)

@@ -58,28 +58,56 @@ func (c *Cache) Lookup(key string) (refs []OutputRef, ok bool, err error) {
 	if c.db == nil {
 		return nil, false, nil
 	}
-	rows, err := c.stLookup.Query(key)
-	if err != nil {
-		return nil, false, fmt.Errorf("cache %s: look up %s: %w", c.dir, key, wrapDamaged(err))
-	}
-	defer rows.Close()
-	outputs := sql.NullInt64{}
-	found := false
-	for rows.Next() {
-		var name, kind, digest sql.NullString
-		var size sql.NullInt64
-		if err := rows.Scan(&outputs, &name, &kind, &digest, &size); err != nil {
+	row, preloaded := c.takePreloaded(key)
+	if !preloaded {
+		rows, err := c.stLookup.Query(key)
+		if err != nil {
+			return nil, false, fmt.Errorf("cache %s: look up %s: %w", c.dir, key, wrapDamaged(err))
+		}
+		row, err = scanLookup(rows, func(string) *lookupRow { return &row })
+		if err != nil {
 			return nil, false, fmt.Errorf("cache %s: look up %s: %w", c.dir, key, err)
 		}
-		found = true
-		if name.Valid {
-			refs = append(refs, OutputRef{Key: key, Name: name.String, Kind: artifact.Kind(kind.String), Digest: digest.String, Size: size.Int64})
+	}
+	return c.checkLookup(row)
+}
+
+// lookupRow is what the index holds for one key: whether it is known, its
+// output count (NULL: not stored) and its outputs.
+type lookupRow struct {
+	found   bool
+	outputs sql.NullInt64
+	refs    []OutputRef
+}
+
+// scanLookup reads rows of (key, outputs, name, kind, digest, size) into
+// the lookupRow that rowOf gives each key, and closes rows.
+func scanLookup(rows *sql.Rows, rowOf func(key string) *lookupRow) (lookupRow, error) {
+	defer rows.Close()
+	var last lookupRow
+	for rows.Next() {
+		var key string
+		var outputs sql.NullInt64
+		var name, kind, digest sql.NullString
+		var size sql.NullInt64
+		if err := rows.Scan(&key, &outputs, &name, &kind, &digest, &size); err != nil {
+			return last, err
 		}
+		r := rowOf(key)
+		r.found, r.outputs = true, outputs
+		if name.Valid {
+			r.refs = append(r.refs, OutputRef{Key: key, Name: name.String, Kind: artifact.Kind(kind.String), Digest: digest.String, Size: size.Int64})
+		}
+		last = *r
 	}
-	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("cache %s: look up %s: %w", c.dir, key, err)
-	}
-	if !found || !outputs.Valid || int(outputs.Int64) != len(refs) {
+	return last, rows.Err()
+}
+
+// checkLookup finishes a lookup from the key's index row: the key is
+// stored with all its outputs, and each payload file exists with its size.
+func (c *Cache) checkLookup(row lookupRow) ([]OutputRef, bool, error) {
+	refs := row.refs
+	if !row.found || !row.outputs.Valid || int(row.outputs.Int64) != len(refs) {
 		return nil, false, nil
 	}
 	for _, r := range refs {
@@ -93,6 +121,65 @@ func (c *Cache) Lookup(key string) (refs []OutputRef, ok bool, err error) {
 		}
 	}
 	return refs, true, nil
+}
+
+// PreloadLookups reads the index rows of keys in one query, so that the
+// first Lookup of each of them, until done is called, needs no query of its
+// own (a plan looks up hundreds of keys, one after the other). A preloaded
+// row serves one Lookup and is then forgotten; any change this Cache makes
+// to stored outputs forgets them all. The payload files are still checked
+// by each Lookup. Errors are ignored: Lookup then queries as usual.
+func (c *Cache) PreloadLookups(keys []string) (done func()) {
+	done = c.forgetPreloaded
+	if c.db == nil || len(keys) == 0 {
+		return done
+	}
+	list, err := json.Marshal(keys)
+	if err != nil {
+		return done
+	}
+	rows, err := c.db.Query(`SELECT k.key, k.outputs, a.name, a.kind, a.digest, a.size FROM keys k
+		LEFT JOIN artifacts a ON a.key = k.key WHERE k.key IN (SELECT value FROM json_each(?)) ORDER BY k.key, a.name`, string(list))
+	if err != nil {
+		return done
+	}
+	loaded := make(map[string]*lookupRow, len(keys))
+	for _, k := range keys {
+		loaded[k] = &lookupRow{} // absent from the index: not found
+	}
+	if _, err := scanLookup(rows, func(key string) *lookupRow {
+		if r := loaded[key]; r != nil {
+			return r
+		}
+		r := &lookupRow{}
+		loaded[key] = r
+		return r
+	}); err != nil {
+		return done
+	}
+	c.preMu.Lock()
+	c.preloaded = loaded
+	c.preMu.Unlock()
+	return done
+}
+
+// takePreloaded returns and forgets the preloaded row of key.
+func (c *Cache) takePreloaded(key string) (lookupRow, bool) {
+	c.preMu.Lock()
+	defer c.preMu.Unlock()
+	r, ok := c.preloaded[key]
+	if !ok {
+		return lookupRow{}, false
+	}
+	delete(c.preloaded, key)
+	return *r, true
+}
+
+// forgetPreloaded drops every preloaded row (stored outputs changed).
+func (c *Cache) forgetPreloaded() {
+	c.preMu.Lock()
+	c.preloaded = nil
+	c.preMu.Unlock()
 }
 
 // CheckPayloads checks that the payload files of refs are sound: each

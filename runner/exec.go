@@ -225,6 +225,7 @@ func Run(ctx context.Context, p *pipeline.Pipeline, store RunStore, opts RunOpti
 	if err != nil {
 		return nil, err
 	}
+	pinned := false
 	if pinner, ok := store.(KeyPinner); ok {
 		keys := make([]string, len(plan.Steps))
 		for i, s := range plan.Steps {
@@ -234,6 +235,7 @@ func Run(ctx context.Context, p *pipeline.Pipeline, store RunStore, opts RunOpti
 			store.FinishRun(runID, RunFailed)
 			return nil, fmt.Errorf("register the run's keys: %w", err)
 		}
+		pinned = true
 	}
 	reuse := false
 	if opts.Plan != nil && plan.removals >= 0 {
@@ -250,7 +252,7 @@ func Run(ctx context.Context, p *pipeline.Pipeline, store RunStore, opts RunOpti
 			return nil, err
 		}
 	}
-	return execute(ctx, plan, store, opts, start, runID)
+	return execute(ctx, plan, store, opts, start, runID, pinned)
 }
 
 // samePlanOptions reports whether a and b plan the same way.
@@ -269,13 +271,15 @@ func Execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, s
 	if err != nil {
 		return nil, err
 	}
-	return execute(ctx, plan, store, opts, start, runID)
+	return execute(ctx, plan, store, opts, start, runID, false)
 }
 
 // execute runs plan's stages with a scheduler (exec_sched.go) and records
-// the run under runID.
-func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, start time.Time, runID int64) (*RunResult, error) {
+// the run under runID. pinned says that every key of the plan was marked
+// used after the run began (KeyPinner), so cached stages need no touch.
+func execute(ctx context.Context, plan *Plan, store RunStore, opts RunOptions, start time.Time, runID int64, pinned bool) (*RunResult, error) {
 	s := newScheduler(plan, store, opts, start, runID)
+	s.pinned = pinned
 	s.servedCached()
 	s.loop(ctx)
 	s.finishRest(ctx)

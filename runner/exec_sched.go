@@ -31,8 +31,9 @@ type scheduler struct {
 	exe    Executor
 	obs    Observer
 	rec    *recorder
-	jobs   int // stages at once (-j)
-	cores  int // cores divided between running stages
+	pinned bool // the plan's keys were marked used when the run began
+	jobs   int  // stages at once (-j)
+	cores  int  // cores divided between running stages
 	start  time.Time
 	result *RunResult
 
@@ -177,7 +178,9 @@ func (s *scheduler) servedCached() {
 		if es.Cached {
 			es.res.Start = s.start
 			es.res.Outputs = es.Outputs
-			s.rec.touch(es.Key())
+			if !s.pinned { // a pinned key was marked used when the run began
+				s.rec.touch(es.Key())
+			}
 			s.finish(es, StatusCached, "")
 		}
 	}

@@ -52,6 +52,14 @@ type RemovalCounter interface {
 	Removals() (int64, error)
 }
 
+// LookupPreloader is a PlanStore that can read the index rows of many keys
+// in one query before they are looked up one by one (*cache.Cache
+// implements it; stores that wrap it keep their own Lookup). done forgets
+// what was not looked up.
+type LookupPreloader interface {
+	PreloadLookups(keys []string) (done func())
+}
+
 // Store is the part of the cache an executor needs to run one stage
 // instance: find, load and store artifacts, and claim keys so that two
 // processes never compute the same key at once. *cache.Cache implements it.

@@ -178,6 +178,15 @@ func planLookup(plan *Plan, store PlanStore, opts PlanOptions) error {
 			return fmt.Errorf("plan: %w", err)
 		}
 	}
+	if pre, ok := store.(LookupPreloader); ok && !opts.NoCache {
+		keys := make([]string, 0, len(plan.Steps))
+		for _, step := range plan.Steps {
+			if step.Reason != "forced" {
+				keys = append(keys, step.Key())
+			}
+		}
+		defer pre.PreloadLookups(keys)()
+	}
 	consumed := map[string]bool{}
 	for _, step := range plan.Steps {
 		for _, refs := range step.Instance.Inputs {
