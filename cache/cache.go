@@ -34,6 +34,10 @@ const flushEvery = time.Second
 // flushMax is the number of buffered entries that triggers a write.
 const flushMax = 512
 
+// stageRowsPerInsert bounds the rows of one INSERT of stage records (10
+// parameters each, well under SQLite's limit of 32766).
+const stageRowsPerInsert = 256
+
 // migrations[i] brings the index from schema version i to i+1. The schema
 // version is SQLite's user_version; append, never edit, to change the schema.
 var migrations = []string{
@@ -409,14 +413,21 @@ func (c *Cache) flushLocked(also func(tx *sql.Tx) error) error {
 			}
 			defer next.Close()
 			seqs := map[int64]int64{}
-			// A run whose record was cleared meanwhile gets no stage rows.
-			st, err := tx.Prepare(`INSERT INTO run_stages
-				(run_id, seq, address, key, status, reason, start, duration, error, metrics)
-				SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?)`)
-			if err != nil {
-				return fmt.Errorf("cache %s: record stages: %w", c.dir, err)
+			var args []any
+			rows := 0
+			// insert writes the rows gathered in args, in one statement
+			// (a run whose record was cleared meanwhile gets none).
+			insert := func() error {
+				if rows == 0 {
+					return nil
+				}
+				q := `INSERT INTO run_stages (run_id, seq, address, key, status, reason, start, duration, error, metrics)
+					SELECT * FROM (VALUES ` + strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", rows-1) + `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?))
+					WHERE EXISTS (SELECT 1 FROM runs WHERE id = column1)`
+				_, err := tx.Exec(q, args...)
+				args, rows = args[:0], 0
+				return err
 			}
-			defer st.Close()
 			for _, b := range c.stages {
 				seq, ok := seqs[b.run]
 				if !ok {
@@ -425,11 +436,16 @@ func (c *Cache) flushLocked(also func(tx *sql.Tx) error) error {
 					}
 				}
 				seqs[b.run] = seq + 1
-				metrics := metricsJSON(b.s.Metrics)
-				if _, err := st.Exec(b.run, seq, b.s.Address, b.s.Key, b.s.Status, b.s.Reason,
-					unixNano(b.s.Start), int64(b.s.Duration), b.s.Error, metrics, b.run); err != nil {
-					return fmt.Errorf("cache %s: record stage %s of run %d: %w", c.dir, b.s.Address, b.run, err)
+				args = append(args, b.run, seq, b.s.Address, b.s.Key, b.s.Status, b.s.Reason,
+					unixNano(b.s.Start), int64(b.s.Duration), b.s.Error, metricsJSON(b.s.Metrics))
+				if rows++; rows == stageRowsPerInsert {
+					if err := insert(); err != nil {
+						return fmt.Errorf("cache %s: record stages: %w", c.dir, err)
+					}
 				}
+			}
+			if err := insert(); err != nil {
+				return fmt.Errorf("cache %s: record stages: %w", c.dir, err)
 			}
 		}
 		if also != nil {

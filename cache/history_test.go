@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"time"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"testing"
@@ -207,4 +208,51 @@ func TestPreloadLookups(t *testing.T) {
 	c.PreloadLookups([]string{rec.Key})
 	mustStore(t, c, rec, map[string]artifact.Artifact{"a": valueArtifact(100, 2)})
 	mustLookup(t, c, rec.Key)
+}
+
+// Stage records buffered for two runs at once, more than one INSERT holds
+// (and more than one flush), are written in order with their fields; those
+// of a run cleared meanwhile are dropped.
+func TestStageRecordsBatched(t *testing.T) {
+	c := openTest(t)
+	a, _ := c.BeginRun("p", nil)
+	b, _ := c.BeginRun("p", nil)
+	gone, _ := c.BeginRun("p", nil)
+	if _, err := c.db.Exec(`DELETE FROM runs WHERE id = ?`, gone); err != nil { // cleared by another process
+		t.Fatal(err)
+	}
+	start := time.Unix(1700000000, 123456789)
+	n := 2*stageRowsPerInsert + 7
+	for i := range n {
+		for _, id := range []int64{a, b, gone} {
+			s := StageRecord{Address: fmt.Sprintf("s%d", i), Key: fmt.Sprintf("k%d-%d", id, i), Status: "cached",
+				Reason: "r", Start: start.Add(time.Duration(i)), Duration: time.Duration(id), Metrics: map[string]float64{"acc": float64(i)}}
+			if err := c.RecordStage(id, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := c.flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{a, b} {
+		d, err := c.Run(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Stages) != n {
+			t.Fatalf("run %d: %d stages, want %d", id, len(d.Stages), n)
+		}
+		for i, s := range d.Stages {
+			if s.Address != fmt.Sprintf("s%d", i) || s.Key != fmt.Sprintf("k%d-%d", id, i) || !s.Start.Equal(start.Add(time.Duration(i))) ||
+				s.Duration != time.Duration(id) || s.Metrics["acc"] != float64(i) || s.Reason != "r" {
+				t.Fatalf("run %d stage %d: %+v", id, i, s)
+			}
+		}
+	}
+	var left int
+	c.db.QueryRow(`SELECT count(*) FROM run_stages WHERE run_id = ?`, gone).Scan(&left)
+	if left != 0 {
+		t.Errorf("%d stage records of a cleared run", left)
+	}
 }

@@ -211,7 +211,7 @@ func (pg *Page) Render(w io.Writer) error {
 	if pg == nil {
 		return errors.New("no page")
 	}
-	return pageTemplate.Execute(w, pg.view())
+	return pageTemplate().Execute(w, pg.view())
 }
 
 // pageView is what the template reads: the page with its layouts done.

@@ -2,11 +2,15 @@
 # Whole-process timings of the runner: the quickstart cold (fresh cache) and
 # fully cached, and the 502-stage fan-out of cheap generic stages (the runner's
 # own overhead per stage), each repeated, reported as the median with the
-# range and the load average.
+# range and the load average. When snakemake is on PATH (Debian's package
+# snakemake), the same fan-out as a Snakefile (500 rules' jobs between a
+# source and a sink) is timed too: its no-op run (everything up to date)
+# against hylaflow's fully cached run, in the same session.
 #
 #   bash scripts/bench-runner.sh [BIN] [REPEATS]
 #
 # BIN defaults to a fresh build in a temporary directory; REPEATS to 5.
+# SNAKEMAKE=0 skips Snakemake.
 set -Eeuo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 tmp=$(mktemp -d)
@@ -22,10 +26,16 @@ repeats=${2:-5}
 # (user + system of the run's processes: a fully cached run starts no
 # second one) is appended to $tmp/cpu.
 wall() {
+  timed "$bin" run -q "$1" --cache "$2"
+}
+
+# timed CMD...: run CMD (stdout discarded), print its wall time in seconds
+# and append its CPU time (user + system of its processes) to $tmp/cpu.
+timed() {
   local t0 t1
   times >"$tmp/times0"
   t0=$(date +%s.%N)
-  "$bin" run -q "$1" --cache "$2" >/dev/null
+  "$@" >/dev/null
   t1=$(date +%s.%N)
   times >"$tmp/times1"
   # The second line of `times` is the shell's finished children: user, system.
@@ -59,9 +69,47 @@ measure() {
   stages=$("$bin" plan "$file" --cache "$tmp/c" | grep -Eo 'all [0-9]+ stages' | grep -Eo '[0-9]+')
   printf '%-12s %4s stages  cold: %s; CPU %s\n' "$name" "$stages" "$(cat "$tmp/cold")" "$(cat "$tmp/coldcpu")"
   printf '%-12s %4s stages  cached: %s; CPU %s\n' "$name" "$stages" "$(cat "$tmp/cached")" "$(cat "$tmp/cachedcpu")"
+  cp "$tmp/cached" "$tmp/$name.cached"
+  cp "$tmp/cachedcpu" "$tmp/$name.cachedcpu"
+}
+
+# snakemake_noop: the fan-out as a Snakefile, run once to make its files,
+# then its no-op runs timed; the ratios to hylaflow's fully cached fan-out.
+snakemake_noop() {
+  local d="$tmp/snakemake"
+  mkdir -p "$d"
+  cat >"$d/Snakefile" <<'SNAKE'
+# 1 source, 500 fan-out jobs, 1 sink: testdata/bench/fanout502.hcl's shape.
+rule all:
+    input: "sum.txt"
+rule source:
+    output: "source.txt"
+    shell: "echo 1 > {output}"
+rule fan:
+    input: "source.txt"
+    output: "fan/{i}.txt"
+    shell: "cat {input} > {output}"
+rule sink:
+    input: expand("fan/{i:03d}.txt", i=range(500))
+    output: "sum.txt"
+    shell: "cat {input} > {output}"
+SNAKE
+  (cd "$d" && snakemake -c1 -q >/dev/null 2>&1) || { echo "snakemake: the cold run failed"; return; }
+  : >"$tmp/cpu"
+  : >"$tmp/smw"
+  for i in $(seq "$repeats"); do (cd "$d" && timed snakemake -c1 -q 2>/dev/null) >>"$tmp/smw"; done
+  printf '%-12s %4s jobs    no-op: %s; CPU %s (%s)\n' snakemake 502 "$(median <"$tmp/smw")" "$(median <"$tmp/cpu")" "$(snakemake --version)"
+  local hw hc sw sc
+  hw=$(awk '{print $2}' "$tmp/fanout502.cached"); hc=$(awk '{print $2}' "$tmp/fanout502.cachedcpu")
+  sw=$(median <"$tmp/smw" | awk '{print $2}'); sc=$(median <"$tmp/cpu" | awk '{print $2}')
+  awk -v hw="$hw" -v hc="$hc" -v sw="$sw" -v sc="$sc" 'BEGIN {
+    printf "fanout502 cached vs snakemake no-op (medians): %.1fx less wall, %.1fx less CPU\n", sw / hw, (hc > 0 ? sc / hc : 0) }'
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
 measure quickstart pipelines/quickstart.hcl
 measure fanout502 testdata/bench/fanout502.hcl
+if [ "${SNAKEMAKE:-1}" != 0 ] && command -v snakemake >/dev/null; then
+  snakemake_noop
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
