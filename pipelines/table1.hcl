@@ -1044,5 +1044,5 @@ publish "../docs/img" {
 # hylaflow run pipelines/table1.hcl -var docs=true
 publish "../docs/results/table1" {
   enabled = var.docs
-  from    = [stage.evaluate.table1, stage.evaluate.table1_gnn, stage.evaluate.table1_hyp, stage.evaluate.linkpred, stage.evaluate.table1_hylagcn, stage.evaluate.table1_hylagcn_val, stage.evaluate.table1_val, stage.evaluate.reddit]
+  from    = [stage.evaluate.table1, stage.evaluate.table1_gnn, stage.evaluate.table1_hyp, stage.evaluate.table1_one_protocol, stage.evaluate.linkpred, stage.evaluate.table1_hylagcn, stage.evaluate.table1_hylagcn_val, stage.evaluate.table1_val, stage.evaluate.reddit]
 }
