@@ -1141,6 +1141,46 @@ ysc_bad:
 	VZEROUPPER
 	RET
 
+// func spmmRow4AVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, accumulate int)
+//
+// spmmRowAVX2 for four columns (one Y register): the columns past a row's
+// last block of eight, on the AVX2 and AVX-512 paths. Per column the same
+// operations as spmmRowGeneric: each product rounded, then added in q
+// order to d (accumulate) or to zero.
+TEXT ·spmmRow4AVX2(SB), NOSPLIT, $0-56
+	MOVQ idx+0(FP), SI
+	MOVQ val+8(FP), R8
+	MOVQ nnz+16(FP), R9
+	MOVQ src+24(FP), DI
+	MOVQ strideBytes+32(FP), R10
+	MOVQ d+40(FP), DX
+	MOVQ accumulate+48(FP), R11
+	VXORPD Y0, Y0, Y0
+	TESTQ R11, R11
+	JEQ   ysq4go
+	VMOVUPD (DX), Y0
+
+ysq4go:
+	XORQ BX, BX
+	TESTQ R9, R9
+	JEQ   ysq4store
+
+ysq4q:
+	MOVLQSX (SI)(BX*4), AX
+	IMULQ R10, AX
+	ADDQ DI, AX
+	VBROADCASTSD (R8)(BX*8), Y8
+	VMULPD (AX), Y8, Y9
+	VADDPD Y9, Y0, Y0
+	INCQ BX
+	CMPQ BX, R9
+	JLT  ysq4q
+
+ysq4store:
+	VMOVUPD Y0, (DX)
+	VZEROUPPER
+	RET
+
 // func spmmRowAVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int)
 //
 // One row of a sparse×dense product (SpMMRow) on nb blocks of eight columns,

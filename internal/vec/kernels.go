@@ -358,22 +358,33 @@ func SpMMRow(idx []int32, val []float64, src []float64, stride int, d []float64,
 		}
 	}
 	n := w / 8 * 8
-	if n > 0 && active != Generic {
-		var p0, p1 *float64
+	if w >= 4 && active != Generic {
+		var p0, ps, ps4 *float64 // nil without entries (src may be empty then)
 		var pi *int32
 		if len(idx) > 0 {
-			pi, p0, p1 = &idx[0], &val[0], &src[0]
+			pi, p0, ps = &idx[0], &val[0], &src[0]
+			if w-n >= 4 {
+				ps4 = &src[n]
+			}
 		}
 		acc := 0
 		if accumulate {
 			acc = 1
 		}
-		if active == AVX512 {
-			spmmRowAVX512(pi, p0, len(idx), p1, stride*8, &d[0], n/8, acc)
-		} else {
-			spmmRowAVX2(pi, p0, len(idx), p1, stride*8, &d[0], n/8, acc)
+		if n > 0 {
+			if active == AVX512 {
+				spmmRowAVX512(pi, p0, len(idx), ps, stride*8, &d[0], n/8, acc)
+			} else {
+				spmmRowAVX2(pi, p0, len(idx), ps, stride*8, &d[0], n/8, acc)
+			}
 		}
-		if n < w { // the columns past the last block of eight
+		// The columns past the last block of eight: four in one register
+		// (R52's 52 classes leave four), the rest one at a time.
+		if w-n >= 4 {
+			spmmRow4AVX2(pi, p0, len(idx), ps4, stride*8, &d[n], acc)
+			n += 4
+		}
+		if n < w {
 			spmmRowGeneric(idx, val, src[n:], stride, d[n:], accumulate)
 		}
 		return

@@ -91,6 +91,9 @@ func gtxTilesAVX2(gp *float64, x *float64, xStrideBytes, rows int, out *float64,
 func mathAAVX2(q, lam, phi, e1, e2 *float64, nb int, a float64, buf *float64) int
 
 //go:noescape
+func spmmRow4AVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, accumulate int)
+
+//go:noescape
 func sinCosAddAVX2(arg, sinB, cosB *float64, scale float64, o, e *float64) bool
 
 // dots4x4AVX2 is Dots4x4 as four Dot4 passes (the sixteen sums of two

@@ -50,6 +50,10 @@ func argsAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, 
 
 func args2AVX2(z *float64, d0 int, omegaT *float64, strideBytes int, q *float64, nb int) { noAsm() }
 
+func spmmRow4AVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, accumulate int) {
+	noAsm()
+}
+
 func mathAAVX2(q, lam, phi, e1, e2 *float64, nb int, a float64, buf *float64) int {
 	noAsm()
 	return 0

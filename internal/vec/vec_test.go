@@ -275,7 +275,7 @@ func TestPolynomialsAccurate(t *testing.T) {
 func TestSpMMRowSameBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	const rows = 50
-	for _, w := range []int{1, 7, 8, 9, 31, 32, 33, 40, 64, 100} {
+	for _, w := range []int{1, 3, 4, 5, 7, 8, 9, 12, 15, 31, 32, 33, 36, 40, 52, 64, 100} {
 		for _, nnz := range []int{0, 1, 3, 20} {
 			for _, accumulate := range []bool{false, true} {
 				stride := w + 3
@@ -294,6 +294,17 @@ func TestSpMMRowSameBits(t *testing.T) {
 					SpMMRow(idx, val, src, stride, d, accumulate)
 					return d
 				}))
+			}
+		}
+	}
+	// No entries: src is not read and may be empty.
+	for _, w := range []int{4, 8, 12} {
+		d := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}[:w]
+		SpMMRow(nil, nil, nil, w, d, true)
+		SpMMRow(nil, nil, nil, w, d, false)
+		for c, x := range d {
+			if x != 0 {
+				t.Fatalf("SpMMRow without entries, w=%d: d[%d] = %v, want 0", w, c, x)
 			}
 		}
 	}
