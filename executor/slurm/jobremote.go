@@ -105,12 +105,22 @@ func RunRemoteJob(ctx context.Context, rawURL string, reg *registry.Registry, ke
 	if err != nil {
 		return nil, fmt.Errorf("make the job's scratch directory: %w", err)
 	}
-	defer os.RemoveAll(scratch)
 	c, err := cache.Open(filepath.Join(scratch, "cache"))
 	if err != nil {
+		os.RemoveAll(scratch)
 		return nil, fmt.Errorf("open the job's scratch cache: %w", err)
 	}
-	defer c.Close()
+	// The scratch cache goes before the done-record is written: once the
+	// driver sees the record, the job has left nothing on its node.
+	cleaned := false
+	cleanup := func() {
+		if !cleaned {
+			cleaned = true
+			c.Close()
+			os.RemoveAll(scratch)
+		}
+	}
+	defer cleanup()
 	var warnMu sync.Mutex
 	var warnings []string
 	warn := func(msg string) {
@@ -144,18 +154,19 @@ func RunRemoteJob(ctx context.Context, rawURL string, reg *registry.Registry, ke
 		// The remote went away: no done-record can reach the driver.
 		return nil, fmt.Errorf("%w: %v", ErrRemoteUnusable, runErr)
 	}
+	cleanup()
 	if opts.LogFile != "" {
-		uploadLog(ctx, r, key, jobID, strings.ReplaceAll(opts.LogFile, "%j", jobID), warn)
+		logFile := strings.ReplaceAll(opts.LogFile, "%j", jobID)
+		if uploadLog(ctx, r, key, jobID, logFile, warn) {
+			// The remote has the log now; the node's copy would only pile up.
+			os.Remove(logFile)
+		}
 	}
 	if err := rs.WriteDone(ctx, done); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return done, fmt.Errorf("%w: write the done-record of %s: %w", ErrRemoteUnusable, key, err)
-	}
-	if opts.LogFile != "" {
-		// The remote has the log now; the node's copy would only pile up.
-		os.Remove(strings.ReplaceAll(opts.LogFile, "%j", jobID))
 	}
 	return done, runErr
 }
@@ -242,12 +253,13 @@ func pushOutputs(ctx context.Context, r *remote.Remote, store *remote.Store, spe
 	return nil
 }
 
-// uploadLog copies the end of the job's log file to the remote.
-func uploadLog(ctx context.Context, r *remote.Remote, key, jobID, path string, warn func(string)) {
+// uploadLog copies the end of the job's log file to the remote and reports
+// whether it got there (a failure is passed to warn).
+func uploadLog(ctx context.Context, r *remote.Remote, key, jobID, path string, warn func(string)) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		warn(fmt.Sprintf("upload the job's log: %v", err))
-		return
+		return false
 	}
 	defer f.Close()
 	const maxLog = 8 << 20
@@ -260,7 +272,9 @@ func uploadLog(ctx context.Context, r *remote.Remote, key, jobID, path string, w
 	}
 	if err != nil {
 		warn(fmt.Sprintf("upload the job's log %s: %v", path, err))
+		return false
 	}
+	return true
 }
 
 // remoteFailed reports whether err is the remote failing (as opposed to a
