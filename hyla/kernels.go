@@ -134,29 +134,12 @@ func hylaVecGradPass(h *HyLaMap, cbuf, g, gy, e1, e2, u []float64, a float64) fl
 
 // hylaVecGz sets gz_k = Σ_j c_j·Ωᵀ[k][j] (eight lane sums, then
 // vec.Lanes8) for k < d0 and each of the rows of cb (rows×dp), into
-// gz[r·stride+k]: four rows of Ωᵀ (vec.Dot4) for all the rows, then the
-// next four, so each strip of Ωᵀ is read from L1 for all rows but the
-// first; the last d0 mod 4 rows of Ωᵀ one at a time (vec.Dot1). The lane
+// gz[r·stride+k]: the products of the rows of cb with the d0 rows of Ωᵀ,
+// which hylaVecRowDots computes four rows of Ωᵀ at a time for all the
+// rows (each strip read from L1 for all rows but the first). The lane
 // sums are those of gzRows.
 func hylaVecGz(cb, omegaT []float64, dp, d0, rows int, gz []float64, stride int) {
-	var acc [32]float64
-	k := 0
-	for ; k+4 <= d0; k += 4 {
-		strip := omegaT[k*dp : (k+4)*dp]
-		for r := 0; r < rows; r++ {
-			vec.Dot4(cb[r*dp:(r+1)*dp], strip, dp, &acc)
-			o := gz[r*stride+k : r*stride+k+4]
-			for t := range o {
-				o[t] = vec.Lanes8((*[8]float64)(acc[8*t : 8*t+8]))
-			}
-		}
-	}
-	for ; k < d0; k++ {
-		for r := 0; r < rows; r++ {
-			vec.Dot1(cb[r*dp:(r+1)*dp], omegaT[k*dp:(k+1)*dp], (*[8]float64)(acc[0:8]))
-			gz[r*stride+k] = vec.Lanes8((*[8]float64)(acc[0:8]))
-		}
-	}
+	hylaVecRowDots(cb, rows, dp, omegaT, d0, gz, stride)
 }
 
 // hylaVecRowDots sets out[r·ostride+k] = Σ_j x[r·dp+j]·w[k·dp+j] for the
