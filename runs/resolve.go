@@ -90,41 +90,60 @@ func ResolveID(c Lister, arg string) (id int64, note string, err error) {
 }
 
 // LoadDiff loads and compares two runs (Compare): args holds A and B
-// (ResolveID's arguments), or nothing for the run before the last with the
-// last. An unknown run is an error wrapping cache.ErrNotFound.
+// (ResolveID's arguments), or nothing for the last two runs with stages
+// to show (HasStages; the newest two when fewer have). note says which
+// runs were passed over and why, as ResolveID's does; it is empty
+// otherwise. An unknown run is an error wrapping cache.ErrNotFound.
 func LoadDiff(c interface {
 	Reader
 	Lister
-}, args []string) (*Diff, error) {
+}, args []string) (d *Diff, note string, err error) {
 	var ids [2]int64
 	switch len(args) {
 	case 0:
-		last, err := c.Runs(2)
+		recent, err := c.Runs(latestWindow)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		if len(last) < 2 {
-			return nil, fmt.Errorf("%d runs recorded in %s: want two to compare", len(last), c.Dir())
+		if len(recent) < 2 {
+			return nil, "", fmt.Errorf("%d runs recorded in %s: want two to compare", len(recent), c.Dir())
 		}
-		ids = [2]int64{last[1].ID, last[0].ID}
+		var with, skipped []cache.RunSummary
+		for _, r := range recent {
+			if len(with) == 2 {
+				break
+			}
+			if HasStages(r) {
+				with = append(with, r)
+			} else {
+				skipped = append(skipped, r)
+			}
+		}
+		if len(with) < 2 {
+			with, skipped = recent[:2], nil
+		}
+		ids = [2]int64{with[1].ID, with[0].ID}
+		if len(skipped) > 0 {
+			note = fmt.Sprintf("runs %d and %d, the last two with stages (%s)", with[1].ID, with[0].ID, SkippedNote(skipped))
+		}
 	case 2:
 		for i, arg := range args {
 			id, _, err := ResolveID(c, arg)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			ids[i] = id
 		}
 	default:
-		return nil, fmt.Errorf("want two runs to compare, got %d", len(args))
+		return nil, "", fmt.Errorf("want two runs to compare, got %d", len(args))
 	}
 	var loaded [2]*Run
 	for i, id := range ids {
 		r, err := Load(c, id)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		loaded[i] = r
 	}
-	return Compare(loaded[0], loaded[1]), nil
+	return Compare(loaded[0], loaded[1]), note, nil
 }

@@ -21,7 +21,7 @@ func TestResolveIDAndLoadDiff(t *testing.T) {
 	if _, _, err := ResolveID(c, "last"); err == nil || !strings.Contains(err.Error(), "no runs recorded in ") {
 		t.Errorf("last of no runs: %v", err)
 	}
-	if _, err := LoadDiff(c, nil); err == nil || !strings.Contains(err.Error(), "0 runs recorded in ") {
+	if _, _, err := LoadDiff(c, nil); err == nil || !strings.Contains(err.Error(), "0 runs recorded in ") {
 		t.Errorf("diff of no runs: %v", err)
 	}
 	var ids []int64
@@ -64,7 +64,7 @@ func TestResolveIDAndLoadDiff(t *testing.T) {
 		{[]string{"1", "x"}, "", "", `run id "x"`},
 		{[]string{"1"}, "", "", "want two runs to compare, got 1"},
 	} {
-		d, err := LoadDiff(c, tt.args)
+		d, _, err := LoadDiff(c, tt.args)
 		switch {
 		case tt.err != "":
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
@@ -76,7 +76,7 @@ func TestResolveIDAndLoadDiff(t *testing.T) {
 			t.Errorf("LoadDiff(%q) compared %s with %s, want %s with %s", tt.args, d.A.Pipeline, d.B.Pipeline, tt.a, tt.b)
 		}
 	}
-	if _, err := LoadDiff(c, []string{"1", "99"}); !errors.Is(err, cache.ErrNotFound) {
+	if _, _, err := LoadDiff(c, []string{"1", "99"}); !errors.Is(err, cache.ErrNotFound) {
 		t.Errorf("an unknown run is not cache.ErrNotFound: %v", err)
 	}
 }
@@ -125,6 +125,18 @@ func TestResolveLastSkipsRunsWithoutStages(t *testing.T) {
 	check(good, "last: run 2, the last with stages (run 3 was canceled before recording any stage)")
 	run("failed", 0)
 	check(good, "last: run 2, the last with stages (runs 4, 3 ended before recording any stage)")
+	diff := func(wantA, wantB int64, wantNote string) {
+		t.Helper()
+		d, note, err := LoadDiff(c, nil)
+		if err != nil || d.A.ID != wantA || d.B.ID != wantB || note != wantNote {
+			t.Errorf("LoadDiff(nil) = %v, %q, %v; want runs %d and %d, %q", d, note, err, wantA, wantB, wantNote)
+		}
+	}
+	diff(3, 4, "") // one run has stages: the newest two, as they are
+	good2 := run("ok", 1)
+	diff(good, good2, "runs 2 and 5, the last two with stages (runs 4, 3 ended before recording any stage)")
+	run("canceled", 0)
+	diff(good, good2, "runs 2 and 5, the last two with stages (runs 6, 4, 3 ended before recording any stage)")
 	running := run("running", 0)
 	check(running, "")
 	if id, note, err := ResolveID(c, "3"); err != nil || id != 3 || note != "" {

@@ -73,7 +73,11 @@ func runsCmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	case "diff":
 		var d *runs.Diff
-		if d, err = runs.LoadDiff(c, pos); err == nil && *asJSON {
+		var note string
+		if d, note, err = runs.LoadDiff(c, pos); note != "" {
+			fmt.Fprintf(stderr, "hylaflow %s: %s\n", name, note)
+		}
+		if err == nil && *asJSON {
 			err = cacheops.WriteJSON(stdout, d)
 		} else if err == nil {
 			err = runs.WriteDiff(stdout, d)
