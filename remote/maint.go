@@ -88,12 +88,18 @@ type Stats struct {
 	Bytes                  int64 // of the payloads
 	RecordBytes            int64
 	Newest                 time.Time // the newest record's time
+	// SlurmFiles and SlurmBytes count the Slurm executor's files under
+	// slurm/ (task specs, done-records, submissions, job logs; see
+	// ReadFile), which gc removes after their age limit.
+	SlurmFiles int
+	SlurmBytes int64
 }
 
-// Stats lists the remote and counts its records, payloads and run manifests.
+// Stats lists the remote and counts its records, payloads, run manifests
+// and Slurm files.
 func (r *Remote) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
-	for _, p := range []string{"keys/", "objects/", "runs/"} {
+	for _, p := range []string{"keys/", "objects/", "runs/", "slurm/"} {
 		objs, err := r.list(ctx, p)
 		if err != nil {
 			return s, err
@@ -109,6 +115,9 @@ func (r *Remote) Stats(ctx context.Context) (Stats, error) {
 			case "objects/":
 				s.Objects++
 				s.Bytes += o.size
+			case "slurm/":
+				s.SlurmFiles++
+				s.SlurmBytes += o.size
 			default:
 				s.Runs++
 			}

@@ -468,8 +468,16 @@ func TestVerifyAndGC(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := r.Stats(ctx)
-	if st.Records != 1 || st.Objects != 1 || st.Runs != 1 {
+	if st.Records != 1 || st.Objects != 1 || st.Runs != 1 || st.SlurmFiles != 0 {
 		t.Errorf("after gc: %+v, want 1 record, 1 object, 1 run", st)
+	}
+	// The Slurm executor's files are counted apart from the store's.
+	log := []byte("job output\n")
+	if err := r.WriteFile(ctx, "slurm/logs/k.1.out", "text/plain", log); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := r.Stats(ctx); st.SlurmFiles != 1 || st.SlurmBytes != int64(len(log)) || st.Records != 1 || st.Runs != 1 {
+		t.Errorf("stats with a Slurm log: %+v, want 1 Slurm file of %d bytes beside 1 record and 1 run", st, len(log))
 	}
 	if _, ok, _ := r.Get(ctx, k2.Key); !ok {
 		t.Error("gc removed the kept key")

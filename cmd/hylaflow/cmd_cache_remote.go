@@ -268,9 +268,13 @@ func cacheRemoteRun(args []string, stdout, stderr io.Writer) error {
 		}
 		if *asJSON {
 			return cli.Failed(cacheops.WriteJSON(stdout, map[string]any{"remote": r.URL(), "records": s.Records,
-				"payloads": s.Objects, "bytes": s.Bytes, "runs": s.Runs}))
+				"payloads": s.Objects, "bytes": s.Bytes, "runs": s.Runs, "slurm_files": s.SlurmFiles, "slurm_bytes": s.SlurmBytes}))
 		}
-		fmt.Fprintf(stdout, "remote %s: %d keys, %d payloads (%s), %d run manifests\n", r.URL(), s.Records, s.Objects, cacheops.Size(s.Bytes), s.Runs)
+		fmt.Fprintf(stdout, "remote %s: %d keys, %d payloads (%s), %d run manifests", r.URL(), s.Records, s.Objects, cacheops.Size(s.Bytes), s.Runs)
+		if s.SlurmFiles > 0 {
+			fmt.Fprintf(stdout, ", %d Slurm job files (%s)", s.SlurmFiles, cacheops.Size(s.SlurmBytes))
+		}
+		fmt.Fprintln(stdout)
 		return nil
 	case "verify":
 		rep, err := r.Verify(ctx, true, *repair)
