@@ -128,6 +128,16 @@ func Resolve(src Source, req Request) (Request, error) {
 	return req, nil
 }
 
+// Paths returns the file system paths of every file the request declares,
+// in their declared order: what a loader that reads them all opens.
+func (r Request) Paths() []string {
+	paths := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		paths[i] = filepath.Join(r.Root, filepath.FromSlash(f.Path))
+	}
+	return paths
+}
+
 // Path returns the file system path of rel (slash-separated, relative to
 // the data root) for a loader, or an error when rel is not among the
 // files the request declares: a loader opens nothing the fingerprint

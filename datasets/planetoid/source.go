@@ -35,12 +35,7 @@ func (s source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, 
 	if err != nil {
 		return nil, err
 	}
-	paths := make([]string, len(req.Files))
-	for i, f := range req.Files {
-		if paths[i], err = req.Path(f.Path); err != nil {
-			return nil, err
-		}
-	}
+	paths := req.Paths()
 	return LoadPaths(req.Name, paths)
 }
 

@@ -64,14 +64,9 @@ func (s source) Load(_ context.Context, req datasets.Request) (*datasets.Graph, 
 	if err != nil {
 		return nil, err
 	}
-	var paths [3]string // meta, cleaned corpus, raw corpus: Files' order
-	if len(req.Files) != len(paths) {
-		return nil, fmt.Errorf("textgcn %s: %d declared files, want 3", req.Name, len(req.Files))
-	}
-	for i, f := range req.Files {
-		if paths[i], err = req.Path(f.Path); err != nil {
-			return nil, err
-		}
+	paths := req.Paths() // meta, cleaned corpus, raw corpus: Files' order
+	if len(paths) != 3 {
+		return nil, fmt.Errorf("textgcn %s: %d declared files, want 3", req.Name, len(paths))
 	}
 	p := req.Params
 	c, err := LoadFiles(FileName(req.Name), paths[0], paths[1], paths[2], Options{
