@@ -51,6 +51,21 @@ func (e slurmRemoteEnv) options(c slurmcmd.Cluster, log *slurmLog) slurm.Options
 	return o
 }
 
+// executor makes a Slurm executor with store as the driver's store and
+// the remote as the only store it shares with its jobs, over a fake
+// cluster whose jobs run in this process with reg.
+func (e slurmRemoteEnv) executor(t *testing.T, reg *registry.Registry, store runner.Store, log *slurmLog) (*slurm.Executor, *slurmcmd.Fake) {
+	t.Helper()
+	f := slurmcmd.NewFake()
+	t.Cleanup(f.Close)
+	f.Exec = slurmInProcess(reg)
+	ex, err := slurm.New(store, e.options(f, log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex, f
+}
+
 // leftovers lists what the jobs left in their node-local directories.
 func (e slurmRemoteEnv) leftovers(t *testing.T) []string {
 	t.Helper()
@@ -82,15 +97,8 @@ func openCache(t *testing.T, dir string) *cache.Cache {
 func TestSlurmRemoteConformance(t *testing.T) {
 	reg := executortest.Types()
 	executortest.Run(t, func(t *testing.T) executortest.Env {
-		e := newSlurmRemoteEnv(t)
-		f := slurmcmd.NewFake()
-		t.Cleanup(f.Close)
-		f.Exec = slurmInProcess(reg)
 		store := executortest.NewMemStore()
-		ex, err := slurm.New(store, e.options(f, &slurmLog{}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ex, _ := newSlurmRemoteEnv(t).executor(t, reg, store, &slurmLog{})
 		return executortest.Env{Executor: ex, Store: store}
 	})
 }
@@ -100,15 +108,8 @@ func TestSlurmRemoteConformance(t *testing.T) {
 func TestSlurmRemoteRunsCommands(t *testing.T) {
 	reg := stages.Default()
 	executortest.RunCommand(t, func(t *testing.T) executortest.Env {
-		e := newSlurmRemoteEnv(t)
-		f := slurmcmd.NewFake()
-		t.Cleanup(f.Close)
-		f.Exec = slurmInProcess(reg)
 		c := openCache(t, filepath.Join(t.TempDir(), "cache"))
-		ex, err := slurm.New(c, e.options(f, &slurmLog{}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ex, _ := newSlurmRemoteEnv(t).executor(t, reg, c, &slurmLog{})
 		return executortest.Env{Executor: ex, Store: c, Registry: reg}
 	})
 }
@@ -123,15 +124,9 @@ func TestSlurmRemoteMatchesLocal(t *testing.T) {
 	p := slurmTestPipeline(t, reg, "fanout.hcl")
 	want := runLocal(t, p)
 	e := newSlurmRemoteEnv(t)
-	f := slurmcmd.NewFake()
-	t.Cleanup(f.Close)
-	f.Exec = slurmInProcess(reg)
 	log := &slurmLog{}
 	c := openCache(t, filepath.Join(t.TempDir(), "driver"))
-	ex, err := slurm.New(c, e.options(f, log))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex, f := e.executor(t, reg, c, log)
 	res, err := runner.Run(context.Background(), p, c, runner.RunOptions{Jobs: 8, Executor: ex})
 	if err != nil || res.Status != runner.RunOK {
 		t.Fatalf("slurm run: %v, %+v; log %q", err, res, log.lines)
@@ -280,14 +275,8 @@ func TestSlurmRemoteFailingStage(t *testing.T) {
 	reg := stages.Default()
 	p := slurmTestPipeline(t, reg, "fail.hcl")
 	e := newSlurmRemoteEnv(t)
-	f := slurmcmd.NewFake()
-	t.Cleanup(f.Close)
-	f.Exec = slurmInProcess(reg)
 	c := openCache(t, filepath.Join(t.TempDir(), "driver"))
-	ex, err := slurm.New(c, e.options(f, &slurmLog{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex, _ := e.executor(t, reg, c, &slurmLog{})
 	res, err := runner.Run(context.Background(), p, c, runner.RunOptions{Jobs: 4, Executor: ex, KeepGoing: true})
 	if err != nil {
 		t.Fatal(err)
