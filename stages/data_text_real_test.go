@@ -154,3 +154,25 @@ func BenchmarkTrainR52Transductive(b *testing.B) {
 	dataBenchRun(b, "train", map[string]any{"model": "hyla", "lr_embedding": 0.03, "lr_classifier": 0.0001, "epochs": b.N}, inputs)
 	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/epoch")
 }
+
+// BenchmarkTextGCNReal times Table 2's TextGCN stage per epoch (CPU ms of
+// the process, early stopping off) on the real corpus graphs, as
+// table2.hcl connects it: transductive on the normalised corpus graph,
+// inductive on the normalised inductive_corpus view.
+//
+//	go test ./stages -run '^$' -bench TextGCNReal -benchtime 5x -cpu 1
+func BenchmarkTextGCNReal(b *testing.B) {
+	root := dataBenchRoot(b)
+	for _, name := range []string{"r8", "r52"} {
+		for _, view := range []string{"transductive", "inductive_corpus"} {
+			b.Run(name+"/"+view, func(b *testing.B) {
+				g := dataBenchRun(b, "dataset", map[string]any{"source": "textgcn", "name": name, "root": root, "view": view}, nil)["graph"]
+				norm := dataBenchRun(b, "normalize", nil, map[string][]*bundle.Bundle{"graph": {g}})["graph"]
+				b.ResetTimer()
+				cpu0 := cputime.Process()
+				dataBenchRun(b, "textgcn", map[string]any{"epochs": b.N, "patience": 0}, map[string][]*bundle.Bundle{"graph": {norm}})
+				b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/epoch")
+			})
+		}
+	}
+}

@@ -74,7 +74,7 @@ func BenchmarkPeakRead(b *testing.B) {
 		name  string
 		bytes int
 		reps  int
-	}{{"L1-16KiB", 16 << 10, 1 << 15}, {"L2-256KiB", 256 << 10, 1 << 11}, {"memory-256MiB", 256 << 20, 2}} {
+	}{{"L1-16KiB", 16 << 10, 1 << 15}, {"L2-256KiB", 256 << 10, 1 << 11}, {"L3-4MiB", 4 << 20, 1 << 7}, {"memory-256MiB", 256 << 20, 2}} {
 		for _, w := range []int{1, 2} {
 			bufs := make([][]float64, w)
 			for i := range bufs {
