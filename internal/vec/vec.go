@@ -19,6 +19,19 @@
 // the same on every path and every machine: a cached artifact does not
 // depend on the CPU that computed it.
 //
+// The two assembly files are written by hand rather than generated from one
+// definition (say with avo): they share the arithmetic, not the code. The
+// AVX-512 kernels keep a block in one of 32 registers and tile eight blocks
+// at a time, with masked tails (gtxTileMasked) and a 4×4 dot-product tile
+// (dots4x4) the AVX2 side has no registers for; the AVX2 kernels split each
+// block over two of 16 registers, tile four, and add kernels of their own
+// (rffExact, spmmRow4, which the AVX-512 path calls too). A generator would
+// have to describe both tilings and register allocations per kernel, which
+// is the assembly again with another syntax. What keeps the paths the same
+// is tested instead: every kernel on every path against the portable code,
+// bit for bit, with golden digests (golden_test.go), and guard bands around
+// every output for every length 0–70 at unaligned offsets (guard_test.go).
+//
 // The environment variable HYLAFLOW_CPU forces a lower path: "avx512",
 // "avx2" or "generic" (empty or "auto": the best the CPU supports). A path
 // the CPU lacks falls back to the best one it has, and an unknown value is
