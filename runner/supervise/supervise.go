@@ -264,22 +264,21 @@ func NewObserver(next runner.Observer, dir string, budgetMB int64) runner.Observ
 	return o
 }
 
-// Event implements runner.Observer.
+// Event implements runner.Observer. The state file is written before the
+// event is passed on, so a stage whose start line is on the terminal is
+// already in the file when the process is killed.
 func (o *observer) Event(e runner.Event) {
+	if e.Kind == runner.EventStart || e.Kind == runner.EventDone {
+		o.mu.Lock()
+		if e.Kind == runner.EventStart {
+			o.st.Running[e.Address] = e.MemMB
+		} else {
+			delete(o.st.Running, e.Address)
+		}
+		o.write()
+		o.mu.Unlock()
+	}
 	o.next.Event(e)
-	switch e.Kind {
-	case runner.EventStart, runner.EventDone:
-	default:
-		return
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if e.Kind == runner.EventStart {
-		o.st.Running[e.Address] = e.MemMB
-	} else {
-		delete(o.st.Running, e.Address)
-	}
-	o.write()
 }
 
 // write replaces the state file (rename: the parent never reads half).
