@@ -390,3 +390,48 @@ func TestMakeFloats(t *testing.T) {
 		t.Errorf("NewDense(3, 4) is %dx%d", r, c)
 	}
 }
+
+// TestMulDenseRowsTo checks that MulDenseRowsTo writes the selected rows
+// with MulDenseTo's bits and leaves every other row as it was, in one pass
+// and in segments, for 1 and 3 workers; and that it refuses a wrong number
+// of row flags.
+func TestMulDenseRowsTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	m := randCSR(rng, 300, 200, 0.05)
+	x := randDense(rng, 200, 12)
+	want, err := MulDense(context.Background(), m, x, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]bool, m.Rows)
+	for i := range rows {
+		rows[i] = rng.IntN(3) > 0
+	}
+	defer func(mb int) { mulSegmentBytes = mb }(mulSegmentBytes)
+	for _, seg := range []int{mulSegmentBytes, 8 * 12 * 8} {
+		mulSegmentBytes = seg
+		for _, workers := range []int{1, 3} {
+			out := mat.NewDense(m.Rows, 12, nil)
+			for i := range out.RawMatrix().Data {
+				out.RawMatrix().Data[i] = -7
+			}
+			if err := MulDenseRowsTo(context.Background(), m, x, out, rows, workers); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < m.Rows; i++ {
+				for c := 0; c < 12; c++ {
+					w := -7.0
+					if rows[i] {
+						w = want.At(i, c)
+					}
+					if g := out.At(i, c); math.Float64bits(g) != math.Float64bits(w) {
+						t.Fatalf("segment %d B, %d workers: (%d,%d) = %v, want %v", seg, workers, i, c, g, w)
+					}
+				}
+			}
+		}
+	}
+	if err := MulDenseRowsTo(context.Background(), m, x, mat.NewDense(m.Rows, 12, nil), rows[1:], 1); err == nil {
+		t.Error("too few row flags: no error")
+	}
+}

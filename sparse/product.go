@@ -39,7 +39,7 @@ func MulDense(ctx context.Context, m *CSR, x *mat.Dense, workers int) (*mat.Dens
 		return &mat.Dense{}, nil
 	}
 	out := mat.NewDense(m.Rows, xc, nil)
-	if err := mulDenseInto(ctx, m, x, out, workers); err != nil {
+	if err := mulDenseInto(ctx, m, x, out, workers, nil); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -56,7 +56,25 @@ func MulDenseTo(ctx context.Context, m *CSR, x, out *mat.Dense, workers int) err
 	if or, oc := out.Dims(); or != m.Rows || oc != xc {
 		return fmt.Errorf("sparse: MulDenseTo: output is %dx%d, want %dx%d", or, oc, m.Rows, xc)
 	}
-	return mulDenseInto(ctx, m, x, out, workers)
+	return mulDenseInto(ctx, m, x, out, workers, nil)
+}
+
+// MulDenseRowsTo writes the rows i of m·x with rows[i] true into out
+// (m.Rows×c for an r×c x with r = m.Cols, c ≥ 1; len(rows) = m.Rows), the
+// same bits as MulDenseTo gives them, and leaves out's other rows as they
+// are: for a caller that reads only some rows of the product.
+func MulDenseRowsTo(ctx context.Context, m *CSR, x, out *mat.Dense, rows []bool, workers int) error {
+	xr, xc := x.Dims()
+	if m.Cols != xr {
+		return fmt.Errorf("sparse: MulDenseRowsTo: shapes %dx%d and %dx%d do not match", m.Rows, m.Cols, xr, xc)
+	}
+	if or, oc := out.Dims(); or != m.Rows || oc != xc {
+		return fmt.Errorf("sparse: MulDenseRowsTo: output is %dx%d, want %dx%d", or, oc, m.Rows, xc)
+	}
+	if len(rows) != m.Rows {
+		return fmt.Errorf("sparse: MulDenseRowsTo: %d row flags for %d rows", len(rows), m.Rows)
+	}
+	return mulDenseInto(ctx, m, x, out, workers, rows)
 }
 
 // mulSegmentBytes is the size of the slice of x one segment of MulDense's
@@ -75,14 +93,17 @@ var mulSegmentBytes = 4 << 20
 // mulSegmentBytes and m's rows are sorted, else in one pass. Both add every
 // row's terms in its stored order, so they give the same bits; only sorted
 // rows make a segment's gathers come from a part of x.
-func mulDenseInto(ctx context.Context, m *CSR, x, out *mat.Dense, workers int) error {
+//
+// rows, when not nil, selects the rows to compute; the others of out are
+// left as they are.
+func mulDenseInto(ctx context.Context, m *CSR, x, out *mat.Dense, workers int, rows []bool) error {
 	xraw := x.RawMatrix()
 	oraw := out.RawMatrix()
 	if seg := max(1, mulSegmentBytes/(8*xraw.Cols)); m.Cols > seg && m.CheckSorted() == nil {
-		return spmmSegmented(ctx, m, xraw.Data, xraw.Stride, oraw.Data, oraw.Stride, xraw.Cols, workers, seg, make([]int, m.Rows))
+		return spmmSegmented(ctx, m, xraw.Data, xraw.Stride, oraw.Data, oraw.Stride, xraw.Cols, workers, seg, make([]int, m.Rows), rows)
 	}
 	return parallelRows(ctx, m.Rows, workers, func(lo, hi int) {
-		spmmRange(m, xraw.Data, xraw.Stride, oraw.Data, oraw.Stride, xraw.Cols, lo, hi)
+		spmmRange(m, xraw.Data, xraw.Stride, oraw.Data, oraw.Stride, xraw.Cols, lo, hi, rows)
 	})
 }
 
@@ -94,9 +115,13 @@ func mulDenseInto(ctx context.Context, m *CSR, x, out *mat.Dense, workers int) e
 // before it is added (no fused multiply-add; vec.SpMMRow, whose AVX-512,
 // AVX2 and portable paths give the same bits). Every entry is therefore the
 // same floating-point sum whichever kernel, column blocking or worker count
-// computes it. dst must not overlap src.
-func spmmRange(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int) {
+// computes it. dst must not overlap src. rows, when not nil, selects the
+// rows to compute.
+func spmmRange(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int, rows []bool) {
 	for i := lo; i < hi; i++ {
+		if rows != nil && !rows[i] {
+			continue
+		}
 		p0, p1 := m.Indptr[i], m.Indptr[i+1]
 		vec.SpMMRow(m.Indices[p0:p1], m.Data[p0:p1], src, ss, dst[i*ds:i*ds+w], false)
 	}
@@ -107,8 +132,12 @@ func spmmRange(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int) 
 // cur[i] up to its first column ≥ s1 to dst's row (to zero when first), in
 // stored order with each product rounded before it is added, and advances
 // cur[i]. Over all segments every entry is the same sum as spmmRange's.
-func spmmSeg(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int, s1 int32, first bool, cur []int) {
+// rows, when not nil, selects the rows to compute.
+func spmmSeg(m *CSR, src []float64, ss int, dst []float64, ds, w, lo, hi int, s1 int32, first bool, cur []int, rows []bool) {
 	for i := lo; i < hi; i++ {
+		if rows != nil && !rows[i] {
+			continue
+		}
 		p0, end := cur[i], m.Indptr[i+1]
 		p := p0
 		for p < end && m.Indices[p] < s1 {
@@ -133,14 +162,14 @@ var spmmSegmentBytes = 16 << 20
 // segment come from a cache-sized part of src instead of all of it. m's rows
 // must be sorted by column; then the terms are added in the same order as
 // spmmRange adds them and the results are bit-identical. cur (length
-// m.Rows) is scratch.
-func spmmSegmented(ctx context.Context, m *CSR, src []float64, ss int, dst []float64, ds, w, workers, seg int, cur []int) error {
+// m.Rows) is scratch. rows, when not nil, selects the rows to compute.
+func spmmSegmented(ctx context.Context, m *CSR, src []float64, ss int, dst []float64, ds, w, workers, seg int, cur []int, rows []bool) error {
 	copy(cur, m.Indptr[:m.Rows])
 	for s0 := 0; s0 < m.Cols; s0 += seg {
 		s1 := int32(min(s0+seg, m.Cols))
 		first := s0 == 0
 		err := parallelRows(ctx, m.Rows, workers, func(lo, hi int) {
-			spmmSeg(m, src, ss, dst, ds, w, lo, hi, s1, first, cur)
+			spmmSeg(m, src, ss, dst, ds, w, lo, hi, s1, first, cur, rows)
 		})
 		if err != nil {
 			return err
@@ -179,7 +208,7 @@ func PowerDense(ctx context.Context, m *CSR, x *mat.Dense, k, workers int) (*mat
 	}
 	out := NewDense(xr, xc)
 	if k == 1 {
-		if err := mulDenseInto(ctx, m, x, out, workers); err != nil {
+		if err := mulDenseInto(ctx, m, x, out, workers, nil); err != nil {
 			return nil, err
 		}
 		return out, nil
@@ -319,10 +348,10 @@ func powerBlocks(ctx context.Context, m *CSR, xc, k, workers int, out *mat.Dense
 			}
 			var err error
 			if cur != nil {
-				err = spmmSegmented(ctx, m, src, w, d, ds, w, workers, seg, cur)
+				err = spmmSegmented(ctx, m, src, w, d, ds, w, workers, seg, cur, nil)
 			} else {
 				err = parallelRows(ctx, n, workers, func(lo, hi int) {
-					spmmRange(m, src, w, d, ds, w, lo, hi)
+					spmmRange(m, src, w, d, ds, w, lo, hi, nil)
 				})
 			}
 			if err != nil {

@@ -1,8 +1,12 @@
 package autodiff
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/hylaflow/hylaflow/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 // EmbedRows returns the len(index)×c matrix whose row i is row index[i] of
@@ -19,6 +23,13 @@ import (
 // on X stored as a CSR matrix. The gradient with respect to w adds each
 // output row's gradient (times its mask) into row index[i].
 func (t *Tape) EmbedRows(w *Node, index []int, p float64, rng *rand.Rand) *Node {
+	v, scale := t.embedRows(w, index, p, rng)
+	return t.record(v, func(out *Node) { embedRowsBack(w, index, scale, out.Grad) }, w)
+}
+
+// embedRows returns EmbedRows' value and each row's scale: 0 for a row
+// left empty (dropped, or index −1), else 1/(1−p) (1 without dropout).
+func (t *Tape) embedRows(w *Node, index []int, p float64, rng *rand.Rand) (*mat.Dense, []float64) {
 	r, c := w.Value.Dims()
 	if len(index) == 0 {
 		panic("autodiff: EmbedRows of no rows")
@@ -55,16 +66,70 @@ func (t *Tape) EmbedRows(w *Node, index []int, p float64, rng *rand.Rand) *Node 
 			dst[j] = x * scale[i]
 		}
 	}
-	return t.record(v, func(out *Node) {
-		gw := w.grad()
-		for i, k := range index {
-			if scale[i] == 0 {
-				continue
-			}
-			dst := gw.RawRowView(k)
-			for j, g := range out.Grad.RawRowView(i) {
-				dst[j] += g * scale[i]
-			}
+	return v, scale
+}
+
+// embedRowsBack adds EmbedRows' gradient into w's: row i of g, times its
+// scale, into row index[i], for the rows not left empty (no others of g
+// are read).
+func embedRowsBack(w *Node, index []int, scale []float64, g *mat.Dense) {
+	gw := w.grad()
+	for i, k := range index {
+		if scale[i] == 0 {
+			continue
 		}
+		dst := gw.RawRowView(k)
+		for j, x := range g.RawRowView(i) {
+			dst[j] += x * scale[i]
+		}
+	}
+}
+
+// SpMMEmbedRows returns s.A·EmbedRows(w, index, p, rng) — the same draws,
+// values and gradients as SpMM of EmbedRows — without the work of the rows
+// EmbedRows leaves empty (dropped, or index −1: half of them at TextGCN's
+// dropout 0.5). Their products are exact zeros, which add nothing to a sum
+// of finite terms (every sum starts at +0 and so never is −0), so the
+// forward pass multiplies by A without its entries in those columns; and
+// EmbedRows' gradient reads only the kept rows of Aᵀ·g, so the backward
+// pass computes only those (sparse.MulDenseRowsTo). s.A must be finite
+// (an infinite entry times a zero would be NaN in the full product).
+func (t *Tape) SpMMEmbedRows(s *Sparse, w *Node, index []int, p float64, rng *rand.Rand) *Node {
+	a := s.A
+	if a.Cols != len(index) {
+		panic(fmt.Sprintf("autodiff: SpMMEmbedRows of a %d×%d matrix and %d rows", a.Rows, a.Cols, len(index)))
+	}
+	e, scale := t.embedRows(w, index, p, rng)
+	kept := make([]bool, len(scale))
+	all := true
+	for i, sc := range scale {
+		kept[i] = sc != 0
+		all = all && kept[i]
+	}
+	m := a
+	if !all {
+		// The entries in kept columns, in their stored order; written at
+		// the next free place, which advances only for a kept column.
+		m = &sparse.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: make([]int, a.Rows+1)}
+		idx, val := t.int32s(len(a.Data)), t.floats(len(a.Data))
+		n := 0
+		for i := 0; i < a.Rows; i++ {
+			for q := a.Indptr[i]; q < a.Indptr[i+1]; q++ {
+				j := a.Indices[q]
+				idx[n], val[n] = j, a.Data[q]
+				n += b2i(kept[j])
+			}
+			m.Indptr[i+1] = n
+		}
+		m.Indices, m.Data = idx[:n], val[:n]
+	}
+	v := t.mulSparse(m, e)
+	return t.record(v, func(out *Node) {
+		r, c := e.Dims()
+		g := t.denseFull(r, c) // only the kept rows are written, and read
+		if err := sparse.MulDenseRowsTo(context.Background(), s.AT, out.Grad, g, kept, t.Workers); err != nil {
+			panic(err) // shapes were checked
+		}
+		embedRowsBack(w, index, scale, g)
 	}, w)
 }

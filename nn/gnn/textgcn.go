@@ -16,7 +16,9 @@ import (
 // where X holds one one-hot row per node: the first layer is Â·W1 with W1
 // one row per input, computed as a row lookup (autodiff.EmbedRows) instead
 // of a product with an n×n identity; dropout on X is their sparse_dropout
-// on its stored ones (a whole row of W1 dropped for a node). No biases,
+// on its stored ones (a whole row of W1 dropped for a node), and the
+// product Â·drop(X)·W1 skips the dropped rows' exact zeros
+// (autodiff.SpMMEmbedRows: the same bits as the whole product). No biases,
 // Glorot initialisation, no weight decay by default (text_gcn's
 // weight_decay flag is 0).
 //
@@ -83,7 +85,7 @@ func (m *TextGCN) Forward(tp *autodiff.Tape, p []*autodiff.Node, train bool, rng
 	if train {
 		drop = m.Dropout
 	}
-	h := tp.ReLU(tp.SpMM(m.a, tp.EmbedRows(p[0], m.index, drop, rng)))
+	h := tp.ReLU(tp.SpMMEmbedRows(m.a, p[0], m.index, drop, rng))
 	if train {
 		h = tp.Dropout(h, drop, rng)
 	}
