@@ -391,10 +391,10 @@ func TestMakeFloats(t *testing.T) {
 	}
 }
 
-// TestMulDenseRowsTo checks that MulDenseRowsTo writes the selected rows
-// with MulDenseTo's bits and leaves every other row as it was, in one pass
-// and in segments, for 1 and 3 workers; and that it refuses a wrong number
-// of row flags.
+// TestMulDenseRowsTo checks that MulDenseRowsTo and MulDenseSortedTo write
+// the selected rows with MulDenseTo's bits and leave every other row as it
+// was, in one pass and in segments, for 1 and 3 workers (MulDenseSortedTo
+// also with every row); and that they refuse a wrong number of row flags.
 func TestMulDenseRowsTo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	m := randCSR(rng, 300, 200, 0.05)
@@ -411,27 +411,46 @@ func TestMulDenseRowsTo(t *testing.T) {
 	for _, seg := range []int{mulSegmentBytes, 8 * 12 * 8} {
 		mulSegmentBytes = seg
 		for _, workers := range []int{1, 3} {
-			out := mat.NewDense(m.Rows, 12, nil)
-			for i := range out.RawMatrix().Data {
-				out.RawMatrix().Data[i] = -7
-			}
-			if err := MulDenseRowsTo(context.Background(), m, x, out, rows, workers); err != nil {
-				t.Fatal(err)
-			}
-			for i := 0; i < m.Rows; i++ {
-				for c := 0; c < 12; c++ {
-					w := -7.0
-					if rows[i] {
-						w = want.At(i, c)
-					}
-					if g := out.At(i, c); math.Float64bits(g) != math.Float64bits(w) {
-						t.Fatalf("segment %d B, %d workers: (%d,%d) = %v, want %v", seg, workers, i, c, g, w)
+			for _, call := range []struct {
+				name string
+				rows []bool
+				mul  func(out *mat.Dense, rows []bool) error
+			}{
+				{"MulDenseRowsTo", rows, func(out *mat.Dense, rows []bool) error {
+					return MulDenseRowsTo(context.Background(), m, x, out, rows, workers)
+				}},
+				{"MulDenseSortedTo", rows, func(out *mat.Dense, rows []bool) error {
+					return MulDenseSortedTo(context.Background(), m, x, out, rows, workers)
+				}},
+				{"MulDenseSortedTo, every row", nil, func(out *mat.Dense, rows []bool) error {
+					return MulDenseSortedTo(context.Background(), m, x, out, rows, workers)
+				}},
+			} {
+				out := mat.NewDense(m.Rows, 12, nil)
+				for i := range out.RawMatrix().Data {
+					out.RawMatrix().Data[i] = -7
+				}
+				if err := call.mul(out, call.rows); err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < m.Rows; i++ {
+					for c := 0; c < 12; c++ {
+						w := -7.0
+						if call.rows == nil || call.rows[i] {
+							w = want.At(i, c)
+						}
+						if g := out.At(i, c); math.Float64bits(g) != math.Float64bits(w) {
+							t.Fatalf("%s, segment %d B, %d workers: (%d,%d) = %v, want %v", call.name, seg, workers, i, c, g, w)
+						}
 					}
 				}
 			}
 		}
 	}
 	if err := MulDenseRowsTo(context.Background(), m, x, mat.NewDense(m.Rows, 12, nil), rows[1:], 1); err == nil {
-		t.Error("too few row flags: no error")
+		t.Error("MulDenseRowsTo, too few row flags: no error")
+	}
+	if err := MulDenseSortedTo(context.Background(), m, x, mat.NewDense(m.Rows, 12, nil), rows[1:], 1); err == nil {
+		t.Error("MulDenseSortedTo, too few row flags: no error")
 	}
 }

@@ -39,7 +39,7 @@ func MulDense(ctx context.Context, m *CSR, x *mat.Dense, workers int) (*mat.Dens
 		return &mat.Dense{}, nil
 	}
 	out := mat.NewDense(m.Rows, xc, nil)
-	if err := mulDenseInto(ctx, m, x, out, workers, nil); err != nil {
+	if err := mulDenseInto(ctx, m, x, out, workers, nil, false); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -56,7 +56,7 @@ func MulDenseTo(ctx context.Context, m *CSR, x, out *mat.Dense, workers int) err
 	if or, oc := out.Dims(); or != m.Rows || oc != xc {
 		return fmt.Errorf("sparse: MulDenseTo: output is %dx%d, want %dx%d", or, oc, m.Rows, xc)
 	}
-	return mulDenseInto(ctx, m, x, out, workers, nil)
+	return mulDenseInto(ctx, m, x, out, workers, nil, false)
 }
 
 // MulDenseRowsTo writes the rows i of m·x with rows[i] true into out
@@ -74,7 +74,26 @@ func MulDenseRowsTo(ctx context.Context, m *CSR, x, out *mat.Dense, rows []bool,
 	if len(rows) != m.Rows {
 		return fmt.Errorf("sparse: MulDenseRowsTo: %d row flags for %d rows", len(rows), m.Rows)
 	}
-	return mulDenseInto(ctx, m, x, out, workers, rows)
+	return mulDenseInto(ctx, m, x, out, workers, rows, false)
+}
+
+// MulDenseSortedTo is MulDenseRowsTo (rows nil: every row) for an m known
+// to have sorted rows — CheckSorted returned nil for it, and it has not
+// changed since —, which it does not check again: that check is a pass
+// over all of m's indices per product. On an m whose rows are not sorted
+// its result is wrong.
+func MulDenseSortedTo(ctx context.Context, m *CSR, x, out *mat.Dense, rows []bool, workers int) error {
+	xr, xc := x.Dims()
+	if m.Cols != xr {
+		return fmt.Errorf("sparse: MulDenseSortedTo: shapes %dx%d and %dx%d do not match", m.Rows, m.Cols, xr, xc)
+	}
+	if or, oc := out.Dims(); or != m.Rows || oc != xc {
+		return fmt.Errorf("sparse: MulDenseSortedTo: output is %dx%d, want %dx%d", or, oc, m.Rows, xc)
+	}
+	if rows != nil && len(rows) != m.Rows {
+		return fmt.Errorf("sparse: MulDenseSortedTo: %d row flags for %d rows", len(rows), m.Rows)
+	}
+	return mulDenseInto(ctx, m, x, out, workers, rows, true)
 }
 
 // mulSegmentBytes is the size of the slice of x one segment of MulDense's
@@ -95,11 +114,11 @@ var mulSegmentBytes = 4 << 20
 // rows make a segment's gathers come from a part of x.
 //
 // rows, when not nil, selects the rows to compute; the others of out are
-// left as they are.
-func mulDenseInto(ctx context.Context, m *CSR, x, out *mat.Dense, workers int, rows []bool) error {
+// left as they are. sorted says the caller knows m's rows are sorted.
+func mulDenseInto(ctx context.Context, m *CSR, x, out *mat.Dense, workers int, rows []bool, sorted bool) error {
 	xraw := x.RawMatrix()
 	oraw := out.RawMatrix()
-	if seg := max(1, mulSegmentBytes/(8*xraw.Cols)); m.Cols > seg && m.CheckSorted() == nil {
+	if seg := max(1, mulSegmentBytes/(8*xraw.Cols)); m.Cols > seg && (sorted || m.CheckSorted() == nil) {
 		return spmmSegmented(ctx, m, xraw.Data, xraw.Stride, oraw.Data, oraw.Stride, xraw.Cols, workers, seg, make([]int, m.Rows), rows)
 	}
 	return parallelRows(ctx, m.Rows, workers, func(lo, hi int) {
@@ -208,7 +227,7 @@ func PowerDense(ctx context.Context, m *CSR, x *mat.Dense, k, workers int) (*mat
 	}
 	out := NewDense(xr, xc)
 	if k == 1 {
-		if err := mulDenseInto(ctx, m, x, out, workers, nil); err != nil {
+		if err := mulDenseInto(ctx, m, x, out, workers, nil, false); err != nil {
 			return nil, err
 		}
 		return out, nil

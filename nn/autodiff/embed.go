@@ -123,11 +123,15 @@ func (t *Tape) SpMMEmbedRows(s *Sparse, w *Node, index []int, p float64, rng *ra
 		}
 		m.Indices, m.Data = idx[:n], val[:n]
 	}
-	v := t.mulSparse(m, e)
+	v := t.mulSparse(m, e, s.sortedA) // a subset of A's entries, in order
 	return t.record(v, func(out *Node) {
 		r, c := e.Dims()
 		g := t.denseFull(r, c) // only the kept rows are written, and read
-		if err := sparse.MulDenseRowsTo(context.Background(), s.AT, out.Grad, g, kept, t.Workers); err != nil {
+		mul := sparse.MulDenseRowsTo
+		if s.sortedAT {
+			mul = sparse.MulDenseSortedTo
+		}
+		if err := mul(context.Background(), s.AT, out.Grad, g, kept, t.Workers); err != nil {
 			panic(err) // shapes were checked
 		}
 		embedRowsBack(w, index, scale, g)

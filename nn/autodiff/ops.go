@@ -16,8 +16,13 @@ func (t *Tape) MatMul(a, b *Node) *Node {
 	if a.Cols() != b.Rows() {
 		panic(fmt.Sprintf("autodiff: MatMul of %d×%d and %d×%d", a.Rows(), a.Cols(), b.Rows(), b.Cols()))
 	}
+	native := nativeBLAS()
 	v := t.dense(a.Rows(), b.Cols())
-	v.Mul(a.Value, b.Value)
+	if native {
+		t.mulSkipZeros(a.Value, b.Value, v)
+	} else {
+		v.Mul(a.Value, b.Value)
+	}
 	return t.record(v, func(out *Node) {
 		if a.needs {
 			tmp := t.dense(a.Rows(), a.Cols())
@@ -26,7 +31,11 @@ func (t *Tape) MatMul(a, b *Node) *Node {
 		}
 		if b.needs {
 			tmp := t.dense(b.Rows(), b.Cols())
-			tmp.Mul(a.Value.T(), out.Grad)
+			if native {
+				t.mulTransSkipZeros(a.Value, out.Grad, tmp)
+			} else {
+				tmp.Mul(a.Value.T(), out.Grad)
+			}
 			b.grad().Add(b.Grad, tmp)
 		}
 	}, a, b)
@@ -35,25 +44,32 @@ func (t *Tape) MatMul(a, b *Node) *Node {
 // Sparse is a fixed sparse matrix with its transpose, for SpMM.
 type Sparse struct {
 	A, AT *sparse.CSR
+	// sortedA and sortedAT record that A's and AT's rows are sorted
+	// (NewSparse checks once), so that a product need not check again.
+	sortedA, sortedAT bool
 }
 
-// NewSparse returns a with its transpose.
-func NewSparse(a *sparse.CSR) *Sparse { return &Sparse{A: a, AT: a.Transpose()} }
+// NewSparse returns a with its transpose. Neither may change afterwards.
+func NewSparse(a *sparse.CSR) *Sparse {
+	at := a.Transpose()
+	return &Sparse{A: a, AT: at, sortedA: a.CheckSorted() == nil, sortedAT: at.CheckSorted() == nil}
+}
 
 // SpMM returns s.A·x (the sparse matrix is a constant).
 func (t *Tape) SpMM(s *Sparse, x *Node) *Node {
 	if s.A.Cols != x.Rows() {
 		panic(fmt.Sprintf("autodiff: SpMM of %d×%d and %d×%d", s.A.Rows, s.A.Cols, x.Rows(), x.Cols()))
 	}
-	v := t.mulSparse(s.A, x.Value)
+	v := t.mulSparse(s.A, x.Value, s.sortedA)
 	return t.record(v, func(out *Node) {
-		x.grad().Add(x.Grad, t.mulSparse(s.AT, out.Grad))
+		x.grad().Add(x.Grad, t.mulSparse(s.AT, out.Grad, s.sortedAT))
 	}, x)
 }
 
 // mulSparse returns a·x in a matrix from the tape's buffers (MulDense's
-// bits), so that recycled memory serves the large products.
-func (t *Tape) mulSparse(a *sparse.CSR, x *mat.Dense) *mat.Dense {
+// bits), so that recycled memory serves the large products. sorted says
+// a's rows are known to be sorted.
+func (t *Tape) mulSparse(a *sparse.CSR, x *mat.Dense, sorted bool) *mat.Dense {
 	_, c := x.Dims()
 	if a.Rows == 0 || c == 0 {
 		v, err := sparse.MulDense(context.Background(), a, x, t.Workers)
@@ -62,8 +78,14 @@ func (t *Tape) mulSparse(a *sparse.CSR, x *mat.Dense) *mat.Dense {
 		}
 		return v
 	}
-	v := t.denseFull(a.Rows, c) // MulDenseTo writes every entry
-	if err := sparse.MulDenseTo(context.Background(), a, x, v, t.Workers); err != nil {
+	v := t.denseFull(a.Rows, c) // the product writes every entry
+	mul := sparse.MulDenseTo
+	if sorted {
+		mul = func(ctx context.Context, a *sparse.CSR, x, v *mat.Dense, workers int) error {
+			return sparse.MulDenseSortedTo(ctx, a, x, v, nil, workers)
+		}
+	}
+	if err := mul(context.Background(), a, x, v, t.Workers); err != nil {
 		panic(err) // shapes were checked
 	}
 	return v
@@ -112,7 +134,7 @@ func (t *Tape) SpMMDrop(s *Sparse, x *Node, p float64, rng *rand.Rand) *Node {
 		m.Indptr[i+1] = w
 	}
 	m.Indices, m.Data = idx[:w], val[:w]
-	v := t.mulSparse(m, x.Value)
+	v := t.mulSparse(m, x.Value, s.sortedA) // a subset of A's entries, in order
 	return t.record(v, func(out *Node) {
 		r, c := x.Value.Dims()
 		g := t.dense(r, c)

@@ -1,0 +1,88 @@
+package autodiff
+
+import (
+	"context"
+
+	"github.com/hylaflow/hylaflow/internal/parallel"
+	"github.com/hylaflow/hylaflow/internal/vec"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The products A·B and Aᵀ·B of MatMul skip A's zero entries — half or more
+// of a hidden layer after ReLU and dropout — with the bits of gonum's
+// native BLAS, the default blas64. Its Dgemm computes every entry of C as
+// Σ_l a·b over l in increasing order, from zero, each product rounded
+// before it is added (f64.AxpyUnitary: a multiplication, then an
+// addition), and skips the terms whose a is zero (±0; a NaN is kept); its
+// parallel blocks only split C. vec.SpMMRow adds a row's terms the same
+// way, so a sparse×dense product over A's non-zeros, in the same order,
+// gives the same bits, on every kernel path. With another BLAS in blas64
+// (the openblas build), whose sums are ordered its own way, MatMul calls
+// it as before.
+
+// matMulRowBlock is the number of output rows a worker takes at a time.
+const matMulRowBlock = 64
+
+// nativeBLAS reports whether blas64 is gonum's native implementation,
+// whose bits mulSkipZeros and mulTransSkipZeros reproduce.
+func nativeBLAS() bool {
+	_, ok := blas64.Implementation().(gonum.Implementation)
+	return ok
+}
+
+// mulSkipZeros sets c = a·b (c is r×n for an r×k a and a k×n b) over a's
+// non-zero entries, with the bits of gonum's Dgemm.
+func (t *Tape) mulSkipZeros(a, b, c *mat.Dense) {
+	ar, bw, cw := a.RawMatrix(), b.RawMatrix(), c.RawMatrix()
+	parallel.Balanced(context.Background(), ar.Rows, matMulRowBlock, t.Workers, func(lo, hi int) {
+		// Every entry is written at the next free place, which advances
+		// only for a non-zero: no branch on the value, which is
+		// unpredictable after ReLU and dropout.
+		idx, val := make([]int32, ar.Cols), make([]float64, ar.Cols)
+		for i := lo; i < hi; i++ {
+			n := 0
+			for l, v := range ar.Data[i*ar.Stride : i*ar.Stride+ar.Cols] {
+				idx[n], val[n] = int32(l), v
+				n += b2i(v != 0)
+			}
+			vec.SpMMRow(idx[:n], val[:n], bw.Data, bw.Stride, cw.Data[i*cw.Stride:i*cw.Stride+cw.Cols], false)
+		}
+	})
+}
+
+// mulTransSkipZeros sets c = aᵀ·b (c is m×n for a k×m a and a k×n b) over
+// a's non-zero entries, with the bits of gonum's Dgemm: row i of c sums
+// column i of a's non-zeros, in increasing row order, times b's rows.
+func (t *Tape) mulTransSkipZeros(a, b, c *mat.Dense) {
+	ar, bw, cw := a.RawMatrix(), b.RawMatrix(), c.RawMatrix()
+	// a's non-zeros by column (compressed sparse columns), rows increasing.
+	start := make([]int, ar.Cols+1)
+	for l := 0; l < ar.Rows; l++ {
+		for i, v := range ar.Data[l*ar.Stride : l*ar.Stride+ar.Cols] {
+			start[i+1] += b2i(v != 0)
+		}
+	}
+	for i := 0; i < ar.Cols; i++ {
+		start[i+1] += start[i]
+	}
+	nnz := start[ar.Cols]
+	// A zero is written to the spare place at the end instead of its
+	// column's next place (selected by arithmetic, not by a branch).
+	idx, val := t.int32s(nnz+1), t.floats(nnz+1)
+	next := append([]int(nil), start[:ar.Cols]...)
+	for l := 0; l < ar.Rows; l++ {
+		for i, v := range ar.Data[l*ar.Stride : l*ar.Stride+ar.Cols] {
+			nz := b2i(v != 0)
+			q := nnz + (next[i]-nnz)*nz
+			idx[q], val[q] = int32(l), v
+			next[i] += nz
+		}
+	}
+	parallel.Balanced(context.Background(), ar.Cols, 1, t.Workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			vec.SpMMRow(idx[start[i]:start[i+1]], val[start[i]:start[i+1]], bw.Data, bw.Stride, cw.Data[i*cw.Stride:i*cw.Stride+cw.Cols], false)
+		}
+	})
+}
