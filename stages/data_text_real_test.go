@@ -156,14 +156,14 @@ func BenchmarkTrainR52Transductive(b *testing.B) {
 }
 
 // BenchmarkTextGCNReal times Table 2's TextGCN stage per epoch (CPU ms of
-// the process, early stopping off) on the real corpus graphs, as
+// the process, early stopping off) on the four real corpus graphs, as
 // table2.hcl connects it: transductive on the normalised corpus graph,
 // inductive on the normalised inductive_corpus view.
 //
 //	go test ./stages -run '^$' -bench TextGCNReal -benchtime 5x -cpu 1
 func BenchmarkTextGCNReal(b *testing.B) {
 	root := dataBenchRoot(b)
-	for _, name := range []string{"r8", "r52"} {
+	for _, name := range []string{"r8", "r52", "ohsumed", "mr"} {
 		for _, view := range []string{"transductive", "inductive_corpus"} {
 			b.Run(name+"/"+view, func(b *testing.B) {
 				g := dataBenchRun(b, "dataset", map[string]any{"source": "textgcn", "name": name, "root": root, "view": view}, nil)["graph"]
