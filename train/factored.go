@@ -193,6 +193,19 @@ type factoredInput struct {
 	bT           *sparse.CSR // Bᵀ (B itself when symmetric)
 	ys, p, u, v  *mat.Dense  // n×C: Ỹ, B·Ỹ, Aᵀ_train·G, Bᵀ·Aᵀ_train·G
 	shift, gsum  []float64   // C: loᵀ·D·Y, 1ᵀ·G
+	// sorted records which of the fixed matrices have sorted rows, checked
+	// once here instead of by every product (a pass over all of B's
+	// entries, twice an epoch).
+	sorted map[*sparse.CSR]bool
+}
+
+// mul sets out = m·x (sparse.MulDenseTo's bits) for one of fi's fixed
+// matrices.
+func (fi *factoredInput) mul(ctx context.Context, m *sparse.CSR, x, out *mat.Dense, workers int) error {
+	if fi.sorted[m] {
+		return sparse.MulDenseSortedTo(ctx, m, x, out, nil, workers)
+	}
+	return sparse.MulDenseTo(ctx, m, x, out, workers)
 }
 
 func newFactoredInput(f *FactoredX, train, val, test []int, classes int) (*factoredInput, error) {
@@ -223,6 +236,12 @@ func newFactoredInput(f *FactoredX, train, val, test []int, classes int) (*facto
 			fi.bT = f.B.Transpose()
 		}
 	}
+	fi.sorted = map[*sparse.CSR]bool{}
+	for _, m := range []*sparse.CSR{f.B, fi.bT, fi.aTrain, fi.aTrT, fi.aVal, fi.aTest} {
+		if m != nil {
+			fi.sorted[m] = m.CheckSorted() == nil
+		}
+	}
 	n := f.A.Cols
 	fi.ys, fi.p = mat.NewDense(n, classes, nil), mat.NewDense(n, classes, nil)
 	fi.u, fi.v = mat.NewDense(n, classes, nil), mat.NewDense(n, classes, nil)
@@ -247,7 +266,7 @@ func (fi *factoredInput) propagate(ctx context.Context, yT *mat.Dense, workers i
 		fi.p.Copy(fi.ys)
 		return ctx.Err()
 	}
-	return sparse.MulDenseTo(ctx, fi.f.B, fi.ys, fi.p, workers)
+	return fi.mul(ctx, fi.f.B, fi.ys, fi.p, workers)
 }
 
 // rows sets out = a·p − 1·shiftᵀ: the logits X[rows]·Y for the rows a of A.
@@ -255,7 +274,7 @@ func (fi *factoredInput) rows(ctx context.Context, a *sparse.CSR, out *mat.Dense
 	if a.Rows == 0 {
 		return ctx.Err()
 	}
-	if err := sparse.MulDenseTo(ctx, a, fi.p, out, workers); err != nil {
+	if err := fi.mul(ctx, a, fi.p, out, workers); err != nil {
 		return err
 	}
 	om := out.RawMatrix()
@@ -270,12 +289,12 @@ func (fi *factoredInput) rows(ctx context.Context, a *sparse.CSR, out *mat.Dense
 
 // gtx sets gyT (C × kept) = Gᵀ·X_train = (Xᵀ_train·G)ᵀ for G (n_train × C).
 func (fi *factoredInput) gtx(ctx context.Context, g, gyT *mat.Dense, workers int) error {
-	if err := sparse.MulDenseTo(ctx, fi.aTrT, g, fi.u, workers); err != nil {
+	if err := fi.mul(ctx, fi.aTrT, g, fi.u, workers); err != nil {
 		return err
 	}
 	v := fi.u
 	if fi.bT != nil {
-		if err := sparse.MulDenseTo(ctx, fi.bT, fi.u, fi.v, workers); err != nil {
+		if err := fi.mul(ctx, fi.bT, fi.u, fi.v, workers); err != nil {
 			return err
 		}
 		v = fi.v
