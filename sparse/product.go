@@ -49,12 +49,8 @@ func MulDense(ctx context.Context, m *CSR, x *mat.Dense, workers int) (*mat.Dens
 // c ≥ 1; its old contents are overwritten), the same bits as MulDense, for a
 // caller that reuses out's memory.
 func MulDenseTo(ctx context.Context, m *CSR, x, out *mat.Dense, workers int) error {
-	xr, xc := x.Dims()
-	if m.Cols != xr {
-		return fmt.Errorf("sparse: MulDenseTo: shapes %dx%d and %dx%d do not match", m.Rows, m.Cols, xr, xc)
-	}
-	if or, oc := out.Dims(); or != m.Rows || oc != xc {
-		return fmt.Errorf("sparse: MulDenseTo: output is %dx%d, want %dx%d", or, oc, m.Rows, xc)
+	if err := checkMulTo("MulDenseTo", m, x, out, nil); err != nil {
+		return err
 	}
 	return mulDenseInto(ctx, m, x, out, workers, nil, false)
 }
@@ -64,15 +60,11 @@ func MulDenseTo(ctx context.Context, m *CSR, x, out *mat.Dense, workers int) err
 // same bits as MulDenseTo gives them, and leaves out's other rows as they
 // are: for a caller that reads only some rows of the product.
 func MulDenseRowsTo(ctx context.Context, m *CSR, x, out *mat.Dense, rows []bool, workers int) error {
-	xr, xc := x.Dims()
-	if m.Cols != xr {
-		return fmt.Errorf("sparse: MulDenseRowsTo: shapes %dx%d and %dx%d do not match", m.Rows, m.Cols, xr, xc)
+	if rows == nil {
+		return fmt.Errorf("sparse: MulDenseRowsTo: no row flags")
 	}
-	if or, oc := out.Dims(); or != m.Rows || oc != xc {
-		return fmt.Errorf("sparse: MulDenseRowsTo: output is %dx%d, want %dx%d", or, oc, m.Rows, xc)
-	}
-	if len(rows) != m.Rows {
-		return fmt.Errorf("sparse: MulDenseRowsTo: %d row flags for %d rows", len(rows), m.Rows)
+	if err := checkMulTo("MulDenseRowsTo", m, x, out, rows); err != nil {
+		return err
 	}
 	return mulDenseInto(ctx, m, x, out, workers, rows, false)
 }
@@ -83,17 +75,26 @@ func MulDenseRowsTo(ctx context.Context, m *CSR, x, out *mat.Dense, rows []bool,
 // over all of m's indices per product. On an m whose rows are not sorted
 // its result is wrong.
 func MulDenseSortedTo(ctx context.Context, m *CSR, x, out *mat.Dense, rows []bool, workers int) error {
-	xr, xc := x.Dims()
-	if m.Cols != xr {
-		return fmt.Errorf("sparse: MulDenseSortedTo: shapes %dx%d and %dx%d do not match", m.Rows, m.Cols, xr, xc)
-	}
-	if or, oc := out.Dims(); or != m.Rows || oc != xc {
-		return fmt.Errorf("sparse: MulDenseSortedTo: output is %dx%d, want %dx%d", or, oc, m.Rows, xc)
-	}
-	if rows != nil && len(rows) != m.Rows {
-		return fmt.Errorf("sparse: MulDenseSortedTo: %d row flags for %d rows", len(rows), m.Rows)
+	if err := checkMulTo("MulDenseSortedTo", m, x, out, rows); err != nil {
+		return err
 	}
 	return mulDenseInto(ctx, m, x, out, workers, rows, true)
+}
+
+// checkMulTo checks the shapes of fn's product m·x into out and, when rows
+// is not nil, that it has a flag per row of m.
+func checkMulTo(fn string, m *CSR, x, out *mat.Dense, rows []bool) error {
+	xr, xc := x.Dims()
+	if m.Cols != xr {
+		return fmt.Errorf("sparse: %s: shapes %dx%d and %dx%d do not match", fn, m.Rows, m.Cols, xr, xc)
+	}
+	if or, oc := out.Dims(); or != m.Rows || oc != xc {
+		return fmt.Errorf("sparse: %s: output is %dx%d, want %dx%d", fn, or, oc, m.Rows, xc)
+	}
+	if rows != nil && len(rows) != m.Rows {
+		return fmt.Errorf("sparse: %s: %d row flags for %d rows", fn, len(rows), m.Rows)
+	}
+	return nil
 }
 
 // mulSegmentBytes is the size of the slice of x one segment of MulDense's
