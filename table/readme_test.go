@@ -22,6 +22,12 @@ var readmeSummaries = []struct {
 		{"table1/evaluate.table1_hyp-on/table.json", ""},
 		{"table1/evaluate.table1_hylagcn-on/table.json", ""},
 	}},
+	{"table2", []struct{ path, suffix string }{
+		{"table2/evaluate.transductive-table/table.json", ""},
+		{"table2/evaluate.transductive_textgcn-table/table.json", ""},
+		{"table2/evaluate.inductive-table/table.json", " (inductive)"},
+		{"table2/evaluate.inductive_textgcn-table/table.json", " (inductive)"},
+	}},
 }
 
 const readmeSummaryEnd = "<!-- end of summary -->\n"
