@@ -391,10 +391,11 @@ func TestMakeFloats(t *testing.T) {
 	}
 }
 
-// TestMulDenseRowsTo checks that MulDenseRowsTo and MulDenseSortedTo write
-// the selected rows with MulDenseTo's bits and leave every other row as it
-// was, in one pass and in segments, for 1 and 3 workers (MulDenseSortedTo
-// also with every row); and that they refuse a wrong number of row flags.
+// TestMulDenseRowsTo checks that MulDenseRowsTo, with the rows' order
+// checked or known, writes the selected rows with MulDenseTo's bits and
+// leaves every other row as it was, in one pass and in segments, for 1 and
+// 3 workers (order known: also with every row); and that it refuses a
+// wrong number of row flags.
 func TestMulDenseRowsTo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	m := randCSR(rng, 300, 200, 0.05)
@@ -416,14 +417,14 @@ func TestMulDenseRowsTo(t *testing.T) {
 				rows []bool
 				mul  func(out *mat.Dense, rows []bool) error
 			}{
-				{"MulDenseRowsTo", rows, func(out *mat.Dense, rows []bool) error {
-					return MulDenseRowsTo(context.Background(), m, x, out, rows, workers)
+				{"order checked", rows, func(out *mat.Dense, rows []bool) error {
+					return MulDenseRowsTo(context.Background(), m, x, out, rows, false, workers)
 				}},
-				{"MulDenseSortedTo", rows, func(out *mat.Dense, rows []bool) error {
-					return MulDenseSortedTo(context.Background(), m, x, out, rows, workers)
+				{"order known", rows, func(out *mat.Dense, rows []bool) error {
+					return MulDenseRowsTo(context.Background(), m, x, out, rows, true, workers)
 				}},
-				{"MulDenseSortedTo, every row", nil, func(out *mat.Dense, rows []bool) error {
-					return MulDenseSortedTo(context.Background(), m, x, out, rows, workers)
+				{"order known, every row", nil, func(out *mat.Dense, rows []bool) error {
+					return MulDenseRowsTo(context.Background(), m, x, out, rows, true, workers)
 				}},
 			} {
 				out := mat.NewDense(m.Rows, 12, nil)
@@ -447,10 +448,9 @@ func TestMulDenseRowsTo(t *testing.T) {
 			}
 		}
 	}
-	if err := MulDenseRowsTo(context.Background(), m, x, mat.NewDense(m.Rows, 12, nil), rows[1:], 1); err == nil {
-		t.Error("MulDenseRowsTo, too few row flags: no error")
-	}
-	if err := MulDenseSortedTo(context.Background(), m, x, mat.NewDense(m.Rows, 12, nil), rows[1:], 1); err == nil {
-		t.Error("MulDenseSortedTo, too few row flags: no error")
+	for _, sorted := range []bool{false, true} {
+		if err := MulDenseRowsTo(context.Background(), m, x, mat.NewDense(m.Rows, 12, nil), rows[1:], sorted, 1); err == nil {
+			t.Errorf("order known %v, too few row flags: no error", sorted)
+		}
 	}
 }

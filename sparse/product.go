@@ -55,30 +55,19 @@ func MulDenseTo(ctx context.Context, m *CSR, x, out *mat.Dense, workers int) err
 	return mulDenseInto(ctx, m, x, out, workers, nil, false)
 }
 
-// MulDenseRowsTo writes the rows i of m·x with rows[i] true into out
-// (m.Rows×c for an r×c x with r = m.Cols, c ≥ 1; len(rows) = m.Rows), the
-// same bits as MulDenseTo gives them, and leaves out's other rows as they
-// are: for a caller that reads only some rows of the product.
-func MulDenseRowsTo(ctx context.Context, m *CSR, x, out *mat.Dense, rows []bool, workers int) error {
-	if rows == nil {
-		return fmt.Errorf("sparse: MulDenseRowsTo: no row flags")
-	}
+// MulDenseRowsTo writes the rows i of m·x with rows[i] true (every row when
+// rows is nil; else len(rows) = m.Rows) into out (m.Rows×c for an r×c x
+// with r = m.Cols, c ≥ 1), the same bits as MulDenseTo gives them, and
+// leaves out's other rows as they are: for a caller that reads only some
+// rows of the product. sorted says the caller knows m's rows are sorted —
+// CheckSorted returned nil for it, and it has not changed since —, so the
+// product does not check again (a pass over all of m's indices); on an m
+// whose rows are not sorted, sorted = true gives a wrong result.
+func MulDenseRowsTo(ctx context.Context, m *CSR, x, out *mat.Dense, rows []bool, sorted bool, workers int) error {
 	if err := checkMulTo("MulDenseRowsTo", m, x, out, rows); err != nil {
 		return err
 	}
-	return mulDenseInto(ctx, m, x, out, workers, rows, false)
-}
-
-// MulDenseSortedTo is MulDenseRowsTo (rows nil: every row) for an m known
-// to have sorted rows — CheckSorted returned nil for it, and it has not
-// changed since —, which it does not check again: that check is a pass
-// over all of m's indices per product. On an m whose rows are not sorted
-// its result is wrong.
-func MulDenseSortedTo(ctx context.Context, m *CSR, x, out *mat.Dense, rows []bool, workers int) error {
-	if err := checkMulTo("MulDenseSortedTo", m, x, out, rows); err != nil {
-		return err
-	}
-	return mulDenseInto(ctx, m, x, out, workers, rows, true)
+	return mulDenseInto(ctx, m, x, out, workers, rows, sorted)
 }
 
 // checkMulTo checks the shapes of fn's product m·x into out and, when rows

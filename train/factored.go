@@ -202,10 +202,7 @@ type factoredInput struct {
 // mul sets out = m·x (sparse.MulDenseTo's bits) for one of fi's fixed
 // matrices.
 func (fi *factoredInput) mul(ctx context.Context, m *sparse.CSR, x, out *mat.Dense, workers int) error {
-	if fi.sorted[m] {
-		return sparse.MulDenseSortedTo(ctx, m, x, out, nil, workers)
-	}
-	return sparse.MulDenseTo(ctx, m, x, out, workers)
+	return sparse.MulDenseRowsTo(ctx, m, x, out, nil, fi.sorted[m], workers)
 }
 
 func newFactoredInput(f *FactoredX, train, val, test []int, classes int) (*factoredInput, error) {

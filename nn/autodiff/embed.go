@@ -127,11 +127,7 @@ func (t *Tape) SpMMEmbedRows(s *Sparse, w *Node, index []int, p float64, rng *ra
 	return t.record(v, func(out *Node) {
 		r, c := e.Dims()
 		g := t.denseFull(r, c) // only the kept rows are written, and read
-		mul := sparse.MulDenseRowsTo
-		if s.sortedAT {
-			mul = sparse.MulDenseSortedTo
-		}
-		if err := mul(context.Background(), s.AT, out.Grad, g, kept, t.Workers); err != nil {
+		if err := sparse.MulDenseRowsTo(context.Background(), s.AT, out.Grad, g, kept, s.sortedAT, t.Workers); err != nil {
 			panic(err) // shapes were checked
 		}
 		embedRowsBack(w, index, scale, g)

@@ -79,13 +79,7 @@ func (t *Tape) mulSparse(a *sparse.CSR, x *mat.Dense, sorted bool) *mat.Dense {
 		return v
 	}
 	v := t.denseFull(a.Rows, c) // the product writes every entry
-	mul := sparse.MulDenseTo
-	if sorted {
-		mul = func(ctx context.Context, a *sparse.CSR, x, v *mat.Dense, workers int) error {
-			return sparse.MulDenseSortedTo(ctx, a, x, v, nil, workers)
-		}
-	}
-	if err := mul(context.Background(), a, x, v, t.Workers); err != nil {
+	if err := sparse.MulDenseRowsTo(context.Background(), a, x, v, nil, sorted, t.Workers); err != nil {
 		panic(err) // shapes were checked
 	}
 	return v
