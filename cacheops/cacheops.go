@@ -24,7 +24,6 @@ import (
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/cache"
-	"github.com/hylaflow/hylaflow/sparse"
 )
 
 // ParseAge parses a Go duration or a number of days (7d) or weeks (2w).
@@ -580,10 +579,8 @@ func sparseHint(c *cache.Cache, ref cache.OutputRef, w io.Writer) error {
 	}
 	var names []string
 	for _, n := range a.Names() {
-		if v, _ := a.Member(n); n != "" {
-			if _, isSparse := v.(*sparse.CSR); isSparse {
-				names = append(names, n)
-			}
+		if _, err := a.Sparse(n); err == nil && n != "" {
+			names = append(names, n)
 		}
 	}
 	if len(names) == 0 {

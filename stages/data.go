@@ -1031,10 +1031,6 @@ func featuresCols(a *bundle.Bundle) (int, error) {
 	if f != nil {
 		return len(f.Cols), nil
 	}
-	x, err := a.Dense(schema.MemberX)
-	if err != nil {
-		return 0, err
-	}
-	_, c := x.Dims()
-	return c, nil
+	_, c, err := a.DenseDims(schema.MemberX)
+	return c, err
 }

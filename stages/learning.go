@@ -386,7 +386,12 @@ func learnRunTrain(ctx context.Context, job *registry.Job) (map[string]artifact.
 		if data.Factored, err = featuresFactored(in); err != nil {
 			return nil, fmt.Errorf("train: level features: factored X: %w", err)
 		}
-		if data.Factored == nil {
+		if rows, ok := in.DenseRows(schema.MemberX); ok && data.Factored == nil {
+			// X is mostly zeros (the inductive text models' TF-IDF rows):
+			// the trainer multiplies through its non-zeros, X is never
+			// expanded.
+			data.XRows = rows
+		} else if data.Factored == nil {
 			if data.X, err = in.Dense(schema.MemberX); err != nil {
 				return nil, fmt.Errorf("train: level features: %w (precompute with level = \"features\")", err)
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/hylaflow/hylaflow/internal/vec"
+	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -135,6 +136,65 @@ func newSparseInput(xTrain, x *mat.Dense, classes, workers int) *sparseInput {
 	s.trainT = s.train.transpose()
 	s.parts = make([]float64, classes*max(workers, 1))
 	return s
+}
+
+// newSparseInputRows is newSparseInput for X given as its rows' non-zeros
+// (Data.XRows, shared, not copied): X_train is xTrain when given, else
+// X's rows train gathered. It returns nil when X_train is not sparse
+// enough; the caller then expands X.
+func newSparseInputRows(x *sparse.CSR, xTrain *mat.Dense, train []int, classes, workers int) *sparseInput {
+	if denseInputOnly {
+		return nil
+	}
+	all := &csr{rows: x.Rows, cols: x.Cols, ptr: x.Indptr, idx: x.Indices, val: x.Data}
+	var tr *csr
+	if xTrain != nil {
+		r, c := xTrain.Dims()
+		if r == 0 || c == 0 || denseNNZ(xTrain)*sparseInputRatio > r*c {
+			return nil
+		}
+		tr = csrFromDense(xTrain)
+	} else {
+		tr = all.selectRows(train)
+		if tr.rows == 0 || tr.cols == 0 || len(tr.idx)*sparseInputRatio > tr.rows*tr.cols {
+			return nil
+		}
+	}
+	s := &sparseInput{train: tr, all: all, trainT: tr.transpose()}
+	s.parts = make([]float64, classes*max(workers, 1))
+	return s
+}
+
+// selectRows returns the rows rows of m, in that order, as a new csr.
+func (m *csr) selectRows(rows []int) *csr {
+	s := &csr{rows: len(rows), cols: m.cols, ptr: make([]int, len(rows)+1)}
+	nnz := 0
+	for _, i := range rows {
+		nnz += m.ptr[i+1] - m.ptr[i]
+	}
+	s.idx, s.val = make([]int32, 0, nnz), make([]float64, 0, nnz)
+	for r, i := range rows {
+		s.idx = append(s.idx, m.idx[m.ptr[i]:m.ptr[i+1]]...)
+		s.val = append(s.val, m.val[m.ptr[i]:m.ptr[i+1]]...)
+		s.ptr[r+1] = len(s.idx)
+	}
+	return s
+}
+
+// expandRows returns X dense from its rows' non-zeros.
+func expandRows(x *sparse.CSR) *mat.Dense {
+	if x.Rows == 0 || x.Cols == 0 {
+		return &mat.Dense{}
+	}
+	d := mat.NewDense(x.Rows, x.Cols, nil)
+	raw := d.RawMatrix()
+	for i := 0; i < x.Rows; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+x.Cols]
+		for p := x.Indptr[i]; p < x.Indptr[i+1]; p++ {
+			row[x.Indices[p]] = x.Data[p]
+		}
+	}
+	return d
 }
 
 // sparseRowDots sets out[c] = Σ_j x[j]·y[c·stride+j] for the non-zeros

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -125,6 +126,9 @@ func TestSparseInputTrainingBits(t *testing.T) {
 		labels[i] = rng.IntN(4)
 		x.Set(i, 1+labels[i], x.At(i, 1+labels[i])+1) // a learnable signal
 	}
+	for k := 0; k < 40; k++ { // −0 entries: stored by Data.XRows, skipped by the dense X's compression
+		x.Set(rng.IntN(n), rng.IntN(d), math.Copysign(0, -1))
+	}
 	perm := rng.Perm(n)
 	base := Data{X: x, Labels: labels, Train: perm[:300], Val: perm[300:360], Test: perm[360:]}
 	tr, err := newTrainer(&base, nil, nil, Config{Model: ModelSGC, Level: LevelFeatures, Epochs: 1}, rand.New(rand.NewPCG(1, 2)))
@@ -145,8 +149,17 @@ func TestSparseInputTrainingBits(t *testing.T) {
 		binary.Labels[i] = l % 2
 	}
 	binary.Binary = true
+	rows := base
+	rows.X, rows.XRows = nil, nonZeroRows(x)
+	rowsInductive := inductive
+	rowsInductive.X, rowsInductive.XRows = nil, rows.XRows
+	// X given as its rows' non-zeros must give X's results: same bits as
+	// the variant it stands for.
+	standsFor := map[string]string{"rows": "transductive", "rows inductive": "inductive"}
 	for _, model := range []Model{ModelHyLa, ModelRFF, ModelSGC} {
-		for name, data := range map[string]*Data{"transductive": &base, "inductive": &inductive, "binary": &binary} {
+		results := map[string]*Result{}
+		for _, name := range []string{"transductive", "inductive", "binary", "rows", "rows inductive"} {
+			data := map[string]*Data{"transductive": &base, "inductive": &inductive, "binary": &binary, "rows": &rows, "rows inductive": &rowsInductive}[name]
 			for _, workers := range []int{1, 2} {
 				run := func(dense bool) *Result {
 					t.Helper()
@@ -161,6 +174,12 @@ func TestSparseInputTrainingBits(t *testing.T) {
 				}
 				sp, de := run(false), run(true)
 				what := fmt.Sprintf("%s %s workers=%d", model, name, workers)
+				if workers == 1 {
+					results[name] = sp
+				}
+				if other := results[standsFor[name]]; other != nil && !sameResult(sp, other) {
+					t.Errorf("%s: results differ from %s's", what, standsFor[name])
+				}
 				if !sameBits(sp.W.RawMatrix().Data, de.W.RawMatrix().Data) || !sameBits(sp.Bias, de.Bias) {
 					t.Errorf("%s: classifier differs between the sparse and the dense path", what)
 				}
@@ -184,6 +203,39 @@ func TestSparseInputTrainingBits(t *testing.T) {
 	}
 }
 
+// nonZeroRows returns m's entries whose bits are not +0, as Data.XRows.
+func nonZeroRows(m *mat.Dense) *sparse.CSR {
+	r, c := m.Dims()
+	s := &sparse.CSR{Rows: r, Cols: c, Indptr: make([]int, r+1)}
+	for i := 0; i < r; i++ {
+		for j, v := range m.RawRowView(i) {
+			if math.Float64bits(v) != 0 {
+				s.Indices = append(s.Indices, int32(j))
+				s.Data = append(s.Data, v)
+			}
+		}
+		s.Indptr[i+1] = len(s.Data)
+	}
+	return s
+}
+
+// sameResult reports whether two runs gave the same bits.
+func sameResult(a, b *Result) bool {
+	if !sameBits(a.W.RawMatrix().Data, b.W.RawMatrix().Data) || !sameBits(a.Bias, b.Bias) ||
+		(a.Z == nil) != (b.Z == nil) || a.Test != b.Test || a.BestTest != b.BestTest || len(a.Curves) != len(b.Curves) {
+		return false
+	}
+	if a.Z != nil && !sameBits(a.Z.RawMatrix().Data, b.Z.RawMatrix().Data) {
+		return false
+	}
+	for e := range a.Curves {
+		if a.Curves[e] != b.Curves[e] {
+			return false
+		}
+	}
+	return true
+}
+
 // The sparse path is taken only when X_train is sparse enough.
 func TestSparseInputThreshold(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -194,6 +246,13 @@ func TestSparseInputThreshold(t *testing.T) {
 		x := sparseDense(rng, 200, 100, tc.density)
 		if got := newSparseInput(x, x, 3, 1) != nil; got != tc.sparse {
 			t.Errorf("density %v: sparse path %v, want %v", tc.density, got, tc.sparse)
+		}
+		all := make([]int, 200)
+		for i := range all {
+			all[i] = i
+		}
+		if got := newSparseInputRows(nonZeroRows(x), nil, all[50:], 3, 1) != nil; got != tc.sparse {
+			t.Errorf("density %v, X as its rows: sparse path %v, want %v", tc.density, got, tc.sparse)
 		}
 	}
 }

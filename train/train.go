@@ -94,6 +94,14 @@ type Data struct {
 	// factors (the transductive text models' min-max scaled rows of S^K;
 	// factored.go): X is never formed.
 	Factored *FactoredX
+	// XRows, if set instead of X, is X as its rows' non-zero entries
+	// (columns strictly increasing in each row; any entry whose bits are
+	// not +0 may be stored, so −0 and NaN survive): bundle.DenseRows gives
+	// it for a stored X that is mostly zeros, such as the inductive text
+	// models' TF-IDF rows. The trainer multiplies through the non-zeros
+	// when X's training rows are sparse enough (sparse_input.go) and
+	// expands X otherwise; either way the results are those of the dense X.
+	XRows *sparse.CSR
 	// XTrain, if set, is S_train^K X_train (len(Train)×d) for inductive
 	// runs: row r belongs to node Train[r]. Validation and test use X.
 	XTrain *mat.Dense
@@ -193,6 +201,7 @@ type trainer struct {
 
 	in, dim, feats, classes int          // rows of Z, d0, D (or in for SGC), C
 	watch                   nn.LossWatch // tells divergence from learning by the loss
+	x                       *mat.Dense   // X dense (Data.X, or Data.XRows expanded), when the sparse path is not taken
 	xTrain                  *mat.Dense
 	trainRows               []int // nil when xTrain is XTrain itself (rows in order)
 	// sparse: X_train and X compressed, when X_train is sparse enough
@@ -364,8 +373,11 @@ func (t *trainer) checkData() error {
 	}
 	switch t.cfg.Level {
 	case LevelFeatures:
+		if d.X != nil && d.XRows != nil {
+			return errors.New("train: give X either dense or as its rows' non-zeros, not both")
+		}
 		if d.Factored != nil {
-			if d.X != nil || d.XTrain != nil {
+			if d.X != nil || d.XRows != nil || d.XTrain != nil {
 				return errors.New("train: give the features either as X (and X_train) or factored, not both")
 			}
 			if err := d.Factored.Validate(); err != nil {
@@ -378,10 +390,21 @@ func (t *trainer) checkData() error {
 			t.in = c
 			break
 		}
-		if d.X == nil {
+		var r, c int
+		switch {
+		case d.XRows != nil:
+			if err := d.XRows.Validate(); err != nil {
+				return fmt.Errorf("train: X's rows: %w", err)
+			}
+			if err := d.XRows.CheckSorted(); err != nil {
+				return fmt.Errorf("train: X's rows: %w", err)
+			}
+			r, c = d.XRows.Rows, d.XRows.Cols
+		case d.X != nil:
+			r, c = d.X.Dims()
+		default:
 			return errors.New("train: feature level needs the propagated features X (precompute with level = \"features\")")
 		}
-		r, c := d.X.Dims()
 		if r != n {
 			return fmt.Errorf("train: X has %d rows for %d labelled nodes", r, n)
 		}
@@ -494,16 +517,25 @@ func (t *trainer) alloc() error {
 			return fmt.Errorf("train: factored X: %w", err)
 		}
 	} else if t.cfg.Level == LevelFeatures {
+		t.x = d.X
+		if d.XRows != nil {
+			// X's non-zeros: the sparse path without forming X, unless its
+			// training rows are too dense for it.
+			if t.sparse = newSparseInputRows(d.XRows, d.XTrain, d.Train, c, t.workers); t.sparse != nil {
+				return nil
+			}
+			t.x = expandRows(d.XRows)
+		}
 		if d.XTrain != nil {
 			t.xTrain = d.XTrain
 		} else {
-			_, cols := d.X.Dims()
+			_, cols := t.x.Dims()
 			t.xTrain = mat.NewDense(len(d.Train), cols, nil)
 			for r, i := range d.Train {
-				copy(t.xTrain.RawRowView(r), d.X.RawRowView(i))
+				copy(t.xTrain.RawRowView(r), t.x.RawRowView(i))
 			}
 		}
-		t.sparse = newSparseInput(t.xTrain, d.X, c, t.workers)
+		t.sparse = newSparseInput(t.xTrain, t.x, c, t.workers)
 	} else {
 		n := t.in
 		t.y, t.gy = mat.NewDense(n, c, nil), mat.NewDense(n, c, nil)
@@ -939,10 +971,10 @@ func (t *trainer) rowsProduct(ctx context.Context, rows []int, yT, out *mat.Dens
 		return t.sparseRowsProduct(ctx, t.sparse.all, rows, yT, out, len(rows))
 	}
 	if t.serial(len(rows)) {
-		rowsProductRange(t.data.X, rows, yT, out, 0, len(rows))
+		rowsProductRange(t.x, rows, yT, out, 0, len(rows))
 		return nil
 	}
-	return t.parallel(ctx, len(rows), func(lo, hi int) { rowsProductRange(t.data.X, rows, yT, out, lo, hi) })
+	return t.parallel(ctx, len(rows), func(lo, hi int) { rowsProductRange(t.x, rows, yT, out, lo, hi) })
 }
 
 // gtx sets gyT = Gᵀ·X_train with the vector kernels: column blocks of

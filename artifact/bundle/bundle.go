@@ -93,8 +93,15 @@ func (a *Bundle) Names() []string {
 func (a *Bundle) Has(name string) bool { _, ok := a.members[name]; return ok }
 
 // Member returns the raw member value: *mat.Dense, []float64, []int,
-// *sparse.CSR, json.RawMessage or []byte.
-func (a *Bundle) Member(name string) (any, bool) { v, ok := a.members[name]; return v, ok }
+// *sparse.CSR, json.RawMessage or []byte (a dense member held compressed
+// is expanded: compressed.go).
+func (a *Bundle) Member(name string) (any, bool) {
+	v, ok := a.members[name]
+	if c, isC := v.(*compressedDense); isC {
+		return c.Dense(), true
+	}
+	return v, ok
+}
 
 // SetDense stores a dense float64 matrix (encoded as a 2-D .npy).
 func (a *Bundle) SetDense(name string, m *mat.Dense) { a.members[name] = m }
@@ -127,6 +134,9 @@ func get[T any](a *Bundle, name, what string) (T, error) {
 	if !ok {
 		return zero, fmt.Errorf("artifact (%s): no member %q (have %v)", a.kind, name, a.Names())
 	}
+	if _, isC := v.(*compressedDense); isC {
+		v = (*mat.Dense)(nil) // a dense matrix held compressed: named by its type (Dense expands it)
+	}
 	t, ok := v.(T)
 	if !ok {
 		return zero, fmt.Errorf("artifact (%s): member %q is %T, want %s", a.kind, name, v, what)
@@ -134,9 +144,43 @@ func get[T any](a *Bundle, name, what string) (T, error) {
 	return t, nil
 }
 
-// Dense returns a dense matrix member.
+// Dense returns a dense matrix member (a member held compressed is
+// expanded on the first call: compressed.go).
 func (a *Bundle) Dense(name string) (*mat.Dense, error) {
+	if c, ok := a.members[name].(*compressedDense); ok {
+		return c.Dense(), nil
+	}
 	return get[*mat.Dense](a, name, "dense matrix")
+}
+
+// DenseRows returns the non-zero entries of a dense matrix member that
+// decoding held compressed (a large member at most 1/16 non-zero:
+// compressed.go), in rows with strictly increasing columns; every entry
+// whose bits are not +0 is kept, so expanding them gives the member bit
+// for bit. ok is false when the member is absent or held dense: use Dense.
+// The result is shared; callers must not modify it.
+func (a *Bundle) DenseRows(name string) (m *sparse.CSR, ok bool) {
+	if c, isC := a.members[name].(*compressedDense); isC {
+		return c.rows, true
+	}
+	return nil, false
+}
+
+// DenseDims returns the shape of a dense matrix member without expanding
+// a member held compressed.
+func (a *Bundle) DenseDims(name string) (r, c int, err error) {
+	if cd, ok := a.members[name].(*compressedDense); ok {
+		return cd.rows.Rows, cd.rows.Cols, nil
+	}
+	m, err := get[*mat.Dense](a, name, "dense matrix")
+	if err != nil {
+		return 0, 0, err
+	}
+	if m.IsEmpty() {
+		return 0, 0, nil
+	}
+	r, c = m.Dims()
+	return r, c, nil
 }
 
 // Floats returns a float64 vector member.

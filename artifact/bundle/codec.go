@@ -113,6 +113,8 @@ func memberType(v any) (string, error) {
 			return "", errors.New("nil sparse matrix")
 		}
 		return typeSparse, nil
+	case *compressedDense:
+		return typeDense, nil
 	case json.RawMessage:
 		return typeJSON, nil
 	case []byte:
@@ -285,6 +287,8 @@ func Encode(w io.Writer, a *Bundle) error {
 // writeMember writes the zip member z of member name with value v.
 func writeMember(w io.Writer, z, name string, v any) error {
 	switch m := v.(type) {
+	case *compressedDense:
+		return m.writeRows(w)
 	case *mat.Dense:
 		r, c := m.Dims()
 		if m.IsEmpty() {
@@ -491,6 +495,15 @@ func (d *decoder) member(files map[string]*zip.File, name, typ string) (any, err
 	case typeFile:
 		return d.readAll(files[zn[0]])
 	case typeDense:
+		if f := files[zn[0]]; int64(f.UncompressedSize64) >= compressMinBytes {
+			m, ok, err := d.readDenseCompressed(f, name)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return &compressedDense{rows: m}, nil
+			}
+		}
 		arr, err := d.readNpy(files[zn[0]], asFloats, "<f8")
 		if err != nil {
 			return nil, err
@@ -620,9 +633,14 @@ type npyArray struct {
 	strs   []string
 }
 
-// readNpy decodes a .npy zip member whose dtype must be one of descrs
-// (package npy reads the header and the data).
-func (d *decoder) readNpy(f *zip.File, as npyTarget, descrs ...string) (*npyArray, error) {
+// npyFail reports a problem at a byte offset of a .npy zip member.
+type npyFail func(off int64, format string, args ...any) error
+
+// openNpy opens the .npy zip member f and reads its header, which must
+// announce C order (for more than one dimension), one of the dtypes descrs
+// and exactly the data bytes the member holds. The reader is left at the
+// start of the data; the caller closes it.
+func (d *decoder) openNpy(f *zip.File, descrs ...string) (io.ReadCloser, *npy.Header, npyFail, error) {
 	qname := f.Name
 	fail := func(off int64, format string, args ...any) error {
 		return d.errf(qname, "byte %d: "+format, append([]any{off}, args...)...)
@@ -630,30 +648,42 @@ func (d *decoder) readNpy(f *zip.File, as npyTarget, descrs ...string) (*npyArra
 	size := int64(f.UncompressedSize64)
 	rc, err := f.Open()
 	if err != nil {
-		return nil, d.errf(qname, "%w", err)
+		return nil, nil, nil, d.errf(qname, "%w", err)
+	}
+	h, err := npy.ReadHeader(rc, size, d.file, qname)
+	if err == nil && h.Fortran && len(h.Shape) > 1 {
+		err = fail(h.HeaderOffset, "fortran_order is True, want C order")
+	} else if err == nil && !slices.Contains(descrs, h.Descr) {
+		err = fail(h.HeaderOffset, "dtype %q, want %s", h.Descr, strings.Join(quoteAll(descrs), " or "))
+	} else if err == nil && h.DataBytes() != size-h.DataOffset {
+		err = fail(h.DataOffset, "shape %v of %s needs %d data bytes, the member has %d", h.Shape, h.Descr, h.DataBytes(), size-h.DataOffset)
+	} else if err != nil {
+		var e *npy.Error
+		switch {
+		case !errors.As(err, &e):
+			err = d.errf(qname, "%w", err)
+		case e.Err != nil:
+			err = fail(e.Offset, "%s: %w", e.Msg, e.Err)
+		default:
+			err = fail(e.Offset, "%s", e.Msg)
+		}
+	}
+	if err != nil {
+		rc.Close()
+		return nil, nil, nil, err
+	}
+	return rc, h, fail, nil
+}
+
+// readNpy decodes a .npy zip member whose dtype must be one of descrs
+// (package npy reads the header and the data).
+func (d *decoder) readNpy(f *zip.File, as npyTarget, descrs ...string) (*npyArray, error) {
+	rc, h, fail, err := d.openNpy(f, descrs...)
+	if err != nil {
+		return nil, err
 	}
 	defer rc.Close()
-	h, err := npy.ReadHeader(rc, size, d.file, qname)
-	if err != nil {
-		var e *npy.Error
-		if !errors.As(err, &e) {
-			return nil, d.errf(qname, "%w", err)
-		}
-		if e.Err != nil {
-			return nil, fail(e.Offset, "%s: %w", e.Msg, e.Err)
-		}
-		return nil, fail(e.Offset, "%s", e.Msg)
-	}
-	if h.Fortran && len(h.Shape) > 1 {
-		return nil, fail(h.HeaderOffset, "fortran_order is True, want C order")
-	}
-	if !slices.Contains(descrs, h.Descr) {
-		return nil, fail(h.HeaderOffset, "dtype %q, want %s", h.Descr, strings.Join(quoteAll(descrs), " or "))
-	}
 	off := h.DataOffset
-	if h.DataBytes() != size-off {
-		return nil, fail(off, "shape %v of %s needs %d data bytes, the member has %d", h.Shape, h.Descr, h.DataBytes(), size-off)
-	}
 	arr := &npyArray{shape: h.Shape}
 	switch {
 	case h.Kind == 'U' || h.Kind == 'S':

@@ -173,3 +173,38 @@ func readConverted(r io.Reader, n, size int, put func(b []byte, i int) error) er
 	}
 	return nil
 }
+
+// ReadFloat64Rows reads the data of an 8-byte float array of shape
+// (rows, cols), C order, one row at a time into a buffer of cols values
+// that it reuses, and calls fn with each row's index and values; fn's
+// error stops the read and is returned as is. It holds one row, not the
+// array, for readers that keep only part of it.
+func ReadFloat64Rows(r io.Reader, h *Header, fn func(i int, row []float64) error) error {
+	if h.Kind != 'f' || h.ItemSize != 8 {
+		return fmt.Errorf("dtype %q is not an 8-byte float", h.Descr)
+	}
+	if len(h.Shape) != 2 || h.Fortran {
+		return fmt.Errorf("shape %v (fortran_order %v), want a 2-D array in C order", h.Shape, h.Fortran)
+	}
+	rows, cols := h.Shape[0], h.Shape[1]
+	row := make([]float64, cols)
+	b, native := nativeBytes(row, 8)
+	native = native && h.Order == binary.LittleEndian
+	if !native {
+		b = make([]byte, 8*cols)
+	}
+	for i := 0; i < rows; i++ {
+		if _, err := io.ReadFull(r, b); err != nil {
+			return fmt.Errorf("row %d of %d: %w", i, rows, err)
+		}
+		if !native {
+			for j := range row {
+				row[j] = math.Float64frombits(h.Order.Uint64(b[8*j:]))
+			}
+		}
+		if err := fn(i, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
