@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/hylaflow/hylaflow/artifact"
@@ -680,8 +682,14 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]artif
 			}
 		}
 		var x, xk *mat.Dense
+		var xRows *sparse.CSR // X given by its non-zeros (K = 0, sparse features)
 		var fact *train.FactoredX
-		if xs, ok := dataSparseFeatures(in); ok && k > 0 && !p.Bool("inductive") {
+		if xs, ok := dataSparseFeatures(in); ok && k == 0 && !p.Bool("inductive") && scale == "none" {
+			// X itself, mostly zeros (Table 2's TF-IDF rows): stored as
+			// the dense matrix (the same bytes) but handed on as its
+			// non-zeros, never formed (bundle.SetDenseRows).
+			xRows = dataDenseRows(xs, keep)
+		} else if xs, ok := dataSparseFeatures(in); ok && k > 0 && !p.Bool("inductive") {
 			// S^K X straight from the sparse X (Planetoid's bag-of-words):
 			// the same bits as densifying X first, without the dense copy.
 			if xk, err = sparse.PowerSparse(ctx, s, xs, k, workers); err != nil {
@@ -738,6 +746,9 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]artif
 		}
 		if xk != nil {
 			out.SetDense(schema.MemberX, xk)
+		}
+		if xRows != nil {
+			out.SetDenseRows(schema.MemberX, xRows)
 		}
 		if p.Bool("inductive") {
 			if trainIdx == nil {
@@ -804,6 +815,42 @@ func dataProductNNZLowerBound(a, b *sparse.CSR) int {
 		total += longest
 	}
 	return total
+}
+
+// dataDenseRows returns the rows keep (nil: all) of the matrix x.ToDense
+// would form, as their entries whose bits are not +0 (bundle.SetDenseRows):
+// each row's stored entries summed from +0 in stored order, as ToDense
+// sums them, so the dense matrix they give is ToDense's bit for bit.
+func dataDenseRows(x *sparse.CSR, keep []int) *sparse.CSR {
+	n := x.Rows
+	if keep != nil {
+		n = len(keep)
+	}
+	out := &sparse.CSR{Rows: n, Cols: x.Cols, Indptr: make([]int, n+1)}
+	acc := make([]float64, x.Cols)
+	var cols []int32
+	for r := 0; r < n; r++ {
+		i := r
+		if keep != nil {
+			i = keep[r]
+		}
+		lo, hi := x.Indptr[i], x.Indptr[i+1]
+		cols = append(cols[:0], x.Indices[lo:hi]...)
+		for p := lo; p < hi; p++ {
+			acc[x.Indices[p]] += x.Data[p]
+		}
+		slices.Sort(cols)
+		cols = slices.Compact(cols)
+		for _, j := range cols {
+			if v := acc[j]; math.Float64bits(v) != 0 {
+				out.Indices = append(out.Indices, j)
+				out.Data = append(out.Data, v)
+			}
+			acc[j] = 0
+		}
+		out.Indptr[r+1] = len(out.Data)
+	}
+	return out
 }
 
 // dataSelectRows returns the rows keep of x as a new matrix.

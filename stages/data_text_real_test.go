@@ -3,13 +3,16 @@ package stages
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"runtime"
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact/bundle"
 	"github.com/hylaflow/hylaflow/internal/cputime"
 	"github.com/hylaflow/hylaflow/internal/testenv"
+	"github.com/hylaflow/hylaflow/sparse"
 	"github.com/hylaflow/hylaflow/stages/schema"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestDataTextR8Accuracy trains Table 2's inductive models on the real R8
@@ -179,10 +182,10 @@ func BenchmarkTextGCNReal(b *testing.B) {
 }
 
 // TestTrainCompressedXSameArtifacts: Table 2's inductive X (R8's TF-IDF
-// rows, 7674 × 7688 dense, 0.4 % non-zero) comes back from the cache held
-// compressed (bundle.DenseRows), and the train stage multiplies through
-// its non-zeros without expanding it. Its artifacts must be the bytes of a
-// run on the dense X the precompute stage produced.
+// rows, 7674 × 7688, 0.55 % non-zero) leaves precompute as its non-zeros
+// and comes back from the cache held compressed (bundle.DenseRows); the
+// train stage multiplies through its non-zeros without expanding it. Its
+// artifacts must be the bytes of a run on X formed dense.
 func TestTrainCompressedXSameArtifacts(t *testing.T) {
 	root := learnDataRoot(t)
 	docs := learnPrecompute(t, map[string]any{"source": "textgcn", "name": "R8", "root": root, "view": "inductive"},
@@ -200,6 +203,29 @@ func TestTrainCompressedXSameArtifacts(t *testing.T) {
 		t.Fatal("R8's inductive X was decoded dense, want it held compressed")
 	}
 	t.Logf("X: %d × %d, %d non-zeros (%.2f %%)", rows.Rows, rows.Cols, rows.NNZ(), 100*float64(rows.NNZ())/float64(rows.Rows*rows.Cols))
+	// The same artifact with X formed dense, as precompute stored it before.
+	dense := bundle.New(docs.Kind())
+	for _, name := range docs.Names() {
+		switch v, _ := docs.Member(name); v := v.(type) {
+		case *mat.Dense:
+			dense.SetDense(name, v)
+		case []int:
+			dense.SetInts(name, v)
+		case []float64:
+			dense.SetFloats(name, v)
+		case *sparse.CSR:
+			dense.SetSparse(name, v)
+		case json.RawMessage:
+			if err := dense.SetJSON(name, v); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatalf("member %q is %T", name, v)
+		}
+	}
+	if _, ok := dense.DenseRows(schema.MemberX); ok {
+		t.Fatal("the dense copy holds X compressed")
+	}
 	for _, tc := range []struct {
 		name   string
 		sample map[string]any
@@ -212,8 +238,8 @@ func TestTrainCompressedXSameArtifacts(t *testing.T) {
 			map[string]any{"model": "rff", "lr_embedding": 1.0, "lr_classifier": 0.001, "epochs": 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			outputs := make([][]byte, 2)
-			for k, feats := range []*bundle.Bundle{docs, decoded} {
+			outputs := make([][]byte, 3)
+			for k, feats := range []*bundle.Bundle{dense, docs, decoded} {
 				in := map[string][]*bundle.Bundle{"features": {feats}}
 				if tc.sample != nil {
 					in["samples"] = []*bundle.Bundle{learnRun(t, "sample", tc.sample, nil, 3, 2)["samples"]}
@@ -227,7 +253,7 @@ func TestTrainCompressedXSameArtifacts(t *testing.T) {
 				}
 				outputs[k] = b.Bytes()
 			}
-			if !bytes.Equal(outputs[0], outputs[1]) {
+			if !bytes.Equal(outputs[0], outputs[1]) || !bytes.Equal(outputs[0], outputs[2]) {
 				t.Fatal("the train stage's artifacts differ between the dense X and the compressed one")
 			}
 		})

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"math/rand/v2"
@@ -264,5 +265,68 @@ func TestDataIdentityFactorsMatchSparse(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Precompute with K = 0 on sparse features hands X on as its non-zeros
+// (bundle.SetDenseRows) without forming it, and stores the bytes of the
+// dense X it stored before: duplicates summed in stored order from +0 (a
+// pair that cancels, a −0 that becomes +0), unsorted rows, explicit
+// zeros; every row or the labelled ones.
+func TestDataPrecomputeSparseFeaturesK0(t *testing.T) {
+	n := 6
+	adj, err := sparse.FromCOO(n, n, []int{0, 1, 2, 3, 4, 5}, []int{1, 0, 3, 2, 5, 4}, []float64{1, 1, 1, 1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	negZero := math.Copysign(0, -1)
+	feats := &sparse.CSR{Rows: n, Cols: 5,
+		Indptr:  []int{0, 3, 5, 5, 8, 10, 11},
+		Indices: []int32{4, 0, 2, 1, 1, 3, 0, 3, 2, 2, 4},
+		Data:    []float64{0.5, 1e-300, 2, 0.1, 0.2, 1, 7, -1, 0, negZero, 3},
+	}
+	g := &datasets.Graph{Name: "tiny", Source: "textgcn", Adj: adj, SparseFeatures: feats,
+		Labels: []int{0, 1, -1, 1, 0, -1}, Classes: 2, Train: []int{0, 1}, Val: []int{3}, Test: []int{4}}
+	ga, err := dataGraphArtifact(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm := learnRun(t, "normalize", nil, map[string][]*bundle.Bundle{"graph": {ga}}, 1, 1)["graph"]
+	dense := feats.ToDense()
+	for _, tc := range []struct {
+		rows string
+		keep []int
+	}{{"all", nil}, {"labelled", []int{0, 1, 3, 4}}} {
+		out := learnRun(t, "precompute", map[string]any{"k": 0, "rows": tc.rows}, map[string][]*bundle.Bundle{"graph": {norm}}, 1, 1)["features"]
+		rows, ok := out.DenseRows(schema.MemberX)
+		if !ok {
+			t.Fatalf("rows %s: X was formed dense, want it given by its non-zeros", tc.rows)
+		}
+		want := dense
+		if tc.keep != nil {
+			want = dataSelectRows(dense, tc.keep)
+		}
+		ref := bundle.New(schema.KindFeatures)
+		ref.SetDense(schema.MemberX, want)
+		var got, exp bytes.Buffer
+		if _, err := bundle.WriteMember(&got, out, schema.MemberX); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bundle.WriteMember(&exp, ref, schema.MemberX); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), exp.Bytes()) {
+			t.Fatalf("rows %s: X's .npy differs from the dense X's", tc.rows)
+		}
+		// Row 1 holds 0.1 + 0.2 summed in stored order; row 3's 1 + (−1)
+		// cancels and its 0 entry is not a non-zero.
+		if r := rows.Indptr[2] - rows.Indptr[1]; r != 1 || rows.Data[rows.Indptr[1]] != feats.Data[3]+feats.Data[4] {
+			t.Fatalf("rows %s: row 1 is %v, want [0.1+0.2]", tc.rows, rows.Data[rows.Indptr[1]:rows.Indptr[2]])
+		}
+	}
+	// Min-max scaling and the inductive view still form X dense.
+	out := learnRun(t, "precompute", map[string]any{"k": 0, "scale": "minmax", "rows": "labelled"}, map[string][]*bundle.Bundle{"graph": {norm}}, 1, 1)["features"]
+	if _, ok := out.DenseRows(schema.MemberX); ok {
+		t.Fatal("scale = minmax: X given by its non-zeros")
 	}
 }

@@ -106,6 +106,16 @@ func (a *Bundle) Member(name string) (any, bool) {
 // SetDense stores a dense float64 matrix (encoded as a 2-D .npy).
 func (a *Bundle) SetDense(name string, m *mat.Dense) { a.members[name] = m }
 
+// SetDenseRows stores a dense float64 matrix given by its non-zero
+// entries: m's rows with strictly increasing columns, no entry +0 (−0 is
+// an entry). The member is the dense matrix — encoded as the same 2-D .npy
+// bytes, expanded by Dense and Member — and DenseRows returns m, so a
+// stage can hand a mostly-zero matrix to its consumers without forming
+// it. m is not copied; Encode checks its structure.
+func (a *Bundle) SetDenseRows(name string, m *sparse.CSR) {
+	a.members[name] = &compressedDense{rows: m}
+}
+
 // SetFloats stores a float64 vector (1-D .npy).
 func (a *Bundle) SetFloats(name string, v []float64) { a.members[name] = v }
 

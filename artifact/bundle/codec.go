@@ -251,6 +251,11 @@ func Encode(w io.Writer, a *Bundle) error {
 				return fmt.Errorf("artifact (%s): Encode: member %q: %w", a.kind, n, err)
 			}
 		}
+		if c, ok := v.(*compressedDense); ok {
+			if err := c.check(); err != nil {
+				return fmt.Errorf("artifact (%s): Encode: dense member %q given by its rows: %w", a.kind, n, err)
+			}
+		}
 	}
 	manBytes, err := json.Marshal(man)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -63,6 +64,26 @@ func (c *compressedDense) Dense() *mat.Dense {
 		c.dense = d
 	})
 	return c.dense
+}
+
+// check reports a structure Encode cannot write as a dense .npy: an
+// invalid CSR, unsorted or repeated columns, or an entry +0.
+func (c *compressedDense) check() error {
+	if c.rows == nil {
+		return errors.New("nil matrix")
+	}
+	if err := c.rows.Validate(); err != nil {
+		return err
+	}
+	if err := c.rows.CheckSorted(); err != nil {
+		return err
+	}
+	for p, v := range c.rows.Data {
+		if math.Float64bits(v) == 0 {
+			return fmt.Errorf("entry %d is +0 (leave zeros out)", p)
+		}
+	}
+	return nil
 }
 
 // writeRows writes the member's .npy data, row by row, as the dense
