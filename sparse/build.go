@@ -125,6 +125,45 @@ func FromDense(d mat.Matrix) *CSR {
 	return m
 }
 
+// FromDenseBits returns the CSR form of d keeping every entry whose bits
+// are not those of +0 (so −0 and NaN are entries): DenseBits gives d back
+// bit for bit.
+func FromDenseBits(d *mat.Dense) *CSR {
+	r, c := d.Dims()
+	if d.IsEmpty() {
+		r, c = 0, 0
+	}
+	m := &CSR{Rows: r, Cols: c, Indptr: make([]int, r+1)}
+	for i := 0; i < r; i++ {
+		for j, x := range d.RawRowView(i) {
+			if math.Float64bits(x) != 0 {
+				m.Indices = append(m.Indices, int32(j))
+				m.Data = append(m.Data, x)
+			}
+		}
+		m.Indptr[i+1] = len(m.Data)
+	}
+	return m
+}
+
+// DenseBits returns m as a dense matrix whose entries are m's stored
+// values as they are (set, not added to a +0: a stored −0 stays −0), for
+// canonical m (CheckSorted); an empty matrix for a zero dimension.
+func (m *CSR) DenseBits() *mat.Dense {
+	if m.Rows == 0 || m.Cols == 0 {
+		return &mat.Dense{}
+	}
+	d := mat.NewDense(m.Rows, m.Cols, nil)
+	raw := d.RawMatrix()
+	for i := 0; i < m.Rows; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+m.Cols]
+		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+			row[m.Indices[p]] = m.Data[p]
+		}
+	}
+	return d
+}
+
 // ToDense returns m as a dense matrix. Meant for small matrices and tests.
 func (m *CSR) ToDense() *mat.Dense {
 	if m.Rows == 0 || m.Cols == 0 {

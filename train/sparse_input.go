@@ -181,22 +181,6 @@ func (m *csr) selectRows(rows []int) *csr {
 	return s
 }
 
-// expandRows returns X dense from its rows' non-zeros.
-func expandRows(x *sparse.CSR) *mat.Dense {
-	if x.Rows == 0 || x.Cols == 0 {
-		return &mat.Dense{}
-	}
-	d := mat.NewDense(x.Rows, x.Cols, nil)
-	raw := d.RawMatrix()
-	for i := 0; i < x.Rows; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+x.Cols]
-		for p := x.Indptr[i]; p < x.Indptr[i+1]; p++ {
-			row[x.Indices[p]] = x.Data[p]
-		}
-	}
-	return d
-}
-
 // sparseRowDots sets out[c] = Σ_j x[j]·y[c·stride+j] for the non-zeros
 // (idx, val) of a row of length d, with the operations of vec.RowDots.
 func sparseRowDots(idx []int32, val []float64, d int, y []float64, stride int, out []float64) {

@@ -150,7 +150,7 @@ func TestSparseInputTrainingBits(t *testing.T) {
 	}
 	binary.Binary = true
 	rows := base
-	rows.X, rows.XRows = nil, nonZeroRows(x)
+	rows.X, rows.XRows = nil, sparse.FromDenseBits(x)
 	rowsInductive := inductive
 	rowsInductive.X, rowsInductive.XRows = nil, rows.XRows
 	// X given as its rows' non-zeros must give X's results: same bits as
@@ -203,22 +203,6 @@ func TestSparseInputTrainingBits(t *testing.T) {
 	}
 }
 
-// nonZeroRows returns m's entries whose bits are not +0, as Data.XRows.
-func nonZeroRows(m *mat.Dense) *sparse.CSR {
-	r, c := m.Dims()
-	s := &sparse.CSR{Rows: r, Cols: c, Indptr: make([]int, r+1)}
-	for i := 0; i < r; i++ {
-		for j, v := range m.RawRowView(i) {
-			if math.Float64bits(v) != 0 {
-				s.Indices = append(s.Indices, int32(j))
-				s.Data = append(s.Data, v)
-			}
-		}
-		s.Indptr[i+1] = len(s.Data)
-	}
-	return s
-}
-
 // sameResult reports whether two runs gave the same bits.
 func sameResult(a, b *Result) bool {
 	if !sameBits(a.W.RawMatrix().Data, b.W.RawMatrix().Data) || !sameBits(a.Bias, b.Bias) ||
@@ -251,7 +235,7 @@ func TestSparseInputThreshold(t *testing.T) {
 		for i := range all {
 			all[i] = i
 		}
-		if got := newSparseInputRows(nonZeroRows(x), nil, all[50:], 3, 1) != nil; got != tc.sparse {
+		if got := newSparseInputRows(sparse.FromDenseBits(x), nil, all[50:], 3, 1) != nil; got != tc.sparse {
 			t.Errorf("density %v, X as its rows: sparse path %v, want %v", tc.density, got, tc.sparse)
 		}
 	}

@@ -524,7 +524,7 @@ func (t *trainer) alloc() error {
 			if t.sparse = newSparseInputRows(d.XRows, d.XTrain, d.Train, c, t.workers); t.sparse != nil {
 				return nil
 			}
-			t.x = expandRows(d.XRows)
+			t.x = d.XRows.DenseBits()
 		}
 		if d.XTrain != nil {
 			t.xTrain = d.XTrain

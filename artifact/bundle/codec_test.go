@@ -597,11 +597,20 @@ func FuzzDecode(f *testing.F) {
 			f.Add(tc.data)
 		}
 	}
+	decodeCompressed := func(data []byte) (*Bundle, error) {
+		old := compressMinBytes
+		compressMinBytes = 0 // every dense member held compressed when sparse enough
+		defer func() { compressMinBytes = old }()
+		return Decode(bytes.NewReader(data), int64(len(data)), "fuzz")
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := Decode(bytes.NewReader(data), int64(len(data)), "fuzz")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "artifact fuzz: ") {
 				t.Fatalf("error does not name the file: %v", err)
+			}
+			if _, errC := decodeCompressed(data); errC == nil {
+				t.Fatalf("decodes compressed but not dense: %v", err)
 			}
 			return
 		}
@@ -617,6 +626,16 @@ func FuzzDecode(f *testing.F) {
 		var b2 bytes.Buffer
 		if err := Encode(&b2, a2); err != nil || !bytes.Equal(b1.Bytes(), b2.Bytes()) {
 			t.Fatalf("encoding is not a fixed point (err %v)", err)
+		}
+		// Dense members held compressed (every size) decode to the same
+		// artifact, or fail where the dense decoding fails.
+		ac, errC := decodeCompressed(data)
+		if errC != nil {
+			t.Fatalf("decodes dense but not compressed: %v", errC)
+		}
+		var b3 bytes.Buffer
+		if err := Encode(&b3, ac); err != nil || !bytes.Equal(b1.Bytes(), b3.Bytes()) {
+			t.Fatalf("compressed decoding encodes differently (err %v)", err)
 		}
 	})
 }

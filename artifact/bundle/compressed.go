@@ -51,18 +51,7 @@ type compressedDense struct {
 // for concurrent use: stages that share an input bundle may call it
 // together).
 func (c *compressedDense) Dense() *mat.Dense {
-	c.once.Do(func() {
-		m := c.rows
-		d := mat.NewDense(m.Rows, m.Cols, nil)
-		raw := d.RawMatrix()
-		for i := 0; i < m.Rows; i++ {
-			row := raw.Data[i*raw.Stride : i*raw.Stride+m.Cols]
-			for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
-				row[m.Indices[p]] = m.Data[p]
-			}
-		}
-		c.dense = d
-	})
+	c.once.Do(func() { c.dense = c.rows.DenseBits() })
 	return c.dense
 }
 
@@ -123,6 +112,9 @@ func (d *decoder) readDenseCompressed(f *zip.File, name string) (m *sparse.CSR, 
 		return nil, false, d.errf(f.Name, "shape %v, want a 2-D array for dense member %q", h.Shape, name)
 	}
 	rows, cols := h.Shape[0], h.Shape[1]
+	if rows == 0 || cols == 0 {
+		return nil, false, nil // decoded dense: the empty matrix
+	}
 	limit := int(h.Len() / compressRatio)
 	m = &sparse.CSR{Rows: rows, Cols: cols, Indptr: make([]int, rows+1)}
 	err = npy.ReadFloat64Rows(bufio.NewReaderSize(rc, 1<<20), h, func(i int, row []float64) error {

@@ -192,17 +192,7 @@ func TestSetDenseRows(t *testing.T) {
 	for _, min := range []int64{1 << 40, 1024} {
 		withCompressMin(t, min)
 		x := sparseDense(120, 77, 0.03, 9)
-		r, c := x.Dims()
-		rows := &sparse.CSR{Rows: r, Cols: c, Indptr: make([]int, r+1)}
-		for i := 0; i < r; i++ {
-			for j, v := range x.RawRowView(i) {
-				if math.Float64bits(v) != 0 {
-					rows.Indices = append(rows.Indices, int32(j))
-					rows.Data = append(rows.Data, v)
-				}
-			}
-			rows.Indptr[i+1] = len(rows.Data)
-		}
+		rows := sparse.FromDenseBits(x)
 		a, b := New("features"), New("features")
 		a.SetDense("X", x)
 		b.SetDenseRows("X", rows)
