@@ -400,6 +400,9 @@ func (t *trainer) checkData() error {
 				return fmt.Errorf("train: X's rows: %w", err)
 			}
 			r, c = d.XRows.Rows, d.XRows.Cols
+			if c == 0 {
+				return errors.New("train: X's rows have no columns")
+			}
 		case d.X != nil:
 			r, c = d.X.Dims()
 		default:

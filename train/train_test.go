@@ -324,6 +324,29 @@ func TestNonFiniteAndErrors(t *testing.T) {
 	if _, err := Run(context.Background(), &bad, nil, nil, cfg, rand.New(rand.NewPCG(1, 2))); err == nil {
 		t.Fatal("unlabelled training node accepted")
 	}
+	// X given by its rows' non-zeros: malformed, empty, or beside a dense X.
+	n := len(data.Labels)
+	for name, rows := range map[string]*sparse.CSR{
+		"unsorted":   {Rows: n, Cols: 4, Indptr: append([]int{0, 2}, make([]int, n-1)...), Indices: []int32{3, 1}, Data: []float64{1, 2}},
+		"no columns": {Rows: n, Cols: 0, Indptr: make([]int, n+1)},
+		"bad indptr": {Rows: n, Cols: 4, Indptr: []int{0, 5}},
+	} {
+		bad = *data
+		bad.X, bad.XRows = nil, rows
+		if name == "unsorted" {
+			for i := 2; i <= n; i++ {
+				bad.XRows.Indptr[i] = 2
+			}
+		}
+		if _, err := Run(context.Background(), &bad, nil, nil, cfg, rand.New(rand.NewPCG(1, 2))); err == nil {
+			t.Errorf("X's rows %s accepted", name)
+		}
+	}
+	bad = *data
+	bad.XRows = sparse.FromDenseBits(data.X)
+	if _, err := Run(context.Background(), &bad, nil, nil, cfg, rand.New(rand.NewPCG(1, 2))); err == nil {
+		t.Fatal("X both dense and as its rows accepted")
+	}
 	cfg.Model = ModelHyLa
 	if _, err := Run(context.Background(), data, nil, nil, cfg, rand.New(rand.NewPCG(1, 2))); err == nil {
 		t.Fatal("hyla without samples accepted")
