@@ -684,12 +684,14 @@ func dataRunPrecompute(ctx context.Context, job *registry.Job) (map[string]artif
 		var x, xk *mat.Dense
 		var xRows *sparse.CSR // X given by its non-zeros (K = 0, sparse features)
 		var fact *train.FactoredX
-		if xs, ok := dataSparseFeatures(in); ok && k == 0 && !p.Bool("inductive") && scale == "none" {
+		xs, sparseX := dataSparseFeatures(in)
+		sparseX = sparseX && !p.Bool("inductive")
+		if sparseX && k == 0 && scale == "none" {
 			// X itself, mostly zeros (Table 2's TF-IDF rows): stored as
 			// the dense matrix (the same bytes) but handed on as its
 			// non-zeros, never formed (bundle.SetDenseRows).
 			xRows = dataDenseRows(xs, keep)
-		} else if xs, ok := dataSparseFeatures(in); ok && k > 0 && !p.Bool("inductive") {
+		} else if sparseX && k > 0 {
 			// S^K X straight from the sparse X (Planetoid's bag-of-words):
 			// the same bits as densifying X first, without the dense copy.
 			if xk, err = sparse.PowerSparse(ctx, s, xs, k, workers); err != nil {

@@ -128,14 +128,23 @@ func newSparseInput(xTrain, x *mat.Dense, classes, workers int) *sparseInput {
 	if denseInputOnly {
 		return nil
 	}
-	r, c := xTrain.Dims()
-	if r == 0 || c == 0 || denseNNZ(xTrain)*sparseInputRatio > r*c {
+	if !denseSparseEnough(xTrain) {
 		return nil
 	}
-	s := &sparseInput{train: csrFromDense(xTrain), all: csrFromDense(x)}
-	s.trainT = s.train.transpose()
-	s.parts = make([]float64, classes*max(workers, 1))
-	return s
+	return sparseInputOf(csrFromDense(xTrain), csrFromDense(x), classes, workers)
+}
+
+// denseSparseEnough reports whether the dense X_train m is sparse enough
+// for the sparse path (sparseInputRatio).
+func denseSparseEnough(m *mat.Dense) bool {
+	r, c := m.Dims()
+	return r > 0 && c > 0 && denseNNZ(m)*sparseInputRatio <= r*c
+}
+
+// sparseInputOf is the sparse input of the compressed X_train and X.
+func sparseInputOf(train, all *csr, classes, workers int) *sparseInput {
+	return &sparseInput{train: train, trainT: train.transpose(), all: all,
+		parts: make([]float64, classes*max(workers, 1))}
 }
 
 // newSparseInputRows is newSparseInput for X given as its rows' non-zeros
@@ -149,8 +158,7 @@ func newSparseInputRows(x *sparse.CSR, xTrain *mat.Dense, train []int, classes, 
 	all := &csr{rows: x.Rows, cols: x.Cols, ptr: x.Indptr, idx: x.Indices, val: x.Data}
 	var tr *csr
 	if xTrain != nil {
-		r, c := xTrain.Dims()
-		if r == 0 || c == 0 || denseNNZ(xTrain)*sparseInputRatio > r*c {
+		if !denseSparseEnough(xTrain) {
 			return nil
 		}
 		tr = csrFromDense(xTrain)
@@ -160,9 +168,7 @@ func newSparseInputRows(x *sparse.CSR, xTrain *mat.Dense, train []int, classes, 
 			return nil
 		}
 	}
-	s := &sparseInput{train: tr, all: all, trainT: tr.transpose()}
-	s.parts = make([]float64, classes*max(workers, 1))
-	return s
+	return sparseInputOf(tr, all, classes, workers)
 }
 
 // selectRows returns the rows rows of m, in that order, as a new csr.

@@ -501,7 +501,7 @@ func (d *decoder) member(files map[string]*zip.File, name, typ string) (any, err
 		return d.readAll(files[zn[0]])
 	case typeDense:
 		if f := files[zn[0]]; int64(f.UncompressedSize64) >= compressMinBytes {
-			m, ok, err := d.readDenseCompressed(f, name)
+			m, ok, err := d.readDenseCompressed(f)
 			if err != nil {
 				return nil, err
 			}

@@ -101,20 +101,18 @@ var errNotSparse = errors.New("not sparse enough")
 // readDenseCompressed decodes the dense member stored as the .npy zip
 // member f into its non-zero entries. ok is false, with no error, when
 // more than 1/compressRatio of its entries are non-zero: the caller then
-// decodes it dense. Errors are those of readNpy, at the same places.
-func (d *decoder) readDenseCompressed(f *zip.File, name string) (m *sparse.CSR, ok bool, err error) {
+// decodes it dense (as it does for a shape that is not 2-D, or empty).
+// Errors are those of readNpy, at the same places.
+func (d *decoder) readDenseCompressed(f *zip.File) (m *sparse.CSR, ok bool, err error) {
 	rc, h, fail, err := d.openNpy(f, "<f8")
 	if err != nil {
 		return nil, false, err
 	}
 	defer rc.Close()
-	if len(h.Shape) != 2 {
-		return nil, false, d.errf(f.Name, "shape %v, want a 2-D array for dense member %q", h.Shape, name)
+	if len(h.Shape) != 2 || h.Shape[0] == 0 || h.Shape[1] == 0 {
+		return nil, false, nil // decoded dense: an empty matrix, or the dense path's shape error
 	}
 	rows, cols := h.Shape[0], h.Shape[1]
-	if rows == 0 || cols == 0 {
-		return nil, false, nil // decoded dense: the empty matrix
-	}
 	limit := int(h.Len() / compressRatio)
 	m = &sparse.CSR{Rows: rows, Cols: cols, Indptr: make([]int, rows+1)}
 	err = npy.ReadFloat64Rows(bufio.NewReaderSize(rc, 1<<20), h, func(i int, row []float64) error {
