@@ -49,6 +49,16 @@ func NewLBFGS(lr float64, n int) *LBFGS {
 	return &LBFGS{LR: lr, MaxIter: 20, MaxEval: 25, History: 100, TolGrad: 1e-7, TolChange: 1e-9, n: n}
 }
 
+// StateBytes returns the most memory, in bytes, the state of o holds after
+// steps calls of Step: at most min(History, steps·MaxIter) pairs (y, s)
+// of n float64s, a spare pair, and the gradient, the previous gradient,
+// the direction and the two-loop vector. Memory estimates use it: for
+// TextSGC's classifier on R52 (n ≈ 0.94 M, 3 steps) it is 0.95 GB.
+func (o *LBFGS) StateBytes(steps int) int64 {
+	pairs := min(int64(o.History), int64(max(steps, 0))*int64(o.MaxIter))
+	return (2*pairs + 6) * int64(o.n) * 8
+}
+
 // Evals returns the number of objective evaluations so far.
 func (o *LBFGS) Evals() int { return o.evals }
 

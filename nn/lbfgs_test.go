@@ -313,3 +313,60 @@ func TestLBFGSDirectionMatchesDenseBFGS(t *testing.T) {
 		}
 	}
 }
+
+// heldBytes counts the float64 vectors o's state holds, in bytes.
+func (o *LBFGS) heldBytes() int64 {
+	var n int
+	for _, v := range [][]float64{o.d, o.prevG, o.g, o.q, o.spareY, o.spareS} {
+		n += len(v)
+	}
+	for i := range o.dirs {
+		n += len(o.dirs[i]) + len(o.stps[i])
+	}
+	return int64(n) * 8
+}
+
+// StateBytes bounds what the state holds after each Step, and is reached
+// when every iteration stores a pair: a quadratic of 200 unknowns with a
+// high condition number does not converge in 3 Steps of 20 iterations
+// (60 pairs), and with History 25 the oldest pairs are dropped.
+func TestLBFGSStateBytes(t *testing.T) {
+	const n = 200
+	for _, tc := range []struct {
+		name    string
+		history int
+		steps   int
+	}{
+		{"textsgc", 100, 3},
+		{"history full", 25, 3},
+		{"one step", 100, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _ := quadratic(t, n, 1e8, 5)
+			x := make([]float64, n)
+			o := NewLBFGS(0.5, n)
+			o.History = tc.history
+			if got := o.StateBytes(0); got != 6*n*8 {
+				t.Fatalf("StateBytes(0) = %d, want %d", got, 6*n*8)
+			}
+			for s := 1; s <= tc.steps; s++ {
+				if _, err := o.Step(x, f); err != nil {
+					t.Fatal(err)
+				}
+				if held, bound := o.heldBytes(), o.StateBytes(s); held > bound {
+					t.Fatalf("after %d steps the state holds %d bytes, more than StateBytes %d", s, held, bound)
+				}
+			}
+			pairs := min(tc.history, tc.steps*20-1)
+			if len(o.dirs) != pairs {
+				t.Fatalf("%d pairs stored, want %d (every iteration but the first stores one)", len(o.dirs), pairs)
+			}
+			// The bound is tight within two pairs: the one the first
+			// iteration cannot store and the spare, allocated by the next
+			// iteration (or dropped to make room when the history is full).
+			if slack := o.StateBytes(tc.steps) - o.heldBytes(); slack > 4*n*8 {
+				t.Fatalf("StateBytes %d exceeds what is held (%d) by %d bytes, more than two pairs", o.StateBytes(tc.steps), o.heldBytes(), slack)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"github.com/hylaflow/hylaflow/nn"
 	"github.com/hylaflow/hylaflow/registry"
 	"github.com/hylaflow/hylaflow/stages/schema"
 )
@@ -97,11 +98,94 @@ func memPrecompute(p registry.Values, in map[string][]registry.InputSize) int64 
 }
 
 // memTrain: the features decoded and the arrays training works on (the
-// rows each step uses, φ(Z), gradients, Adam's moments). Measured on MR's
-// corpus features (2.51 GB): HyLa-SGC and RFF-SGC peak at 4.22 GB,
-// TextSGC at 3.97 GB (estimate 4.65 GB).
-func memTrain(_ registry.Values, in map[string][]registry.InputSize) int64 {
-	return memInputBytes(in)*9/5 + 2*memBase
+// rows each step uses, gradients), plus what the inputs' sizes do not
+// show: for hyla and rff the embedding's in×D arrays (φ(Z), ∂L/∂φ and the
+// map's buffer; in = Z's rows, the feature columns or the nodes), the
+// classifier's arrays, and for optimizer lbfgs L-BFGS's history (R52's
+// TextSGC keeps up to 60 pairs of 52 × 17 992 weights, 0.9 GB beside
+// 59 MB of features). Measured peak RSS of one stage alone:
+// MR's dense corpus features (2.51 GB): HyLa-SGC and RFF-SGC 4.22 GB,
+// TextSGC 3.97 GB (estimates 5.0 and 4.7 GB); on the factored X (Table 2,
+// docs/performance.md): R52 TextSGC 1.11 GB (estimate 1.3 GB), Ohsumed
+// TextSGC 0.69 GB (0.85 GB), HyLa-SGC 0.50 GB (0.6 GB), MR HyLa-SGC
+// 0.36 GB (0.55 GB).
+func memTrain(p registry.Values, in map[string][]registry.InputSize) int64 {
+	est := memInputBytes(in)*9/5 + 2*memBase
+	sh, ok := memTrainInputShapes(p, in)
+	if !ok {
+		return est
+	}
+	width := sh.cols
+	if p.String("model") != "sgc" {
+		width = sh.d
+		est += trainEmbeddingArrays*sh.rows*sh.d*8 + 4*sh.rows*sh.dim*8
+	}
+	params := sh.classes*width + sh.classes
+	est += trainClassifierArrays * params * 8
+	if p.String("optimizer") == "lbfgs" {
+		// One L-BFGS step (train.lbfgsStep) per epoch.
+		est += nn.NewLBFGS(1, int(params)).StateBytes(p.Int("epochs"))
+	}
+	return est
+}
+
+// trainEmbeddingArrays is the number of in×D float64 arrays memTrain
+// counts for hyla and rff: φ(Z), ∂L/∂φ and the feature map's buffer.
+const trainEmbeddingArrays = 3
+
+// trainClassifierArrays is the number of classifier-sized float64 arrays
+// memTrain counts beside the optimiser's history: W and b, their
+// gradient, Adam's two moments (or L-BFGS's flat parameter vector), the
+// best-validation and the last epoch's copies, and a margin.
+const trainClassifierArrays = 8
+
+// trainShapes are the sizes of a train stage that its inputs' sizes do
+// not show: classes C (the logits: 1 for a binary dataset), feature columns, Z's rows, and for hyla and rff
+// the random features D and Z's dimension.
+type trainShapes struct {
+	classes, cols, rows, d, dim int64
+}
+
+// memTrainInputShapes reads trainShapes from the inputs' shapes: C from
+// the features' info.classes and info.binary (bundle.Shapes reads them); the columns from
+// X, X_train or the factored X's X_cols; the rows from S (level nodes) or
+// the columns; D and the dimension from the samples' omega (D × dim). ok
+// is false when a size the model needs is unknown.
+func memTrainInputShapes(p registry.Values, in map[string][]registry.InputSize) (trainShapes, bool) {
+	feats := in["features"]
+	if len(feats) != 1 {
+		return trainShapes{}, false
+	}
+	sh := feats[0].Shapes
+	var t trainShapes
+	if c := sh[schema.MemberInfo+".classes"]; len(c) == 1 {
+		t.classes = int64(c[0])
+	}
+	if b := sh[schema.MemberInfo+".binary"]; len(b) == 1 && b[0] == 1 {
+		t.classes = 1 // one logit: sigmoid and binary cross-entropy
+	}
+	for _, m := range []string{schema.MemberX, schema.MemberXTrain, schema.MemberXCols} {
+		if s := sh[m]; len(s) >= 1 {
+			t.cols = int64(s[len(s)-1])
+			break
+		}
+	}
+	t.rows = t.cols
+	if p.String("level") == "nodes" {
+		t.rows = 0
+		if s := sh[schema.MemberS]; len(s) == 2 {
+			t.rows = int64(s[0])
+		}
+	}
+	if p.String("model") == "sgc" {
+		return t, t.classes > 0 && t.cols > 0
+	}
+	if sm := in["samples"]; len(sm) == 1 {
+		if s := sm[0].Shapes[schema.MemberOmega]; len(s) == 2 {
+			t.d, t.dim = int64(s[0]), int64(s[1])
+		}
+	}
+	return t, t.classes > 0 && t.rows > 0 && t.d > 0
 }
 
 // memTextGCN: the normalised corpus graph decoded (S and the raw A) and

@@ -761,7 +761,11 @@ func WriteMember(w io.Writer, a *Bundle, name string) (ext string, err error) {
 // reading their data: a dense matrix or vector the shape in its .npy
 // header, a sparse matrix NAME its (rows, cols) from its small shape array
 // and, as NAME.data, the length of its data array (the stored entries, for
-// memory estimates). Files and JSON members are left out.
+// memory estimates). A small JSON member NAME (at most shapesJSONMax
+// bytes, an object) adds NAME.FIELD = {v} for each top-level field whose
+// value is a whole number v ≥ 0 or a boolean (1 true, 0 false), such as
+// info.classes: sizes an estimate cannot read from any array. Files are
+// left out.
 func Shapes(r io.ReaderAt, size int64) (map[string][]int, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
@@ -770,8 +774,15 @@ func Shapes(r io.ReaderAt, size int64) (map[string][]int, error) {
 	d := &decoder{file: "bundle"}
 	out := map[string][]int{}
 	for _, f := range zr.File {
+		if f.Method != zip.Store {
+			continue
+		}
+		if base, ok := strings.CutSuffix(f.Name, ".json"); ok && !strings.HasPrefix(base, "__") {
+			jsonShapes(f, base, out)
+			continue
+		}
 		name, ok := strings.CutSuffix(f.Name, ".npy")
-		if !ok || f.Method != zip.Store {
+		if !ok {
 			continue
 		}
 		if base, ok := strings.CutSuffix(name, ".shape"); ok {
@@ -795,4 +806,45 @@ func Shapes(r io.ReaderAt, size int64) (map[string][]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// shapesJSONMax is the largest JSON member Shapes reads for its numbers.
+const shapesJSONMax = 4 << 10
+
+// jsonShapes adds to out, as base.FIELD = {v}, the whole-number fields
+// v ≥ 0 and the booleans (v = 1 or 0) of the JSON object in f, when f is
+// at most shapesJSONMax bytes.
+// Anything else (a larger member, bad JSON, an array) adds nothing.
+func jsonShapes(f *zip.File, base string, out map[string][]int) {
+	if f.UncompressedSize64 > shapesJSONMax {
+		return
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, shapesJSONMax+1))
+	if err != nil || len(b) > shapesJSONMax {
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var obj map[string]any
+	if dec.Decode(&obj) != nil {
+		return
+	}
+	for k, v := range obj {
+		switch v := v.(type) {
+		case json.Number:
+			if i, err := strconv.ParseInt(string(v), 10, 0); err == nil && i >= 0 {
+				out[base+"."+k] = []int{int(i)}
+			}
+		case bool:
+			out[base+"."+k] = []int{0}
+			if v {
+				out[base+"."+k][0] = 1
+			}
+		}
+	}
 }

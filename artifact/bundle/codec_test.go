@@ -751,6 +751,17 @@ func TestShapes(t *testing.T) {
 	a := New("graph")
 	a.SetSparse("adj", &sparse.CSR{Rows: 3, Cols: 4, Indptr: []int{0, 2, 2, 3}, Indices: []int32{0, 3, 1}, Data: []float64{1.5, -2, 7}})
 	a.SetDense("x", mat.NewDense(2, 5, nil))
+	// JSON members: whole numbers ≥ 0 and booleans at the top level become NAME.FIELD;
+	// fractions, negatives, strings, nested values and big members do not.
+	if err := a.SetJSON("info", map[string]any{"classes": 52, "nodes": 17992, "ratio": 0.5, "neg": -1, "name": "R52", "nested": map[string]int{"k": 2}, "big": 1e30, "binary": true, "inductive": false}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetJSON("list", []int{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetJSON("large", map[string]any{"n": 7, "pad": strings.Repeat("x", shapesJSONMax)}); err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
 	if err := a.Encode(&buf); err != nil {
 		t.Fatal(err)
@@ -759,7 +770,7 @@ func TestShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]int{"adj": {3, 4}, "adj.data": {3}, "x": {2, 5}}
+	want := map[string][]int{"adj": {3, 4}, "adj.data": {3}, "x": {2, 5}, "info.classes": {52}, "info.nodes": {17992}, "info.binary": {1}, "info.inductive": {0}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Shapes = %v, want %v", got, want)
 	}
