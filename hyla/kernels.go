@@ -170,17 +170,12 @@ func hylaVecRowDots(x []float64, rows, dp int, w []float64, nc int, out []float6
 }
 
 // hylaVecAxpyRows adds gy[r·nc+k]·phi[r·dp:] to row k of part (nc×dp) for
-// the rows r of phi (rows×dp) in order and every class k: hylaVecAxpy of
-// each row, four classes for all the rows, then the next four, so those
-// rows of part stay in L1. Each entry of part takes the rows' fused
-// multiply-adds in row order, as row by row.
+// the rows r of phi (rows×dp) in order and every class k: vec.AxpyRows,
+// which keeps four classes' entries of part in registers across the rows.
+// Each entry of part takes the rows' fused multiply-adds in row order, as
+// hylaVecAxpy row by row.
 func hylaVecAxpyRows(part []float64, dp int, gy []float64, nc int, phi []float64, rows int) {
-	for k := 0; k < nc; k += 4 {
-		kk := min(4, nc-k)
-		for r := 0; r < rows; r++ {
-			vec.Axpy(part[k*dp:], dp, gy[r*nc+k:r*nc+k+kk], phi[r*dp:(r+1)*dp])
-		}
-	}
+	vec.AxpyRows(part, dp, gy, nc, nc, phi, dp, dp, rows)
 }
 
 // hylaVecGradEnd completes one row of the backward pass:

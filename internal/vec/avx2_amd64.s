@@ -723,6 +723,79 @@ yaxdone:
 	VZEROUPPER
 	RET
 
+// func axpyRows4AVX2(part *float64, strideBytes int, gy *float64, gstrideBytes int, phi *float64, pstrideBytes, rows, nb int)
+//
+// Four classes, block of eight by block of eight: the block of each
+// class's row of part in Y(2k) (entries 0–3) and Y(2k+1) (4–7), loaded
+// once; then for each row r in order gy[r][k] broadcast in Y(8+k) and the
+// block of φ's row r in Y12, Y13, one fused multiply-add per register, as
+// axpyAVX2 row by row; then stored once.
+TEXT ·axpyRows4AVX2(SB), NOSPLIT, $0-64
+	MOVQ part+0(FP), SI
+	MOVQ strideBytes+8(FP), R8
+	MOVQ gy+16(FP), R9
+	MOVQ gstrideBytes+24(FP), R10
+	MOVQ phi+32(FP), R11
+	MOVQ pstrideBytes+40(FP), R12
+	MOVQ rows+48(FP), R13
+	MOVQ nb+56(FP), CX
+	TESTQ CX, CX
+	JEQ   yarxdone
+	TESTQ R13, R13
+	JEQ   yarxdone
+	LEAQ  (SI)(R8*2), AX
+
+yarxblk:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD (SI)(R8*1), Y2
+	VMOVUPD 32(SI)(R8*1), Y3
+	VMOVUPD (AX), Y4
+	VMOVUPD 32(AX), Y5
+	VMOVUPD (AX)(R8*1), Y6
+	VMOVUPD 32(AX)(R8*1), Y7
+	MOVQ    R9, DI
+	MOVQ    R11, DX
+	MOVQ    R13, BX
+
+yarxrow:
+	VBROADCASTSD (DI), Y8
+	VBROADCASTSD 8(DI), Y9
+	VBROADCASTSD 16(DI), Y10
+	VBROADCASTSD 24(DI), Y11
+	VMOVUPD      (DX), Y12
+	VMOVUPD      32(DX), Y13
+	VFMADD231PD  Y12, Y8, Y0
+	VFMADD231PD  Y13, Y8, Y1
+	VFMADD231PD  Y12, Y9, Y2
+	VFMADD231PD  Y13, Y9, Y3
+	VFMADD231PD  Y12, Y10, Y4
+	VFMADD231PD  Y13, Y10, Y5
+	VFMADD231PD  Y12, Y11, Y6
+	VFMADD231PD  Y13, Y11, Y7
+	ADDQ         R10, DI
+	ADDQ         R12, DX
+	DECQ         BX
+	JNE          yarxrow
+
+	VMOVUPD Y0, (SI)
+	VMOVUPD Y1, 32(SI)
+	VMOVUPD Y2, (SI)(R8*1)
+	VMOVUPD Y3, 32(SI)(R8*1)
+	VMOVUPD Y4, (AX)
+	VMOVUPD Y5, 32(AX)
+	VMOVUPD Y6, (AX)(R8*1)
+	VMOVUPD Y7, 32(AX)(R8*1)
+	ADDQ    $64, SI
+	ADDQ    $64, AX
+	ADDQ    $64, R11
+	DECQ    CX
+	JNE     yarxblk
+
+yarxdone:
+	VZEROUPPER
+	RET
+
 // func gtxTilesAVX2(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int)
 //
 // Each 32-column tile as four tiles of eight columns: class k's sums in
@@ -1178,6 +1251,104 @@ ysq4q:
 
 ysq4store:
 	VMOVUPD Y0, (DX)
+	VZEROUPPER
+	RET
+
+// func spmmRow6AVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, accumulate int)
+//
+// spmmRowAVX2 on exactly six blocks of eight columns (48) in one pass over
+// the row's entries: the sums in Y0–Y11, val[q] broadcast in Y12, the
+// products in Y13–Y15. A 52-column product (R52's classes) takes this
+// pass and spmmRow4AVX2's instead of four passes.
+TEXT ·spmmRow6AVX2(SB), NOSPLIT, $0-56
+	MOVQ idx+0(FP), SI
+	MOVQ val+8(FP), R8
+	MOVQ nnz+16(FP), R9
+	MOVQ src+24(FP), DI
+	MOVQ strideBytes+32(FP), R10
+	MOVQ d+40(FP), DX
+	MOVQ accumulate+48(FP), R11
+	TESTQ R11, R11
+	JEQ   ysp6zero
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	VMOVUPD 96(DX), Y3
+	VMOVUPD 128(DX), Y4
+	VMOVUPD 160(DX), Y5
+	VMOVUPD 192(DX), Y6
+	VMOVUPD 224(DX), Y7
+	VMOVUPD 256(DX), Y8
+	VMOVUPD 288(DX), Y9
+	VMOVUPD 320(DX), Y10
+	VMOVUPD 352(DX), Y11
+	JMP   ysp6go
+
+ysp6zero:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+
+ysp6go:
+	XORQ BX, BX
+	TESTQ R9, R9
+	JEQ   ysp6store
+
+ysp6q:
+	MOVLQSX (SI)(BX*4), AX
+	IMULQ R10, AX
+	ADDQ DI, AX
+	VBROADCASTSD (R8)(BX*8), Y12
+	VMULPD (AX), Y12, Y13
+	VMULPD 32(AX), Y12, Y14
+	VMULPD 64(AX), Y12, Y15
+	VADDPD Y13, Y0, Y0
+	VADDPD Y14, Y1, Y1
+	VADDPD Y15, Y2, Y2
+	VMULPD 96(AX), Y12, Y13
+	VMULPD 128(AX), Y12, Y14
+	VMULPD 160(AX), Y12, Y15
+	VADDPD Y13, Y3, Y3
+	VADDPD Y14, Y4, Y4
+	VADDPD Y15, Y5, Y5
+	VMULPD 192(AX), Y12, Y13
+	VMULPD 224(AX), Y12, Y14
+	VMULPD 256(AX), Y12, Y15
+	VADDPD Y13, Y6, Y6
+	VADDPD Y14, Y7, Y7
+	VADDPD Y15, Y8, Y8
+	VMULPD 288(AX), Y12, Y13
+	VMULPD 320(AX), Y12, Y14
+	VMULPD 352(AX), Y12, Y15
+	VADDPD Y13, Y9, Y9
+	VADDPD Y14, Y10, Y10
+	VADDPD Y15, Y11, Y11
+	INCQ BX
+	CMPQ BX, R9
+	JLT  ysp6q
+
+ysp6store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VMOVUPD Y4, 128(DX)
+	VMOVUPD Y5, 160(DX)
+	VMOVUPD Y6, 192(DX)
+	VMOVUPD Y7, 224(DX)
+	VMOVUPD Y8, 256(DX)
+	VMOVUPD Y9, 288(DX)
+	VMOVUPD Y10, 320(DX)
+	VMOVUPD Y11, 352(DX)
 	VZEROUPPER
 	RET
 

@@ -356,6 +356,32 @@ func TestGuardAxpy(t *testing.T) {
 	})
 }
 
+func TestGuardAxpyRows(t *testing.T) {
+	forLengths(t, 6, func(t *testing.T, r *rand.Rand, n, off int) {
+		nb := n / 8 * 8
+		for _, tc := range []struct{ nc, rows int }{{0, 2}, {1, 3}, {4, 1}, {4, 3}, {6, 2}, {9, 3}} {
+			stride, gstride, pstride := n+3, tc.nc+2, n+5
+			part := 0
+			if tc.nc > 0 {
+				part = (tc.nc-1)*stride + n
+			}
+			gy := 0
+			if tc.nc > 0 {
+				gy = (tc.rows-1)*gstride + tc.nc
+			}
+			args := []*arg{
+				newArg("part", part, off, uniform(r, 4), rows(tc.nc, stride, nb)),
+				newArg("gy", gy, o2(off), uniform(r, 2), nil),
+				newArg("phi", (tc.rows-1)*pstride+n, o3(off), uniform(r, 1), nil),
+			}
+			checkGuarded(t, fmt.Sprintf("AxpyRows n=%d off=%d nc=%d rows=%d", n, off, tc.nc, tc.rows), args, func(s [][]float64) ([]float64, bool) {
+				AxpyRows(s[0], stride, s[1], gstride, tc.nc, s[2], pstride, n, tc.rows)
+				return nil, true
+			})
+		}
+	})
+}
+
 // GtxTiles over the whole tiles of cols columns, then GtxTile over the
 // rest, as the classifier's gradient calls them.
 func TestGuardGtx(t *testing.T) {

@@ -276,6 +276,43 @@ func Axpy(part []float64, stride int, gy, phi []float64) {
 	}
 }
 
+// AxpyRows is Axpy of the rows r < rows in order: for each r,
+// part[k·stride+j] = gy[r·gstride+k]·phi[r·pstride+j] + part[k·stride+j]
+// (fused) for every class k < nc and j < n rounded down to a multiple of
+// eight. Each entry of part takes the same fused multiply-adds in the same
+// order as rows calls of Axpy, so the bits are Axpy's; the AVX2 path keeps
+// four classes' entries in registers across the rows (one load and one
+// store of part per block of eight instead of one per row).
+func AxpyRows(part []float64, stride int, gy []float64, gstride, nc int, phi []float64, pstride, n, rows int) {
+	n = n / 8 * 8
+	if n == 0 || nc <= 0 || rows <= 0 {
+		return
+	}
+	_ = part[(nc-1)*stride+n-1]
+	_ = gy[(rows-1)*gstride+nc-1]
+	_ = phi[(rows-1)*pstride+n-1]
+	switch active {
+	case AVX2:
+		k := 0
+		for ; k+4 <= nc; k += 4 {
+			axpyRows4AVX2(&part[k*stride], stride*8, &gy[k], gstride*8, &phi[0], pstride*8, rows, n/8)
+		}
+		if k < nc {
+			for r := 0; r < rows; r++ {
+				axpyAVX2(&part[k*stride], stride*8, &gy[r*gstride+k], nc-k, &phi[r*pstride], n/8)
+			}
+		}
+	case AVX512:
+		for r := 0; r < rows; r++ {
+			axpyAVX512(&part[0], stride*8, &gy[r*gstride], nc, &phi[r*pstride], n/8)
+		}
+	default:
+		for r := 0; r < rows; r++ {
+			axpyGeneric(part, stride, gy[r*gstride:r*gstride+nc], phi[r*pstride:r*pstride+n])
+		}
+	}
+}
+
 // GtxTiles adds, for each of ntiles tiles of 32 columns (tile t at columns
 // 32t…32t+31 of x and out) and each class k < nc, the column sums
 // acc = Σ_{r<rows} gp[4r+k]·x[r·xStride+j] (fused, in row order, from
@@ -375,7 +412,7 @@ func SpMMRow(idx []int32, val []float64, src []float64, stride int, d []float64,
 			if active == AVX512 {
 				spmmRowAVX512(pi, p0, len(idx), ps, stride*8, &d[0], n/8, acc)
 			} else {
-				spmmRowAVX2(pi, p0, len(idx), ps, stride*8, &d[0], n/8, acc)
+				spmmRowAVX2Blocks(idx, p0, src, stride, d, n/8, acc)
 			}
 		}
 		// The columns past the last block of eight: four in one register
@@ -390,6 +427,30 @@ func SpMMRow(idx []int32, val []float64, src []float64, stride int, d []float64,
 		return
 	}
 	spmmRowGeneric(idx, val, src, stride, d, accumulate)
+}
+
+// spmmRowAVX2Blocks is spmmRowAVX2 on the nb blocks of eight at the start
+// of d (p0, ps: val and src's first entries, nil without entries), with
+// one six-block pass first when that saves passes over the row's entries
+// (nb mod 4 ≥ 2: 6 blocks in one pass instead of 4 + 1 + 1, 7 in two
+// instead of four). The sums are the same however the columns are grouped.
+func spmmRowAVX2Blocks(idx []int32, p0 *float64, src []float64, stride int, d []float64, nb, acc int) {
+	var pi *int32
+	var ps *float64
+	if len(idx) > 0 {
+		pi, ps = &idx[0], &src[0]
+	}
+	if nb >= 6 && nb%4 >= 2 {
+		spmmRow6AVX2(pi, p0, len(idx), ps, stride*8, &d[0], acc)
+		if nb -= 6; nb == 0 {
+			return
+		}
+		if len(idx) > 0 {
+			ps = &src[48] // every row idx[q] holds len(d) > 48 values
+		}
+		d = d[48:]
+	}
+	spmmRowAVX2(pi, p0, len(idx), ps, stride*8, &d[0], nb, acc)
 }
 
 // RFFExact computes one block of eight entries of the RFF map exactly as

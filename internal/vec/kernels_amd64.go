@@ -51,6 +51,9 @@ func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes 
 //go:noescape
 func spmmRowAVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int)
 
+//go:noescape
+func spmmRow6AVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, accumulate int)
+
 // rffExactAVX2 serves the AVX-512 path too: the same bits, and the
 // fallback is not where the RFF map spends most of its time on Table 1.
 //
@@ -83,6 +86,9 @@ func dot4AVX2(x, y *float64, strideBytes, nb int, out *[32]float64)
 
 //go:noescape
 func axpyAVX2(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int)
+
+//go:noescape
+func axpyRows4AVX2(part *float64, strideBytes int, gy *float64, gstrideBytes int, phi *float64, pstrideBytes, rows, nb int)
 
 //go:noescape
 func gtxTilesAVX2(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int)

@@ -73,6 +73,10 @@ func dot4AVX2(x, y *float64, strideBytes, nb int, out *[32]float64) { noAsm() }
 
 func axpyAVX2(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int) { noAsm() }
 
+func axpyRows4AVX2(part *float64, strideBytes int, gy *float64, gstrideBytes int, phi *float64, pstrideBytes, rows, nb int) {
+	noAsm()
+}
+
 func gtxTilesAVX2(gp *float64, x *float64, xStrideBytes, rows int, out *float64, outStrideBytes, ntiles, nc int) {
 	noAsm()
 }
@@ -85,6 +89,10 @@ func sinCosAddAVX2(arg, sinB, cosB *float64, scale float64, o, e *float64) bool 
 func dots4x4AVX2(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64) { noAsm() }
 
 func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int) {
+	noAsm()
+}
+
+func spmmRow6AVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, accumulate int) {
 	noAsm()
 }
 

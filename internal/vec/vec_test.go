@@ -126,6 +126,29 @@ func TestLinearKernelsSameBits(t *testing.T) {
 				return p
 			}))
 		}
+		// AxpyRows is Axpy row by row, on every path: class counts with
+		// and without a remainder past the groups of four.
+		for _, nc := range []int{1, 4, 5, 8, 13} {
+			const nr = 9
+			gys := randSlice(r, nr*(nc+1), 2)
+			phis := randSlice(r, nr*(n+2), 1)
+			part := randSlice(r, nc*(n+1), 1)
+			rowByRow := append([]float64(nil), part...)
+			for row := 0; row < nr; row++ {
+				axpyGeneric(rowByRow, n+1, gys[row*(nc+1):row*(nc+1)+nc], phis[row*(n+2):row*(n+2)+n])
+			}
+			res := onEveryPath(t, func() []float64 {
+				p := append([]float64(nil), part...)
+				AxpyRows(p, n+1, gys, nc+1, nc, phis, n+2, n, nr)
+				return p
+			})
+			sameBits(t, fmt.Sprint("AxpyRows ", n, nc), res)
+			for j, v := range res[Generic] {
+				if math.Float64bits(v) != math.Float64bits(rowByRow[j]) {
+					t.Fatalf("AxpyRows n=%d nc=%d: entry %d is %v, Axpy row by row %v", n, nc, j, v, rowByRow[j])
+				}
+			}
+		}
 	}
 }
 
@@ -275,7 +298,7 @@ func TestPolynomialsAccurate(t *testing.T) {
 func TestSpMMRowSameBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	const rows = 50
-	for _, w := range []int{1, 3, 4, 5, 7, 8, 9, 12, 15, 31, 32, 33, 36, 40, 52, 64, 100} {
+	for _, w := range []int{1, 3, 4, 5, 7, 8, 9, 12, 15, 31, 32, 33, 36, 40, 48, 52, 56, 60, 64, 84, 88, 100} {
 		for _, nnz := range []int{0, 1, 3, 20} {
 			for _, accumulate := range []bool{false, true} {
 				stride := w + 3
