@@ -361,9 +361,10 @@ type hylaVec struct {
 const hylaSub = 8
 
 // hylaWideClasses is the size (float64s, 32 KiB: L1) of the layer's
-// weights above which the HyLa map's products with them are grouped over
-// rows (vecBlock).
-const hylaWideClasses = 4096
+// weights above which the HyLa and RFF maps' products with them are
+// grouped over rows (vecBlock). A variable so that tests can compare the
+// two groupings' bits.
+var hylaWideClasses = 4096
 
 // hylaScratch holds one worker's row buffers.
 type hylaScratch struct {

@@ -427,3 +427,61 @@ func TestHyLaBlockedKernelsMatchRows(t *testing.T) {
 		}
 	}
 }
+
+// TestLinearWideSameBits: with many classes the maps' fused products with
+// the layer's weights go four classes at a time over groups of rows
+// (hylaWideClasses); the results must have the bits of the row-by-row
+// products, for both maps, class counts with and without a remainder past
+// the groups of four, on every kernel path.
+func TestLinearWideSameBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const m, D, d0 = 61, 400, 16
+	type linear interface {
+		ForwardLinear(z, wT, yT *mat.Dense) bool
+		BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool
+		SetWorkers(int)
+	}
+	for _, c := range []int{13, 16} {
+		for _, rff := range []bool{false, true} {
+			var s *Samples
+			var z *mat.Dense
+			if rff {
+				s, z = SampleRFF(rng, D, d0, 0.3), randomDense(rng, m, d0)
+			} else {
+				s, z = SampleHyLa(rng, D, d0, 0.5), randomBallPoints(rng, m, d0, 0.99)
+			}
+			wT, gyT := randomDense(rng, c, D), randomDense(rng, c, m)
+			run := func(wide int) []*mat.Dense {
+				defer func(old int) { hylaWideClasses = old }(hylaWideClasses)
+				hylaWideClasses = wide
+				var fm linear
+				if rff {
+					fm, _ = NewRFF(s)
+				} else {
+					fm, _ = NewHyLa(s, ConventionCode)
+				}
+				fm.SetWorkers(2)
+				y, gz, gw := mat.NewDense(c, m, nil), mat.NewDense(m, d0, nil), mat.NewDense(c, D, nil)
+				if !fm.ForwardLinear(z, wT, y) || !fm.BackwardLinear(gyT, wT, gz, gw) {
+					t.Fatal("fused kernels not available")
+				}
+				return []*mat.Dense{y, gz, gw}
+			}
+			for _, a := range vec.Available() {
+				restore, err := vec.Use(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows, grouped := run(1<<30), run(0)
+				restore()
+				for k, name := range []string{"Y", "∂L/∂Z", "∂L/∂W"} {
+					for i, v := range rows[k].RawMatrix().Data {
+						if w := grouped[k].RawMatrix().Data[i]; math.Float64bits(v) != math.Float64bits(w) {
+							t.Fatalf("rff=%v c=%d %s: %s entry %d: row by row %v, grouped %v", rff, c, a, name, i, v, w)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -62,35 +62,62 @@ func (r *RFFMap) BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool {
 // goroutines (as HyLaMap.vecRun).
 func (r *RFFMap) vecRun(m int) { runRowBlocks(r, r.lin, m, r.Features(), r.workers) }
 
-// vecBlock computes rows [lo, hi) (block b) of the current call.
+// vecBlock computes rows [lo, hi) (block b) of the current call. With
+// many classes (as HyLaMap.vecBlock) the products with the layer's
+// weights go four classes at a time over hylaSub rows, so the weights'
+// strips and ∂W's partial sums stay in L1; the bits are the same.
 func (r *RFFMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 	v := r.lin
 	d0, dp := r.Dim(), v.dp
 	c := &v.call
+	nc := v.classes
+	if len(sc.gyb) < hylaSub*nc {
+		sc.gyb, sc.yb = make([]float64, hylaSub*nc), make([]float64, hylaSub*nc)
+	}
+	wide := nc*dp > hylaWideClasses
 	var part []float64
 	if c.op == hylaOpBackwardLinear && c.gradW {
 		part = v.part[b*v.classes*dp : (b+1)*v.classes*dp]
 		clear(part)
 	}
-	for i := lo; i < hi; i++ {
-		phi, e := v.phi[i*dp:(i+1)*dp], v.e2[i*dp:(i+1)*dp]
-		switch c.op {
-		case hylaOpForwardLinear:
-			rffVecRow(r, v, sc.q, phi, e, c.z.RawRowView(i)[:d0])
-			vec.RowDots(phi[:dp], v.wpad, dp, sc.y)
+	for s := lo; s < hi; s += hylaSub {
+		e := min(s+hylaSub, hi)
+		for i := s; i < e; i++ {
+			phi, e2 := v.phi[i*dp:(i+1)*dp], v.e2[i*dp:(i+1)*dp]
+			switch c.op {
+			case hylaOpForwardLinear:
+				rffVecRow(r, v, sc.q, phi, e2, c.z.RawRowView(i)[:d0])
+				if !wide {
+					vec.RowDots(phi[:dp], v.wpad, dp, sc.y)
+					ym := c.yT.RawMatrix()
+					for k, y := range sc.y {
+						ym.Data[k*ym.Stride+i] = y
+					}
+				}
+			case hylaOpBackwardLinear:
+				gm := c.gyT.RawMatrix()
+				gy := sc.gyb[(i-s)*nc : (i-s+1)*nc]
+				for k := range gy {
+					gy[k] = gm.Data[k*gm.Stride+i]
+				}
+				rffVecGrad(v, sc.c, gy, e2, c.gradZ.RawRowView(i)[:d0])
+				if part != nil && !wide {
+					hylaVecAxpy(part, dp, gy, phi)
+				}
+			}
+		}
+		switch {
+		case !wide:
+		case c.op == hylaOpForwardLinear:
+			hylaVecRowDots(v.phi[s*dp:e*dp], e-s, dp, v.wpad, nc, sc.yb, nc)
 			ym := c.yT.RawMatrix()
-			for k, y := range sc.y {
-				ym.Data[k*ym.Stride+i] = y
+			for i := s; i < e; i++ {
+				for k, y := range sc.yb[(i-s)*nc : (i-s+1)*nc] {
+					ym.Data[k*ym.Stride+i] = y
+				}
 			}
-		case hylaOpBackwardLinear:
-			gm := c.gyT.RawMatrix()
-			for k := range sc.y {
-				sc.y[k] = gm.Data[k*gm.Stride+i]
-			}
-			rffVecGrad(v, sc.c, sc.y, e, c.gradZ.RawRowView(i)[:d0])
-			if part != nil {
-				hylaVecAxpy(part, dp, sc.y, phi)
-			}
+		case c.op == hylaOpBackwardLinear && part != nil:
+			hylaVecAxpyRows(part, dp, sc.gyb, nc, v.phi[s*dp:e*dp], e-s)
 		}
 	}
 }
