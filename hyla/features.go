@@ -374,6 +374,8 @@ type hylaScratch struct {
 	// map does not keep it), c_j = g_j·e2_j (hylaSub×dp), f (hylaSub), the
 	// rows of Y and of ∂L/∂Y (hylaSub×C each) of hylaSub rows.
 	qb, e1b, cb, fb, yb, gyb []float64
+	// gw: with many classes, the sums g = ∂L/∂Y·W of hylaSub rows (hylaSub×dp).
+	gw []float64
 }
 
 type hylaOp int
@@ -546,6 +548,23 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 		switch c.op {
 		case hylaOpForward, hylaOpForwardLinear:
 			hylaVecDists(v, h.z[s*d0:e*d0], d0, e-s, sc.qb)
+		case hylaOpBackwardLinear:
+			if wide {
+				// The rows' ∂L/∂Y, and g = ∂L/∂Y·W for all of them,
+				// sixteen columns of W at a time (vec.GyW: GradPass's
+				// sums, which the row pass then scales).
+				gm := c.gyT.RawMatrix()
+				for i := s; i < e; i++ {
+					gy := sc.gyb[(i-s)*nc : (i-s+1)*nc]
+					for k := range gy {
+						gy[k] = gm.Data[k*gm.Stride+i]
+					}
+				}
+				if len(sc.gw) < hylaSub*dp {
+					sc.gw = make([]float64, hylaSub*dp)
+				}
+				vec.GyW(sc.gw, dp, sc.gyb, nc, e-s, v.wpad, dp, nc, dp)
+			}
 		}
 		for i := s; i < e; i++ {
 			zi := h.z[i*d0 : (i+1)*d0]
@@ -576,15 +595,20 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 				clear(sc.g[D:])
 				sc.fb[i-s] = hylaVecGradPass(h, cbuf, sc.g, nil, e1, e2, nil, a)
 			case hylaOpBackwardLinear:
-				gm := c.gyT.RawMatrix()
 				gy := sc.gyb[(i-s)*nc : (i-s+1)*nc]
-				for k := range gy {
-					gy[k] = gm.Data[k*gm.Stride+i]
+				var g []float64 // nil: the pass forms g from gy and W
+				if wide {
+					g = sc.gw[(i-s)*dp : (i-s+1)*dp]
+				} else {
+					gm := c.gyT.RawMatrix()
+					for k := range gy {
+						gy[k] = gm.Data[k*gm.Stride+i]
+					}
 				}
 				if v.e1OK {
-					sc.fb[i-s] = hylaVecGradPass(h, cbuf, nil, gy, e1, e2, nil, a)
+					sc.fb[i-s] = hylaVecGradPass(h, cbuf, g, gy, e1, e2, nil, a)
 				} else {
-					sc.fb[i-s] = hylaVecGradPass(h, cbuf, nil, gy, nil, e2, v.u[i*nc:(i+1)*nc], a)
+					sc.fb[i-s] = hylaVecGradPass(h, cbuf, g, gy, nil, e2, v.u[i*nc:(i+1)*nc], a)
 				}
 				if part != nil && !wide {
 					hylaVecAxpy(part, dp, gy, phi)

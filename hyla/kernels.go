@@ -103,7 +103,10 @@ func gzRows(cbuf, omegaT []float64, dp int, gz []float64) {
 // pass from e1 (or, if e1 is nil, u: U_c = Σ_j wpad[c·dp+j]·∂φ_j/∂h), e2
 // (of hylaVecRow) and the row's gradient: g (length dp, zero beyond D) if
 // not nil, else g_j = Σ_c gy[c]·wpad[c·dp + j] (the gradient through a
-// linear layer, so the m×D gradient is never stored). It stores
+// linear layer, so the m×D gradient is never stored; u needs gy even when
+// g is given). A g that vec.GyW formed from gy gives the bits of the
+// pass that forms it: GradPass takes it as 1·g_j + 0, which is g_j, as a
+// sum of fused products from +0 is never −0. It stores
 // c_j = g_j·e2_j into cbuf and returns f = Σ_j g_j·∂φ_j/∂h / a + Σ_j c_j;
 // hylaVecGz and hylaVecGradEnd complete the row.
 func hylaVecGradPass(h *HyLaMap, cbuf, g, gy, e1, e2, u []float64, a float64) float64 {
@@ -235,12 +238,19 @@ func rffVecRow(r *RFFMap, v *hylaVec, q, phi, e, zi []float64) {
 }
 
 // rffVecGrad sets gz (length d0) to the row's ∂L/∂z = Σ_j g_j·e_j·Λ_j with
-// g_j = Σ_c gy[c]·wpad[c·dp+j] (through the linear layer).
-func rffVecGrad(v *hylaVec, cbuf, gy, e []float64, gz []float64) {
+// g_j = Σ_c gy[c]·wpad[c·dp+j] (through the linear layer), or g_j from g
+// when it is not nil (vec.GyW's sums for the row; the same bits).
+func rffVecGrad(v *hylaVec, cbuf, g, gy, e []float64, gz []float64) {
 	dp := v.dp
 	d0 := len(gz)
 	e, cbuf = e[:dp], cbuf[:dp]
 	var s [16]float64
-	vec.GradPass(v.wpad, dp, gy, e, e, cbuf, &s)
+	if g != nil {
+		// vec.GyW's sums, taken as 1·g_j + 0 = g_j (hylaVecGradPass).
+		one := [1]float64{1}
+		vec.GradPass(g[:dp], 0, one[:], e, e, cbuf, &s)
+	} else {
+		vec.GradPass(v.wpad, dp, gy, e, e, cbuf, &s)
+	}
 	gzRows(cbuf, v.omegaT[:d0*dp], dp, gz)
 }

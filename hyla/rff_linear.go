@@ -82,6 +82,20 @@ func (r *RFFMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 	}
 	for s := lo; s < hi; s += hylaSub {
 		e := min(s+hylaSub, hi)
+		if c.op == hylaOpBackwardLinear && wide {
+			// The rows' ∂L/∂Y and g = ∂L/∂Y·W for all of them (vec.GyW).
+			gm := c.gyT.RawMatrix()
+			for i := s; i < e; i++ {
+				gy := sc.gyb[(i-s)*nc : (i-s+1)*nc]
+				for k := range gy {
+					gy[k] = gm.Data[k*gm.Stride+i]
+				}
+			}
+			if len(sc.gw) < hylaSub*dp {
+				sc.gw = make([]float64, hylaSub*dp)
+			}
+			vec.GyW(sc.gw, dp, sc.gyb, nc, e-s, v.wpad, dp, nc, dp)
+		}
 		for i := s; i < e; i++ {
 			phi, e2 := v.phi[i*dp:(i+1)*dp], v.e2[i*dp:(i+1)*dp]
 			switch c.op {
@@ -95,12 +109,17 @@ func (r *RFFMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 					}
 				}
 			case hylaOpBackwardLinear:
-				gm := c.gyT.RawMatrix()
 				gy := sc.gyb[(i-s)*nc : (i-s+1)*nc]
-				for k := range gy {
-					gy[k] = gm.Data[k*gm.Stride+i]
+				var g []float64
+				if wide {
+					g = sc.gw[(i-s)*dp : (i-s+1)*dp]
+				} else {
+					gm := c.gyT.RawMatrix()
+					for k := range gy {
+						gy[k] = gm.Data[k*gm.Stride+i]
+					}
 				}
-				rffVecGrad(v, sc.c, gy, e2, c.gradZ.RawRowView(i)[:d0])
+				rffVecGrad(v, sc.c, g, gy, e2, c.gradZ.RawRowView(i)[:d0])
 				if part != nil && !wide {
 					hylaVecAxpy(part, dp, gy, phi)
 				}

@@ -723,6 +723,106 @@ yaxdone:
 	VZEROUPPER
 	RET
 
+// func gyw2x16AVX2(g0, g1, w *float64, wstrideBytes, nc int, o0, o1 *float64)
+//
+// GyW for two rows and 16 columns: row 0's sums in Y0–Y3, row 1's in
+// Y4–Y7, class k's strip of w in Y8–Y11, gy[0][k] and gy[1][k]
+// broadcast in Y12 and Y13; from zero, one fused multiply-add per class.
+TEXT ·gyw2x16AVX2(SB), NOSPLIT, $0-56
+	MOVQ g0+0(FP), SI
+	MOVQ g1+8(FP), DI
+	MOVQ w+16(FP), DX
+	MOVQ wstrideBytes+24(FP), R8
+	MOVQ nc+32(FP), CX
+	MOVQ o0+40(FP), R9
+	MOVQ o1+48(FP), R10
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	TESTQ CX, CX
+	JEQ   gyw2x16AVX2store
+
+gyw2x16AVX2k:
+	VMOVUPD (DX), Y8
+	VMOVUPD 32(DX), Y9
+	VMOVUPD 64(DX), Y10
+	VMOVUPD 96(DX), Y11
+	VBROADCASTSD (SI), Y12
+	VBROADCASTSD (DI), Y13
+	VFMADD231PD Y8, Y12, Y0
+	VFMADD231PD Y9, Y12, Y1
+	VFMADD231PD Y10, Y12, Y2
+	VFMADD231PD Y11, Y12, Y3
+	VFMADD231PD Y8, Y13, Y4
+	VFMADD231PD Y9, Y13, Y5
+	VFMADD231PD Y10, Y13, Y6
+	VFMADD231PD Y11, Y13, Y7
+	ADDQ $8, SI
+	ADDQ $8, DI
+	ADDQ R8, DX
+	DECQ CX
+	JNE  gyw2x16AVX2k
+
+gyw2x16AVX2store:
+	VMOVUPD Y0, (R9)
+	VMOVUPD Y1, 32(R9)
+	VMOVUPD Y2, 64(R9)
+	VMOVUPD Y3, 96(R9)
+	VMOVUPD Y4, (R10)
+	VMOVUPD Y5, 32(R10)
+	VMOVUPD Y6, 64(R10)
+	VMOVUPD Y7, 96(R10)
+	VZEROUPPER
+	RET
+
+// func gyw2x8AVX2(g0, g1, w *float64, wstrideBytes, nc int, o0, o1 *float64)
+//
+// GyW for two rows and 8 columns: row 0's sums in Y0–Y1, row 1's in
+// Y2–Y3, class k's strip of w in Y8–Y9, gy[0][k] and gy[1][k]
+// broadcast in Y12 and Y13; from zero, one fused multiply-add per class.
+TEXT ·gyw2x8AVX2(SB), NOSPLIT, $0-56
+	MOVQ g0+0(FP), SI
+	MOVQ g1+8(FP), DI
+	MOVQ w+16(FP), DX
+	MOVQ wstrideBytes+24(FP), R8
+	MOVQ nc+32(FP), CX
+	MOVQ o0+40(FP), R9
+	MOVQ o1+48(FP), R10
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	TESTQ CX, CX
+	JEQ   gyw2x8AVX2store
+
+gyw2x8AVX2k:
+	VMOVUPD (DX), Y8
+	VMOVUPD 32(DX), Y9
+	VBROADCASTSD (SI), Y12
+	VBROADCASTSD (DI), Y13
+	VFMADD231PD Y8, Y12, Y0
+	VFMADD231PD Y9, Y12, Y1
+	VFMADD231PD Y8, Y13, Y2
+	VFMADD231PD Y9, Y13, Y3
+	ADDQ $8, SI
+	ADDQ $8, DI
+	ADDQ R8, DX
+	DECQ CX
+	JNE  gyw2x8AVX2k
+
+gyw2x8AVX2store:
+	VMOVUPD Y0, (R9)
+	VMOVUPD Y1, 32(R9)
+	VMOVUPD Y2, (R10)
+	VMOVUPD Y3, 32(R10)
+	VZEROUPPER
+	RET
+
 // func axpyRows4AVX2(part *float64, strideBytes int, gy *float64, gstrideBytes int, phi *float64, pstrideBytes, rows, nb int)
 //
 // Four classes, block of eight by block of eight: the block of each

@@ -166,6 +166,18 @@ func gradPassGeneric(w []float64, stride int, gy, e1, e2, c []float64, s *[16]fl
 	}
 }
 
+func gyWGeneric(out []float64, ostride int, gy []float64, gstride, rows int, w []float64, wstride, nc, n int) {
+	for r := 0; r < rows; r++ {
+		row := out[r*ostride : r*ostride+n]
+		clear(row)
+		for k, y := range gy[r*gstride : r*gstride+nc] {
+			for j, v := range w[k*wstride : k*wstride+n] {
+				row[j] = math.FMA(y, v, row[j])
+			}
+		}
+	}
+}
+
 func dotLanes(x, y []float64, out *[8]float64) {
 	*out = [8]float64{}
 	for j, v := range x {

@@ -356,6 +356,28 @@ func TestGuardAxpy(t *testing.T) {
 	})
 }
 
+func TestGuardGyW(t *testing.T) {
+	forLengths(t, 8, func(t *testing.T, r *rand.Rand, n, off int) {
+		nb := n / 8 * 8
+		for _, tc := range []struct{ nc, rows int }{{0, 2}, {1, 1}, {3, 2}, {5, 3}, {52, 4}} {
+			ostride, gstride, wstride := n+3, tc.nc+2, n+5
+			gy, w := 0, 0
+			if tc.nc > 0 {
+				gy, w = (tc.rows-1)*gstride+tc.nc, (tc.nc-1)*wstride+n
+			}
+			args := []*arg{
+				newArg("out", (tc.rows-1)*ostride+n, off, uniform(r, 4), rows(tc.rows, ostride, nb)),
+				newArg("gy", gy, o2(off), uniform(r, 2), nil),
+				newArg("w", w, o3(off), uniform(r, 1), nil),
+			}
+			checkGuarded(t, fmt.Sprintf("GyW n=%d off=%d nc=%d rows=%d", n, off, tc.nc, tc.rows), args, func(s [][]float64) ([]float64, bool) {
+				GyW(s[0], ostride, s[1], gstride, tc.rows, s[2], wstride, tc.nc, n)
+				return nil, true
+			})
+		}
+	})
+}
+
 func TestGuardAxpyRows(t *testing.T) {
 	forLengths(t, 6, func(t *testing.T, r *rand.Rand, n, off int) {
 		nb := n / 8 * 8

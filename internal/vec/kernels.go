@@ -139,6 +139,52 @@ func GradPass(w []float64, stride int, gy, e1, e2, c []float64, s *[16]float64) 
 	}
 }
 
+// GyW sets out[r·ostride+j] = Σ_k gy[r·gstride+k]·w[k·wstride+j] (fused,
+// in k order, from zero) for the rows r < rows, the classes k < nc and
+// j < n rounded down to a multiple of eight: the sums g_j that GradPass
+// forms before it scales them, for a group of rows at once. The AVX2 path
+// takes two rows and sixteen columns at a time over all the classes, so a
+// strip of w (nc × 16) is read from L1 for every pair of rows but the
+// first; GradPass streams all of w for each row.
+func GyW(out []float64, ostride int, gy []float64, gstride, rows int, w []float64, wstride, nc, n int) {
+	n = n / 8 * 8
+	if n == 0 || rows <= 0 {
+		return
+	}
+	_ = out[(rows-1)*ostride+n-1]
+	if nc <= 0 {
+		for r := 0; r < rows; r++ {
+			clear(out[r*ostride : r*ostride+n])
+		}
+		return
+	}
+	_ = gy[(rows-1)*gstride+nc-1]
+	_ = w[(nc-1)*wstride+n-1]
+	switch active {
+	case AVX2:
+		for j := 0; j < n; j += 16 {
+			for r := 0; r < rows; r += 2 {
+				r1 := min(r+1, rows-1) // an odd last row pairs with itself
+				if j+16 <= n {
+					gyw2x16AVX2(&gy[r*gstride], &gy[r1*gstride], &w[j], wstride*8, nc, &out[r*ostride+j], &out[r1*ostride+j])
+				} else {
+					gyw2x8AVX2(&gy[r*gstride], &gy[r1*gstride], &w[j], wstride*8, nc, &out[r*ostride+j], &out[r1*ostride+j])
+				}
+			}
+		}
+	case AVX512:
+		// Axpy of one class at a time: the same fused multiply-adds.
+		for r := 0; r < rows; r++ {
+			clear(out[r*ostride : r*ostride+n])
+			for k := 0; k < nc; k++ {
+				axpyAVX512(&out[r*ostride], 0, &gy[r*gstride+k], 1, &w[k*wstride], n/8)
+			}
+		}
+	default:
+		gyWGeneric(out, ostride, gy, gstride, rows, w, wstride, nc, n)
+	}
+}
+
 // Gz8 sets out[8r:8r+8] to the lane sums of c[j]·omegaT[r·stride+j]
 // (fused, j in order, from zero) for the eight rows r < 8 and j < len(c) (a
 // multiple of eight).

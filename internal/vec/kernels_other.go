@@ -73,6 +73,10 @@ func dot4AVX2(x, y *float64, strideBytes, nb int, out *[32]float64) { noAsm() }
 
 func axpyAVX2(part *float64, strideBytes int, gy *float64, nc int, phi *float64, nb int) { noAsm() }
 
+func gyw2x16AVX2(g0, g1, w *float64, wstrideBytes, nc int, o0, o1 *float64) { noAsm() }
+
+func gyw2x8AVX2(g0, g1, w *float64, wstrideBytes, nc int, o0, o1 *float64) { noAsm() }
+
 func axpyRows4AVX2(part *float64, strideBytes int, gy *float64, gstrideBytes int, phi *float64, pstrideBytes, rows, nb int) {
 	noAsm()
 }

@@ -126,6 +126,38 @@ func TestLinearKernelsSameBits(t *testing.T) {
 				return p
 			}))
 		}
+		// GyW's sums are GradPass's g_j (GradPass with e2 = 1 leaves them
+		// in c), on every path, for odd and even row counts.
+		for _, nc := range []int{1, 3, 52} {
+			for _, nr := range []int{1, 2, 5} {
+				gys := randSlice(r, nr*(nc+2), 2)
+				w := randSlice(r, nc*(n+4), 1)
+				ones := make([]float64, n)
+				for j := range ones {
+					ones[j] = 1
+				}
+				want := make([]float64, nr*(n+1))
+				for row := 0; row < nr; row++ {
+					var s [16]float64
+					gradPassGeneric(w, n+4, gys[row*(nc+2):row*(nc+2)+nc], x, ones, want[row*(n+1):row*(n+1)+n], &s)
+				}
+				res := onEveryPath(t, func() []float64 {
+					o := randSlice(r, nr*(n+1), 3) // overwritten but for the gaps
+					for row := 0; row < nr; row++ {
+						o[row*(n+1)+n] = 0
+						clear(o[row*(n+1)+n/8*8 : row*(n+1)+n])
+					}
+					GyW(o, n+1, gys, nc+2, nr, w, n+4, nc, n)
+					return o
+				})
+				sameBits(t, fmt.Sprint("GyW ", n, nc, nr), res)
+				for j, v := range res[Generic] {
+					if math.Float64bits(v) != math.Float64bits(want[j]) {
+						t.Fatalf("GyW n=%d nc=%d rows=%d: entry %d is %v, GradPass's sum %v", n, nc, nr, j, v, want[j])
+					}
+				}
+			}
+		}
 		// AxpyRows is Axpy row by row, on every path: class counts with
 		// and without a remainder past the groups of four.
 		for _, nc := range []int{1, 4, 5, 8, 13} {
