@@ -416,3 +416,53 @@ func TestReleaseReusesArrays(t *testing.T) {
 	}
 	b.Release()
 }
+
+// BenchmarkLinearR52 measures the fused forward and backward passes of the
+// maps with a linear layer at R52's transductive shape (52 classes, D =
+// 500, d0 = 50; 4096 of its 17,992 feature rows), one worker: the products
+// with the weights grouped over rows (hylaWideClasses, the default) and
+// row by row, in the same run.
+//
+//	go test ./hyla -run '^$' -bench LinearR52
+func BenchmarkLinearR52(b *testing.B) {
+	const m, D, d0, c = 4096, 500, 50, 52
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, kind := range []string{"hyla", "rff"} {
+		var s *Samples
+		var z *mat.Dense
+		if kind == "rff" {
+			s, z = SampleRFF(rng, D, d0, 5), randomDense(rng, m, d0)
+		} else {
+			s, z = SampleHyLa(rng, D, d0, 0.5), randomBallPoints(rng, m, d0, 0.9)
+		}
+		wT, gyT := randomDense(rng, c, D), randomDense(rng, c, m)
+		for _, grouping := range []string{"grouped", "rows"} {
+			b.Run(kind+"/"+grouping, func(b *testing.B) {
+				if grouping == "rows" {
+					defer func(old int) { hylaWideClasses = old }(hylaWideClasses)
+					hylaWideClasses = 1 << 30
+				}
+				var fm interface {
+					ForwardLinear(z, wT, yT *mat.Dense) bool
+					BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool
+					SetWorkers(int)
+				}
+				if kind == "rff" {
+					fm, _ = NewRFF(s)
+				} else {
+					fm, _ = NewHyLa(s, ConventionCode)
+				}
+				fm.SetWorkers(1)
+				y, gz, gw := mat.NewDense(c, m, nil), mat.NewDense(m, d0, nil), mat.NewDense(c, D, nil)
+				b.ResetTimer()
+				cpu0 := cputime.Process()
+				for b.Loop() {
+					if !fm.ForwardLinear(z, wT, y) || !fm.BackwardLinear(gyT, wT, gz, gw) {
+						b.Fatal("fused kernels not available")
+					}
+				}
+				b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+			})
+		}
+	}
+}
