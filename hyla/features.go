@@ -550,20 +550,7 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 			hylaVecDists(v, h.z[s*d0:e*d0], d0, e-s, sc.qb)
 		case hylaOpBackwardLinear:
 			if wide {
-				// The rows' ∂L/∂Y, and g = ∂L/∂Y·W for all of them,
-				// sixteen columns of W at a time (vec.GyW: GradPass's
-				// sums, which the row pass then scales).
-				gm := c.gyT.RawMatrix()
-				for i := s; i < e; i++ {
-					gy := sc.gyb[(i-s)*nc : (i-s+1)*nc]
-					for k := range gy {
-						gy[k] = gm.Data[k*gm.Stride+i]
-					}
-				}
-				if len(sc.gw) < hylaSub*dp {
-					sc.gw = make([]float64, hylaSub*dp)
-				}
-				vec.GyW(sc.gw, dp, sc.gyb, nc, e-s, v.wpad, dp, nc, dp)
+				v.groupGrad(sc, c.gyT, s, e)
 			}
 		}
 		for i := s; i < e; i++ {
@@ -623,13 +610,7 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 			if v.e1OK {
 				e1 = v.e1[s*dp : e*dp]
 			}
-			hylaVecRowDots(v.phi[s*dp:e*dp], e-s, dp, v.wpad, nc, sc.yb, nc)
-			ym := c.yT.RawMatrix()
-			for i := s; i < e; i++ {
-				for k, y := range sc.yb[(i-s)*nc : (i-s+1)*nc] {
-					ym.Data[k*ym.Stride+i] = y
-				}
-			}
+			v.groupForward(sc, c.yT, s, e)
 			hylaVecRowDots(e1, e-s, dp, v.wpad, nc, v.u[s*nc:e*nc], nc)
 		case c.op == hylaOpBackwardLinear:
 			if part != nil {
@@ -645,6 +626,39 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 			}
 		}
 	}
+}
+
+// groupForward sets the columns [s, e) of yT to Y = φW of those rows,
+// four classes at a time over all of them (hylaVecRowDots): the wide
+// forward pass of both maps.
+func (v *hylaVec) groupForward(sc *hylaScratch, yT *mat.Dense, s, e int) {
+	nc, dp := v.classes, v.dp
+	hylaVecRowDots(v.phi[s*dp:e*dp], e-s, dp, v.wpad, nc, sc.yb, nc)
+	ym := yT.RawMatrix()
+	for i := s; i < e; i++ {
+		for k, y := range sc.yb[(i-s)*nc : (i-s+1)*nc] {
+			ym.Data[k*ym.Stride+i] = y
+		}
+	}
+}
+
+// groupGrad gathers the rows [s, e) of ∂L/∂Y (columns of gyT) into
+// sc.gyb and sets sc.gw to g = ∂L/∂Y·W for all of them, sixteen columns
+// of W at a time (vec.GyW: the sums GradPass forms, which the row pass
+// then scales): the wide backward pass of both maps.
+func (v *hylaVec) groupGrad(sc *hylaScratch, gyT *mat.Dense, s, e int) {
+	nc, dp := v.classes, v.dp
+	gm := gyT.RawMatrix()
+	for i := s; i < e; i++ {
+		gy := sc.gyb[(i-s)*nc : (i-s+1)*nc]
+		for k := range gy {
+			gy[k] = gm.Data[k*gm.Stride+i]
+		}
+	}
+	if len(sc.gw) < hylaSub*dp {
+		sc.gw = make([]float64, hylaSub*dp)
+	}
+	vec.GyW(sc.gw, dp, sc.gyb, nc, e-s, v.wpad, dp, nc, dp)
 }
 
 // forwardScalar computes entries [jlo, jhi) of one row of Forward with the

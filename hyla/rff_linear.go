@@ -83,18 +83,7 @@ func (r *RFFMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 	for s := lo; s < hi; s += hylaSub {
 		e := min(s+hylaSub, hi)
 		if c.op == hylaOpBackwardLinear && wide {
-			// The rows' ∂L/∂Y and g = ∂L/∂Y·W for all of them (vec.GyW).
-			gm := c.gyT.RawMatrix()
-			for i := s; i < e; i++ {
-				gy := sc.gyb[(i-s)*nc : (i-s+1)*nc]
-				for k := range gy {
-					gy[k] = gm.Data[k*gm.Stride+i]
-				}
-			}
-			if len(sc.gw) < hylaSub*dp {
-				sc.gw = make([]float64, hylaSub*dp)
-			}
-			vec.GyW(sc.gw, dp, sc.gyb, nc, e-s, v.wpad, dp, nc, dp)
+			v.groupGrad(sc, c.gyT, s, e)
 		}
 		for i := s; i < e; i++ {
 			phi, e2 := v.phi[i*dp:(i+1)*dp], v.e2[i*dp:(i+1)*dp]
@@ -128,13 +117,7 @@ func (r *RFFMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 		switch {
 		case !wide:
 		case c.op == hylaOpForwardLinear:
-			hylaVecRowDots(v.phi[s*dp:e*dp], e-s, dp, v.wpad, nc, sc.yb, nc)
-			ym := c.yT.RawMatrix()
-			for i := s; i < e; i++ {
-				for k, y := range sc.yb[(i-s)*nc : (i-s+1)*nc] {
-					ym.Data[k*ym.Stride+i] = y
-				}
-			}
+			v.groupForward(sc, c.yT, s, e)
 		case c.op == hylaOpBackwardLinear && part != nil:
 			hylaVecAxpyRows(part, dp, sc.gyb, nc, v.phi[s*dp:e*dp], e-s)
 		}
