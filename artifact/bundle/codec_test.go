@@ -604,6 +604,9 @@ func FuzzDecode(f *testing.F) {
 		return Decode(bytes.NewReader(data), int64(len(data)), "fuzz")
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Shapes reads headers and small JSON members of untrusted data
+		// for memory estimates: it may fail, never panic.
+		_, _ = Shapes(bytes.NewReader(data), int64(len(data)))
 		a, err := Decode(bytes.NewReader(data), int64(len(data)), "fuzz")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "artifact fuzz: ") {
