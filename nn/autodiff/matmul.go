@@ -69,8 +69,12 @@ func (t *Tape) mulTransSkipZeros(a, b, c *mat.Dense) {
 	}
 	nnz := start[ar.Cols]
 	// A zero is written to the spare place at the end instead of its
-	// column's next place (selected by arithmetic, not by a branch).
-	idx, val := t.int32s(nnz+1), t.floats(nnz+1)
+	// column's next place (selected by arithmetic, not by a branch). The
+	// buffers have the size of a dense a, whatever its non-zeros: a
+	// recycling tape keeps buffers by length, and a length that changes
+	// from pass to pass (dropout) would keep a new pair every pass.
+	bound := ar.Rows*ar.Cols + 1
+	idx, val := t.int32sFull(bound)[:nnz+1], t.floatsFull(bound)[:nnz+1]
 	next := append([]int(nil), start[:ar.Cols]...)
 	for l := 0; l < ar.Rows; l++ {
 		for i, v := range ar.Data[l*ar.Stride : l*ar.Stride+ar.Cols] {
