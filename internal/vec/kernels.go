@@ -1,5 +1,7 @@
 package vec
 
+import "math"
+
 // The kernels. Slices are read and written in whole blocks of eight: n is
 // the length that the documentation names, rounded down to a multiple of
 // eight unless it says otherwise. Each function checks its bounds before
@@ -435,10 +437,8 @@ func SpMMRow(idx []int32, val []float64, src []float64, stride int, d []float64,
 		return
 	}
 	val = val[:len(idx)]
-	for _, j := range idx {
-		if j < 0 || int(j)*stride+w > len(src) {
-			panic("vec: SpMMRow: column index out of range")
-		}
+	if !rowsInRange(idx, len(src), stride, w) {
+		panic("vec: SpMMRow: column index out of range")
 	}
 	n := w / 8 * 8
 	if w >= 4 && active != Generic {
@@ -473,6 +473,37 @@ func SpMMRow(idx []int32, val []float64, src []float64, stride int, d []float64,
 		return
 	}
 	spmmRowGeneric(idx, val, src, stride, d, accumulate)
+}
+
+// rowsInRange reports whether every j in idx is a row of src whose w
+// entries from j·stride lie within its n values: j ≥ 0 and
+// j·stride + w ≤ n. The kernels read src through pointers, so this check
+// is what keeps them inside it. With stride > 0 it is one unsigned
+// comparison per entry against the last row that fits (a negative j is
+// a large unsigned one), which costs a fraction of the per-entry
+// arithmetic it replaces on short rows (R8's 8 columns).
+func rowsInRange(idx []int32, n, stride, w int) bool {
+	if len(idx) == 0 {
+		return true
+	}
+	if n < w {
+		return false
+	}
+	if stride <= 0 {
+		for _, j := range idx {
+			if j < 0 || int(j)*stride+w > n {
+				return false
+			}
+		}
+		return true
+	}
+	last := uint32(min((n-w)/stride, math.MaxInt32))
+	for _, j := range idx {
+		if uint32(j) > last {
+			return false
+		}
+	}
+	return true
 }
 
 // spmmRowAVX2Blocks is spmmRowAVX2 on the nb blocks of eight at the start
