@@ -147,7 +147,7 @@ func TestMemTextGCN(t *testing.T) {
 // The estimates of Table 2's eight TextGCN stages are at least their
 // measured peak RSS and at most twice it: `hylaflow run -j 1 --only` of
 // one stage with its graph cached, seed 0, validated values
-// (docs/text.md, "Memory"). The stored sizes and shapes are those of the
+// (docs/performance.md, "TextGCN's memory"). The stored sizes and shapes are those of the
 // normalised corpus graphs in the Table 2 cache.
 func TestMemTextGCNAgainstMeasuredPeaks(t *testing.T) {
 	for _, tc := range []struct {

@@ -190,10 +190,10 @@ func memTrainInputShapes(p registry.Values, in map[string][]registry.InputSize) 
 
 // memTextGCN: the normalised corpus graph decoded (S and the raw A) and
 // S's transpose for the backward pass, plus TextGCN's dense arrays. Fitted
-// to the measured peaks of all eight Table 2 stages (docs/text.md,
-// "Memory"; TestMemTextGCNAgainstMeasuredPeaks): about 10 n×hidden float64
+// to the measured peaks of all eight Table 2 stages (docs/performance.md,
+// "TextGCN's memory"; TestMemTextGCNAgainstMeasuredPeaks): about 10 n×hidden float64
 // arrays (W1 with its gradient and Adam's moments, the lookup, S·W1, ReLU,
-// the dropout and their gradients) and about 60 n×classes ones (the
+// the dropout and their gradients) and about 67 n×classes ones (the
 // second layer's products, the softmax and its gradient, and the tape's
 // recycled buffers of those sizes), which the estimate counts with a
 // margin: textGCNDenseArrays and textGCNClassArrays. Without the classes
