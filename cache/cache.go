@@ -123,6 +123,12 @@ var migrations = []string{
 		digest   TEXT NOT NULL,    -- hex sha256 of the contents
 		verified INTEGER NOT NULL  -- unix ns: when the contents were hashed
 	) WITHOUT ROWID;`,
+	// 5: no index of stage records by key. No query looks stage records
+	// up by key (history is read by run), and keeping that index made
+	// every run's records random writes into a b-tree as large as the
+	// whole history: a fully cached 502-stage rerun spent more in it than
+	// in anything else once the history held a few dozen runs.
+	`DROP INDEX IF EXISTS run_stages_key;`,
 }
 
 // readOnlyMin is the oldest schema version a read-only open accepts

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hylaflow/hylaflow/artifact"
@@ -138,5 +139,40 @@ func TestOldSchemaCacheWorks(t *testing.T) {
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Issue 35: schema 5 drops the index of stage records by key, and the
+// history's reads (a run's stages, in order) still search the records by
+// run rather than scanning them.
+func TestStageRecordsIndexedByRunOnly(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var n int
+	if err := c.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'run_stages_key'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("run_stages_key still exists after the upgrade")
+	}
+	rows, err := c.db.Query(`EXPLAIN QUERY PLAN SELECT address, key FROM run_stages WHERE run_id = ? ORDER BY seq`, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if len(plan) != 1 || !strings.HasPrefix(plan[0], "SEARCH run_stages USING PRIMARY KEY (run_id=?)") {
+		t.Errorf("a run's stages are read with plan %q, want a search of the primary key by run_id", plan)
 	}
 }

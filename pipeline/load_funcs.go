@@ -76,7 +76,7 @@ func pipelineFunctions(dir string) map[string]function.Function {
 		"tolist":          stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 		"tomap":           stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
 		"tonumber":        stdlib.MakeToFunc(cty.Number),
-		"toset":           stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
+		"toset":           toSetFunc,
 		"tostring":        stdlib.MakeToFunc(cty.String),
 		"trim":            stdlib.TrimFunc,
 		"trimprefix":      stdlib.TrimPrefixFunc,
@@ -88,6 +88,67 @@ func pipelineFunctions(dir string) map[string]function.Function {
 		"env":             envFunc,
 		"file":            makeFileFunc(dir),
 	}
+}
+
+// toSetFunc is the standard library's toset with a shortcut for its usual
+// argument, for_each = toset([...]): a tuple or list of known, non-null
+// values of one primitive type becomes the set of those values directly.
+// The standard conversion finds the tuple's common element type by sorting
+// its element types (O(n log n) comparisons of types, twice: once to type
+// the call, once to convert), which made toset the largest cost of loading
+// a pipeline that fans out over a few hundred keys. The result is the one
+// the standard conversion gives (TestToSetSameAsStdlib); any other
+// argument takes the standard path.
+var toSetFunc = func() function.Function {
+	std := stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType))
+	return function.New(&function.Spec{
+		Description: std.Description(),
+		Params:      std.Params(),
+		Type: func(args []cty.Value) (cty.Type, error) {
+			if uniformPrimitives(args[0]) {
+				return cty.Set(cty.DynamicPseudoType), nil
+			}
+			return std.ReturnTypeForValues(args)
+		},
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			if uniformPrimitives(args[0]) {
+				return cty.SetVal(args[0].AsValueSlice()), nil
+			}
+			return std.Call(args)
+		},
+	})
+}()
+
+// uniformPrimitives reports whether v is a non-empty, known, unmarked tuple
+// or list whose elements are known, non-null, unmarked values of one
+// primitive type.
+func uniformPrimitives(v cty.Value) bool {
+	ty := v.Type()
+	if !ty.IsTupleType() && !ty.IsListType() || v.IsNull() || !v.IsKnown() || v.IsMarked() || v.LengthInt() == 0 {
+		return false
+	}
+	var elem cty.Type
+	if ty.IsListType() {
+		elem = ty.ElementType()
+	} else {
+		types := ty.TupleElementTypes()
+		elem = types[0]
+		for _, t := range types[1:] {
+			if !t.Equals(elem) {
+				return false
+			}
+		}
+	}
+	if !elem.IsPrimitiveType() {
+		return false
+	}
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.IsNull() || !e.IsKnown() || e.IsMarked() {
+			return false
+		}
+	}
+	return true
 }
 
 // envFunc is env(NAME[, DEFAULT]): the environment variable's value, else

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -220,7 +221,11 @@ func (l *loader) expand(sb *stageBlock) {
 		return
 	}
 	rng := a.Expr.Range()
-	if !val.IsWhollyKnown() { // an unknown value stands for an error reported elsewhere
+	// An unknown value stands for an error reported elsewhere. A set's
+	// elements are checked as expandForEach reads them: each reading of a
+	// set sorts it, which for a few hundred keys costs more than the rest
+	// of the expansion.
+	if !val.IsKnown() || (!val.Type().IsSetType() && !val.IsWhollyKnown()) {
 		sb.bad = true
 		return
 	}
@@ -235,11 +240,17 @@ func (l *loader) expand(sb *stageBlock) {
 	} else {
 		sb.keys, sb.eachVals, err = expandMatrix(val)
 	}
-	if err != nil {
+	if errors.Is(err, errUnknownElement) {
+		sb.keys, sb.eachVals, sb.bad = nil, nil, true
+	} else if err != nil {
 		l.errorf(&rng, "Invalid "+what+" argument", "%v.", err)
 		sb.keys, sb.eachVals, sb.bad = nil, nil, true
 	}
 }
+
+// errUnknownElement is expandForEach's report of an element whose value is
+// unknown: it stands for an error reported elsewhere.
+var errUnknownElement = errors.New("an element of for_each is unknown")
 
 // expandForEach turns a map/object (key = attribute name), a set or a list
 // (key = the element's string form) into keys and values.
@@ -257,6 +268,9 @@ func expandForEach(val cty.Value) ([]string, []cty.Value, error) {
 		seen := map[string]bool{}
 		for it := val.ElementIterator(); it.Next(); {
 			_, v := it.Element()
+			if !v.IsWhollyKnown() {
+				return nil, nil, errUnknownElement
+			}
 			k, err := keyString(v)
 			if err != nil {
 				return nil, nil, fmt.Errorf("for_each over a %s: %w; use a map to give such elements keys", collectionName(ty), err)
