@@ -15,6 +15,11 @@
 //
 // Query parameters of the URL go to the driver (s3://b/p?region=eu-west-1&profile=lab).
 //
+// The cloud drivers (S3, GCS, Azure) are not linked into hylaflow: the
+// hylaflow-remote helper, built beside it, serves a cloud bucket to it
+// (package blobproxy), and is started only when a command first opens a
+// cloud remote. Directory and memory remotes stay in process.
+//
 // It is built on gocloud.dev/blob rather than on the AWS SDK alone: one
 // portable API (read, write with if-not-exists, list, delete, attributes)
 // serves the four kinds of store with the same code and the same tests, so
@@ -71,15 +76,13 @@ import (
 	"time"
 
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/fileblob"  // file://
-	_ "gocloud.dev/blob/gcsblob"   // gs://
-	_ "gocloud.dev/blob/memblob"   // mem:// (tests)
-	_ "gocloud.dev/blob/s3blob"    // s3://
+	_ "gocloud.dev/blob/fileblob" // file://
+	_ "gocloud.dev/blob/memblob"  // mem:// (tests)
 	"gocloud.dev/gcerrors"
 
 	"github.com/hylaflow/hylaflow/artifact"
 	"github.com/hylaflow/hylaflow/cache"
+	"github.com/hylaflow/hylaflow/remote/blobproxy"
 )
 
 // RecordFormat is the format number of the records this version writes.
@@ -239,7 +242,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Remote, error) {
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %w", Redact(rawURL), err)
 	}
-	b, err := blob.OpenBucket(ctx, driverURL)
+	b, err := openBucket(ctx, driverURL)
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %w", Redact(rawURL), err)
 	}
@@ -247,6 +250,25 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Remote, error) {
 		b = blob.PrefixedBucket(b, prefix)
 	}
 	return &Remote{url: Redact(rawURL), bucket: b, opts: opts}, nil
+}
+
+// openBucket opens the bucket at a driver URL: in this process when its
+// driver is linked (file:// and mem:// always; the cloud drivers only in
+// the hylaflow-remote helper and in tests), else through the helper
+// (package blobproxy says why the cloud drivers live there).
+func openBucket(ctx context.Context, driverURL string) (*blob.Bucket, error) {
+	u, err := url.Parse(driverURL)
+	if err != nil {
+		return nil, err
+	}
+	if blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
+		return blob.OpenBucket(ctx, driverURL)
+	}
+	helper, err := blobproxy.Locate()
+	if err != nil {
+		return nil, err
+	}
+	return blobproxy.Start(ctx, helper, driverURL)
 }
 
 // withDefaults fills the unset options.

@@ -38,7 +38,7 @@ trap cleanup EXIT
 bin=${1:-}
 if [ -z "$bin" ]; then
 	bin=$work/hylaflow
-	go build -o "$bin" ./cmd/hylaflow
+	go build -o "$work/" ./cmd/hylaflow ./cmd/hylaflow-remote # the remote helper beside it
 fi
 
 echo "--- cluster up"

@@ -28,3 +28,32 @@ func TestCmdImportsNoMaths(t *testing.T) {
 		}
 	}
 }
+
+// Issue 35: the cloud SDKs (their package initialisation cost every
+// command about 20 ms of start-up) are linked into the hylaflow-remote
+// helper only, which hylaflow starts when a command first reaches a cloud
+// remote (remote/blobproxy).
+func TestCloudSDKsOnlyInTheHelper(t *testing.T) {
+	sdks := []string{"github.com/aws/aws-sdk-go-v2/service/s3", "cloud.google.com/go/storage",
+		"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"}
+	deps := func(pkg string) map[string]bool {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		m := map[string]bool{}
+		for _, p := range strings.Fields(string(out)) {
+			m[p] = true
+		}
+		return m
+	}
+	main, helper := deps("."), deps("../hylaflow-remote")
+	for _, sdk := range sdks {
+		if main[sdk] {
+			t.Errorf("cmd/hylaflow links %s; cloud drivers belong in cmd/hylaflow-remote", sdk)
+		}
+		if !helper[sdk] {
+			t.Errorf("cmd/hylaflow-remote does not link %s", sdk)
+		}
+	}
+}

@@ -67,8 +67,8 @@ func slurmBuild(t testing.TB) string {
 		if slurmBinErr != nil {
 			return
 		}
-		bin := filepath.Join(slurmBinDir, "hylaflow")
-		if out, err := exec.Command("go", "build", "-o", bin, "github.com/hylaflow/hylaflow/cmd/hylaflow").CombinedOutput(); err != nil {
+		// The remote helper beside it: the jobs reach an s3:// store through it.
+		if out, err := exec.Command("go", "build", "-o", slurmBinDir+string(filepath.Separator), "github.com/hylaflow/hylaflow/cmd/hylaflow", "github.com/hylaflow/hylaflow/cmd/hylaflow-remote").CombinedOutput(); err != nil {
 			slurmBinErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
