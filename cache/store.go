@@ -852,7 +852,13 @@ func hashFile(path string, h hash.Hash) (string, int64, error) {
 	}
 	defer f.Close()
 	h.Reset()
-	n, err := io.Copy(h, bufio.NewReaderSize(f, 1<<20))
+	// A buffer of the file's size up to 1 MiB: a small payload (a leaf's
+	// table) is not read through a megabyte of fresh memory.
+	size := int64(1 << 20)
+	if info, err := f.Stat(); err == nil {
+		size = min(max(info.Size(), 4096), size)
+	}
+	n, err := io.CopyBuffer(struct{ io.Writer }{h}, struct{ io.Reader }{f}, make([]byte, size))
 	if err != nil {
 		return "", 0, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -12,6 +12,7 @@
 # BIN defaults to a fresh build in a temporary directory; REPEATS to 5.
 # SNAKEMAKE=0 skips Snakemake.
 set -Eeuo pipefail
+[ -n "${EPOCHREALTIME:-}" ] || { echo "bench-runner.sh needs bash 5 (\$EPOCHREALTIME)" >&2; exit 1; }
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -34,9 +35,11 @@ wall() {
 timed() {
   local t0 t1
   times >"$tmp/times0"
-  t0=$(date +%s.%N)
+  # $EPOCHREALTIME, not $(date …): spawning date took ~10 ms of the
+  # interval on a slow-forking VM, and its CPU went into the children's.
+  t0=$EPOCHREALTIME
   "$@" >/dev/null
-  t1=$(date +%s.%N)
+  t1=$EPOCHREALTIME
   times >"$tmp/times1"
   # The second line of `times` is the shell's finished children: user, system.
   awk 'function s(t,  m) { split(t, m, "m"); sub("s", "", m[2]); return m[1] * 60 + m[2] }
