@@ -489,6 +489,17 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 	vars := map[string]cty.Value{"var": objectOf(l.vars), "local": objectOf(l.locals), "stage": l.stageVal}
 	ctx := &hcl.EvalContext{Variables: vars, Functions: l.funcs}
 	set := map[string]bool{}
+	// Where each parameter and input is set, for the problems Check and
+	// CheckConnections report (the block's header for the rest): the
+	// same for every instance, so one map serves them all.
+	where := make(map[string]hcl.Range, len(plans)+1)
+	for _, pl := range plans {
+		where[pl.a.Name] = pl.a.Expr.Range()
+	}
+	for name, rng := range sb.blockWhere {
+		where[name] = rng
+	}
+	where[""] = sb.block.DefRange
 	for i, addr := range sb.addrs {
 		if sb.isEach {
 			vars["each"] = cty.ObjectVal(map[string]cty.Value{"key": cty.StringVal(sb.keys[i]), "value": sb.eachVals[i]})
@@ -506,7 +517,6 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 			set[name] = true
 		}
 		bad := false // a parameter was reported: Check sees complete parameters only
-		where := map[string]hcl.Range{}
 		for _, pl := range plans {
 			val, d := pl.a.Expr.Value(ctx)
 			l.diags = append(l.diags, d...)
@@ -522,7 +532,6 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 			if pl.param != nil {
 				if v, ok := l.convertParam(t, pl.param, val, pl.a.Expr.Range()); ok {
 					inst.Params[pl.param.Name] = v
-					where[pl.param.Name] = pl.a.Expr.Range()
 				} else {
 					bad = true
 				}
@@ -533,10 +542,6 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 				continue
 			}
 			inst.Inputs[pl.input.Name] = l.resolveInput(inst, pl.input, val, pl.a.Expr.Range())
-			where[pl.input.Name] = pl.a.Expr.Range()
-		}
-		for name, rng := range sb.blockWhere {
-			where[name] = rng
 		}
 		for _, p := range t.Params {
 			if set[p.Name] {
@@ -548,7 +553,9 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 			}
 			if dv, ok := l.defaults[t.Name][p.Name]; ok {
 				inst.Params[p.Name] = registry.CloneValue(dv.value)
-				where[p.Name] = dv.rng
+				if _, ok := where[p.Name]; !ok { // an attribute that is null in this instance stays
+					where[p.Name] = dv.rng
+				}
 				continue
 			}
 			if p.Required {
@@ -594,7 +601,6 @@ func (l *loader) decodeInstances(sb *stageBlock) {
 		if l.attrs == nil {
 			l.attrs = map[string]map[string]hcl.Range{}
 		}
-		where[""] = sb.block.DefRange
 		l.attrs[addr] = where
 		if sb.resources != nil && resOK {
 			inst.Resources = l.decodeResources(sb.resources, ctx, scope{local: true, each: sb.isEach, what: "a resources block"}, l.pipeRes)

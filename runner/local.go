@@ -328,16 +328,20 @@ func (m *Memo) Shrink(limit int64) int64 {
 		k    cache.OutputID
 		size int64
 	}
-	var all []held
 	var n int64
-	for k, e := range m.entries {
+	for _, e := range m.entries {
 		if e.held {
-			all = append(all, held{k, e.size})
 			n += e.size
 		}
 	}
 	if n <= limit {
-		return 0 // the usual case: nothing to drop, nothing to sort
+		return 0 // the usual case: nothing to drop, nothing to gather or sort
+	}
+	var all []held
+	for k, e := range m.entries {
+		if e.held {
+			all = append(all, held{k, e.size})
+		}
 	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].size != all[j].size {
