@@ -19,7 +19,7 @@ import (
 )
 
 // hog: four stages that each allocate 128 MiB (16 Mi float64s) at once,
-// far beyond an address-space limit of 1.5 GB for the process.
+// far beyond an address-space limit of 1 GB for the process.
 const hog = `
 stage "random" "v" {
   for_each = { a = 1, b = 2, c = 3, d = 4 }
@@ -59,17 +59,23 @@ func TestRunOutOfMemoryIsReported(t *testing.T) {
 	t.Run("allocation fails", func(t *testing.T) {
 		dir := t.TempDir()
 		file := testenv.WriteFile(t, dir, "hog.hcl", hog)
-		cmd := exec.Command("sh", "-c", `ulimit -s 2048 && ulimit -v 1500000 && exec "$0" run -j 4 --mem 6G --cache "$1" "$2"`, bin, filepath.Join(dir, "cache"), file)
+		cmd := exec.Command("sh", "-c", `ulimit -s 2048 && ulimit -v 1000000 && exec "$0" run -j 4 --mem 6G --cache "$1" "$2"`, bin, filepath.Join(dir, "cache"), file)
 		// The limit binds the supervising parent too, whose address space
-		// is mostly reservations: the Go runtime's (about 1 GiB), one
-		// 64 MiB glibc malloc arena per thread that has called C (cgo,
-		// SQLite) and each thread's stack, which glibc sizes from the stack
-		// limit (8 MiB by default). Their number varies with scheduling:
-		// the parent failed to create a thread (pthread_create: exit 2),
-		// at start-up or after the child's crash, in 3 of 30 runs. The
-		// arenas are capped and the thread stacks made 2 MiB, so only the
-		// child's 128 MiB allocations fail (0 of 85 runs failed so).
-		cmd.Env = append(os.Environ(), "MALLOC_ARENA_MAX=2")
+		// is mostly reservations: the Go runtime's, glibc's malloc arenas
+		// (64 MiB for each thread that has called C — cgo, SQLite — up
+		// to MALLOC_ARENA_MAX) and each thread's stack, sized from the
+		// stack limit (8 MiB by default, 2 MiB here). When the space left
+		// before a 128 MiB allocation is under a thread stack, the
+		// runtime fails to start a thread (pthread_create: exit 2)
+		// instead of failing the allocation; how much is left moves by
+		// 64 MiB with each arena, so with two arenas it depended on
+		// scheduling (3 of 30 runs, then 2 of 10 once the binary shrank).
+		// One arena, and a limit in the middle of the band where the
+		// hog's allocations fail (for this binary 0.80–1.15 GB and
+		// 1.35–1.7 GB gave exit 137, 1.2–1.3 GB exit 2: the band repeats
+		// every 512 MiB, the four allocations): 0 of 30 runs idle, 0 of
+		// 40 two at a time failed so.
+		cmd.Env = append(os.Environ(), "MALLOC_ARENA_MAX=1")
 		out, err := cmd.CombinedOutput()
 		if code := exitCode(t, err); code != supervise.ExitOutOfMemory {
 			t.Fatalf("exit %d, want %d\n%s", code, supervise.ExitOutOfMemory, out)
