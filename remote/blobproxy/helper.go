@@ -3,6 +3,8 @@ package blobproxy
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -74,11 +76,10 @@ func startNow(ctx context.Context, path, bucketURL string) (*client, error) {
 
 // launch starts the helper and waits until it serves.
 func launch(ctx context.Context, path, bucketURL string) (*process, error) {
-	dir, err := os.MkdirTemp("", "hylaflow-remote-")
+	socket, dir, err := newSocketName()
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", HelperName, err)
 	}
-	socket := filepath.Join(dir, "s")
 	cmd := exec.Command(path, "serve", socket, bucketURL)
 	cmd.Stderr = os.Stderr // the SDKs' warnings, a crash's trace
 	stdin, err := cmd.StdinPipe()
@@ -133,6 +134,31 @@ func launch(ctx context.Context, path, bucketURL string) (*process, error) {
 	return p, nil
 }
 
+// useAbstract says whether new helpers listen on abstract sockets (tests
+// turn it off to try the other kind).
+var useAbstract = abstractSockets
+
+// newSocketName returns the name of a new helper's socket. On Linux it is
+// an abstract socket (no file: nothing is left behind by a process that
+// exits without closing its bucket, e.g. a Slurm job's), which the helper
+// lets only its parent process connect to (peerCheck). Elsewhere it is a
+// file in a new directory only this user can enter (dir, removed by stop
+// and by the helper when it exits).
+func newSocketName() (socket, dir string, err error) {
+	if useAbstract {
+		var b [12]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", "", err
+		}
+		return "@hylaflow-remote-" + hex.EncodeToString(b[:]), "", nil
+	}
+	dir, err = os.MkdirTemp("", "hylaflow-remote-")
+	if err != nil {
+		return "", "", err
+	}
+	return filepath.Join(dir, "s"), dir, nil
+}
+
 // process is a running helper.
 type process struct {
 	cmd     *exec.Cmd
@@ -145,7 +171,7 @@ type process struct {
 }
 
 // stop ends the helper (its stdin closed, it exits; killed if it does not
-// within a few seconds) and removes its socket's directory.
+// within a few seconds) and removes its socket's directory, if it has one.
 func (p *process) stop() error {
 	p.once.Do(func() {
 		p.stdin.Close()
@@ -155,7 +181,9 @@ func (p *process) stop() error {
 			p.cmd.Process.Kill()
 			<-p.exited
 		}
-		os.RemoveAll(p.dir)
+		if p.dir != "" {
+			os.RemoveAll(p.dir)
+		}
 	})
 	return nil
 }

@@ -10,9 +10,13 @@
 // With the drivers in the helper, only a command that actually reaches a
 // cloud remote pays for them, once, when it first does.
 //
-// The protocol is HTTP/1.1 on a Unix socket in a directory only this user
-// can enter (the helper can act with this user's cloud credentials, so no
-// one else may connect). One request per bucket operation:
+// The protocol is HTTP/1.1 on a Unix socket that only the hylaflow process
+// that started the helper may use (the helper acts with this user's cloud
+// credentials): on Linux an abstract socket, which leaves no file behind
+// when a process exits without stopping its helper, whose connections the
+// helper accepts only from its parent process (SO_PEERCRED); elsewhere a
+// socket in a directory only this user can enter, which the helper removes
+// when it exits. One request per bucket operation:
 //
 //	GET    /attributes?key=K                       → 200 JSON Attributes
 //	GET    /list?prefix=&delimiter=&size=&token=   → 200 JSON listPage

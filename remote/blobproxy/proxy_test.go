@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -227,5 +229,84 @@ func TestStartIsLazy(t *testing.T) {
 	}
 	if err := b.Close(); err != nil {
 		t.Error(err)
+	}
+}
+
+// A helper leaves no file behind, even when its parent exits without
+// stopping it (a Slurm job's process): on Linux its socket is abstract;
+// elsewhere (and here with useAbstract off) the helper removes its socket
+// and directory when its standard input closes.
+func TestHelperLeavesNoFiles(t *testing.T) {
+	path := helper(t) // built before TMPDIR moves
+	for _, abstract := range []bool{false, abstractSockets} {
+		t.Run(fmt.Sprintf("abstract=%v", abstract), func(t *testing.T) {
+			defer func(v bool) { useAbstract = v }(useAbstract)
+			useAbstract = abstract
+			tmp, err := os.MkdirTemp("", "bpt") // short: a socket's path is limited
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(tmp)
+			t.Setenv("TMPDIR", tmp)
+			c, err := startNow(context.Background(), path, "mem://")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := blob.NewBucket(c)
+			if err := b.WriteAll(context.Background(), "k", []byte("v"), nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.HasPrefix(c.proc.socket, "@"); got != abstract {
+				t.Errorf("socket %q, abstract %v", c.proc.socket, abstract)
+			}
+			// As if the parent exited: only the helper's stdin closes.
+			c.proc.stdin.Close()
+			<-c.proc.exited
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("the helper left %v in TMPDIR", left)
+			}
+		})
+	}
+}
+
+// peerDialEnv names the socket a child test process dials to show that a
+// helper serves its parent only.
+const peerDialEnv = "BLOBPROXY_TEST_DIAL"
+
+// TestMain runs the dialing child when asked to (TestHelperServesParentOnly).
+func TestMain(m *testing.M) {
+	if socket := os.Getenv(peerDialEnv); socket != "" {
+		c := newClient(socket, nil)
+		_, err := c.Attributes(context.Background(), "k")
+		if e := (*Error)(nil); err == nil || errors.As(err, &e) { // the server answered
+			fmt.Println("served")
+			os.Exit(1)
+		}
+		fmt.Println("refused")
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// On Linux the helper's abstract socket has no file permissions to keep
+// other users out: it serves only the process that started it.
+func TestHelperServesParentOnly(t *testing.T) {
+	if !abstractSockets {
+		t.Skip("no abstract sockets on " + runtime.GOOS)
+	}
+	c, err := startNow(context.Background(), helper(t), "mem://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := blob.NewBucket(c)
+	defer b.Close()
+	if _, err := b.Attributes(context.Background(), "k"); gcerrors.Code(err) != gcerrors.NotFound {
+		t.Fatalf("the parent's request: %v, want NotFound", err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(os.Environ(), peerDialEnv+"="+c.proc.socket)
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "refused" {
+		t.Errorf("another process's request: %s (%v), want refused", out, err)
 	}
 }

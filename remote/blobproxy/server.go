@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
@@ -49,11 +50,21 @@ func ServeHelper(bucketURL, socket string, stdin io.Reader, stdout io.Writer) er
 		fmt.Fprintf(stdout, "error: %v\n", err)
 		return err
 	}
-	if !filepath.IsAbs(socket) {
+	abstract := strings.HasPrefix(socket, "@")
+	switch {
+	case abstract && !abstractSockets:
+		return fail(fmt.Errorf("abstract socket %q: not on this system", socket))
+	case abstract:
+	case !filepath.IsAbs(socket):
 		return fail(fmt.Errorf("the socket path %q is not absolute", socket))
-	}
-	if fi, err := os.Stat(filepath.Dir(socket)); err != nil || fi.Mode().Perm()&0o077 != 0 {
-		return fail(fmt.Errorf("the socket's directory %s must exist and be private to this user (mode 0700)", filepath.Dir(socket)))
+	default:
+		if fi, err := os.Stat(filepath.Dir(socket)); err != nil || fi.Mode().Perm()&0o077 != 0 {
+			return fail(fmt.Errorf("the socket's directory %s must exist and be private to this user (mode 0700)", filepath.Dir(socket)))
+		}
+		// Leave nothing behind, even when the parent exits without
+		// stopping the helper: the socket, then its directory if empty.
+		defer os.Remove(filepath.Dir(socket))
+		defer os.Remove(socket)
 	}
 	bucket, err := blob.OpenBucket(ctx, bucketURL)
 	if err != nil {
@@ -63,6 +74,11 @@ func ServeHelper(bucketURL, socket string, stdin io.Reader, stdout io.Writer) er
 	l, err := net.Listen("unix", socket)
 	if err != nil {
 		return fail(err)
+	}
+	if abstract {
+		// An abstract socket has no file permissions: only the process
+		// that started the helper may use its credentials.
+		l = peerListener{l, os.Getppid()}
 	}
 	srv := &http.Server{Handler: Handler(bucket)}
 	go srv.Serve(l)
