@@ -6,6 +6,11 @@ package vec
 //go:noescape
 func fmaPeakAVX2(n int) float64
 
+// fmaPeakAVX512 is fmaPeakAVX2 with eight-lane fused multiply-adds.
+//
+//go:noescape
+func fmaPeakAVX512(n int) float64
+
 // readPeakAVX2 sums nb blocks of 256 bytes from p (BenchmarkPeakRead).
 //
 //go:noescape

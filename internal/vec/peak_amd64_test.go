@@ -55,14 +55,28 @@ func BenchmarkPeakFMA(b *testing.B) {
 	if Best() < AVX2 {
 		b.Skip("no AVX2+FMA")
 	}
-	const iters = 1 << 24 // 12·4·2^24 = 805 M fused multiply-adds
-	for _, w := range []int{1, 2} {
-		b.Run(map[int]string{1: "1core", 2: "2cores"}[w], func(b *testing.B) {
-			c0 := cputime.Process()
-			peakRun(b, w, func() { fmaPeakAVX2(iters) })
-			cpu := float64(cputime.Process()-c0) / float64(b.N)
-			b.ReportMetric(float64(w)*12*4*iters/cpu, "fma/cpu-ns")
-		})
+	const iters = 1 << 24 // 12·4·2^24 = 805 M fused multiply-adds (four lanes)
+	kinds := []struct {
+		name  string
+		lanes int
+		f     func(int) float64
+	}{{"", 4, fmaPeakAVX2}}
+	if Best() >= AVX512 {
+		kinds = append(kinds, struct {
+			name  string
+			lanes int
+			f     func(int) float64
+		}{"avx512-", 8, fmaPeakAVX512})
+	}
+	for _, k := range kinds {
+		for _, w := range []int{1, 2} {
+			b.Run(k.name+map[int]string{1: "1core", 2: "2cores"}[w], func(b *testing.B) {
+				c0 := cputime.Process()
+				peakRun(b, w, func() { k.f(iters) })
+				cpu := float64(cputime.Process()-c0) / float64(b.N)
+				b.ReportMetric(float64(w*12*k.lanes*iters)/cpu, "fma/cpu-ns")
+			})
+		}
 	}
 }
 
