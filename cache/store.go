@@ -425,12 +425,11 @@ func (c *Cache) Load(ref OutputRef) (artifact.Artifact, error) {
 		return nil, fmt.Errorf("cache %s: load %s/%s: %w", c.dir, ref.Key, ref.Name, err)
 	}
 	defer f.Close()
-	h := sha256.New()
-	size, err := io.Copy(h, bufio.NewReaderSize(f, 1<<20))
+	got, size, err := hashContents(f, sha256.New())
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: load %s/%s: read %s: %w", c.dir, ref.Key, ref.Name, path, err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != ref.Digest {
+	if got != ref.Digest {
 		c.dropDigest(ref.Digest, true)
 		return nil, fmt.Errorf("cache %s: load %s/%s: payload %s has sha256 %s (%d bytes), the index says %s: %w",
 			c.dir, ref.Key, ref.Name, path, got, size, ref.Digest, ErrCorrupt)
@@ -852,15 +851,26 @@ func hashFile(path string, h hash.Hash) (string, int64, error) {
 	}
 	defer f.Close()
 	h.Reset()
-	// A buffer of the file's size up to 1 MiB: a small payload (a leaf's
-	// table) is not read through a megabyte of fresh memory.
+	got, n, err := hashContents(f, h)
+	if err != nil {
+		return "", 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	return got, n, nil
+}
+
+// hashContents hashes the rest of f with h: its hex digest and the bytes
+// read. The buffer has the file's size up to 1 MiB, so that a small
+// payload (a leaf's table) is not read through a megabyte of fresh memory.
+func hashContents(f *os.File, h hash.Hash) (string, int64, error) {
 	size := int64(1 << 20)
 	if info, err := f.Stat(); err == nil {
 		size = min(max(info.Size(), 4096), size)
 	}
-	n, err := io.CopyBuffer(struct{ io.Writer }{h}, struct{ io.Reader }{f}, make([]byte, size))
+	// f as a plain reader: *os.File's WriteTo would copy through a
+	// buffer of its own.
+	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, size))
 	if err != nil {
-		return "", 0, fmt.Errorf("read %s: %w", path, err)
+		return "", n, err
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

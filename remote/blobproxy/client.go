@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"gocloud.dev/blob"
 	"gocloud.dev/blob/driver"
 	"gocloud.dev/gcerrors"
 )
@@ -23,13 +22,9 @@ import (
 // has exited.
 var errHelperGone = errors.New("the hylaflow-remote helper has exited")
 
-// NewClient returns a bucket whose every operation is served by the
-// server listening on the Unix socket socket (Serve, ServeHelper).
-// onClose runs when the bucket is closed (nil: nothing).
-func NewClient(socket string, onClose func() error) *blob.Bucket {
-	return blob.NewBucket(newClient(socket, onClose))
-}
-
+// newClient returns the driver of a bucket whose every operation is
+// served by the server listening on the Unix socket socket (serve,
+// ServeHelper); onClose runs when the bucket is closed (nil: nothing).
 func newClient(socket string, onClose func() error) *client {
 	c := &client{socket: socket, onClose: onClose}
 	c.hc = &http.Client{Transport: &http.Transport{

@@ -59,15 +59,20 @@ func Locate() (string, error) {
 // a remote and finds everything it needs locally starts no process;
 // closing the bucket stops it.
 func Start(ctx context.Context, path, bucketURL string) (*blob.Bucket, error) {
+	return blob.NewBucket(lazyClient(path, bucketURL)), nil
+}
+
+// lazyClient is the driver of the bucket at bucketURL served by the helper
+// at path, launched on its first request.
+func lazyClient(path, bucketURL string) *client {
 	c := newClient("", nil)
 	c.launch = func(ctx context.Context) (*process, error) { return launch(ctx, path, bucketURL) }
-	return blob.NewBucket(c), nil
+	return c
 }
 
 // startNow starts the helper at once (tests).
 func startNow(ctx context.Context, path, bucketURL string) (*client, error) {
-	c := newClient("", nil)
-	c.launch = func(ctx context.Context) (*process, error) { return launch(ctx, path, bucketURL) }
+	c := lazyClient(path, bucketURL)
 	if err := c.ensure(ctx); err != nil {
 		return nil, err
 	}

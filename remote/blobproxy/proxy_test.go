@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,7 +16,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/driver"
@@ -41,23 +41,18 @@ type inProcess struct{ t *testing.T }
 
 func (h *inProcess) MakeDriver(ctx context.Context) (driver.Bucket, error) {
 	socket := filepath.Join(socketDir(h.t), "s")
+	l, err := net.Listen("unix", socket)
+	if err != nil {
+		return nil, err
+	}
 	sctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- Serve(sctx, socket, memblob.OpenBucket(nil)) }()
-	for i := 0; ; i++ { // until it listens
-		if _, err := os.Stat(socket); err == nil {
-			break
-		} else if i == 1000 {
-			cancel()
-			return nil, err
-		}
-		time.Sleep(time.Millisecond)
-	}
+	go func() { served <- serve(sctx, l, memblob.OpenBucket(nil)) }()
 	var once sync.Once
-	var err error
+	var serveErr error
 	return newClient(socket, func() error {
-		once.Do(func() { cancel(); err = <-served })
-		return err
+		once.Do(func() { cancel(); serveErr = <-served })
+		return serveErr
 	}), nil
 }
 

@@ -19,13 +19,9 @@ import (
 	"gocloud.dev/gcerrors"
 )
 
-// Serve serves bucket on the Unix socket at socket until ctx is done.
-func Serve(ctx context.Context, socket string, bucket *blob.Bucket) error {
-	l, err := net.Listen("unix", socket)
-	if err != nil {
-		return fmt.Errorf("blobproxy: listen on %s: %w", socket, err)
-	}
-	srv := &http.Server{Handler: Handler(bucket), BaseContext: func(net.Listener) context.Context { return ctx }}
+// serve serves bucket on l until ctx is done.
+func serve(ctx context.Context, l net.Listener, bucket *blob.Bucket) error {
+	srv := &http.Server{Handler: handler(bucket), BaseContext: func(net.Listener) context.Context { return ctx }}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	select {
@@ -80,18 +76,19 @@ func ServeHelper(bucketURL, socket string, stdin io.Reader, stdout io.Writer) er
 		// that started the helper may use its credentials.
 		l = peerListener{l, os.Getppid()}
 	}
-	srv := &http.Server{Handler: Handler(bucket)}
-	go srv.Serve(l)
-	defer srv.Close()
 	if _, err := io.WriteString(stdout, readyLine()); err != nil {
+		l.Close()
 		return err
 	}
-	io.Copy(io.Discard, bufio.NewReader(stdin)) // until the parent is gone
-	return nil
+	go func() {
+		io.Copy(io.Discard, bufio.NewReader(stdin)) // until the parent is gone
+		cancel()
+	}()
+	return serve(ctx, l, bucket)
 }
 
-// Handler returns the HTTP handler that serves bucket (see the package doc).
-func Handler(bucket *blob.Bucket) http.Handler {
+// handler returns the HTTP handler that serves bucket (see the package doc).
+func handler(bucket *blob.Bucket) http.Handler {
 	s := &server{b: bucket}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /attributes", s.attributes)
