@@ -360,11 +360,16 @@ type hylaVec struct {
 // few enough that their row buffers stay in L2.
 const hylaSub = 8
 
-// hylaWideClasses is the size (float64s, 32 KiB: L1) of the layer's
-// weights above which the HyLa and RFF maps' products with them are
-// grouped over rows (vecBlock). A variable so that tests can compare the
-// two groupings' bits.
-var hylaWideClasses = 4096
+// hylaWideClasses is the number of classes from which the HyLa and RFF
+// maps' products with the layer's weights are grouped over the hylaSub
+// rows (vecBlock): four rows by four classes in registers, each weight
+// strip read from L1 for the rows after the first. With fewer classes
+// they go row by row while the row's φ and ∂φ/∂h are in L1. At R8's
+// eight classes grouping takes 0.96 of the row-by-row CPU time
+// (docs/performance.md); at R52's 52 the weights (210 KB) no longer fit
+// L1 beside a row. A variable so that tests can compare the two
+// groupings' bits.
+var hylaWideClasses = 8
 
 // hylaScratch holds one worker's row buffers.
 type hylaScratch struct {
@@ -528,11 +533,11 @@ func (h *HyLaMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 	if len(sc.gyb) < hylaSub*nc {
 		sc.gyb, sc.yb = make([]float64, hylaSub*nc), make([]float64, hylaSub*nc)
 	}
-	// With many classes the layer's weights (C×dp) and ∂W's partial sums
-	// do not fit L1 beside a row's arrays: the products with them go four
-	// classes at a time over the hylaSub rows. With few, row by row, while
-	// the row's φ and ∂φ/∂h are still in L1. The bits are the same.
-	wide := nc*dp > hylaWideClasses
+	// From hylaWideClasses classes the products with the layer's weights
+	// go four classes at a time over the hylaSub rows; with fewer, row by
+	// row, while the row's φ and ∂φ/∂h are still in L1. The bits are the
+	// same.
+	wide := nc >= hylaWideClasses
 	var part []float64
 	if c.op == hylaOpBackwardLinear && c.gradW {
 		part = v.part[b*v.classes*dp : (b+1)*v.classes*dp]

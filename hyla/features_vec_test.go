@@ -441,7 +441,7 @@ func TestLinearWideSameBits(t *testing.T) {
 		BackwardLinear(gyT, wT, gradZ, gradWT *mat.Dense) bool
 		SetWorkers(int)
 	}
-	for _, c := range []int{13, 16} {
+	for _, c := range []int{3, 8, 13, 16} {
 		for _, rff := range []bool{false, true} {
 			var s *Samples
 			var z *mat.Dense

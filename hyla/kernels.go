@@ -153,10 +153,25 @@ func hylaVecGz(cb, omegaT []float64, dp, d0, rows int, gz []float64, stride int)
 // are read from L1 for all rows but the first.
 func hylaVecRowDots(x []float64, rows, dp int, w []float64, nc int, out []float64, ostride int) {
 	var acc [32]float64
+	var acc16 [128]float64
 	k := 0
 	for ; k+4 <= nc; k += 4 {
 		strip := w[k*dp : (k+4)*dp]
-		for r := 0; r < rows; r++ {
+		r := 0
+		// Four rows by four classes in registers (vec.Dots4x4: the lane
+		// sums of Dot4, eight loads per sixteen multiply-adds), then the
+		// rows left one at a time.
+		for ; r+4 <= rows; r += 4 {
+			xs := [4][]float64{x[r*dp : (r+1)*dp], x[(r+1)*dp : (r+2)*dp], x[(r+2)*dp : (r+3)*dp], x[(r+3)*dp : (r+4)*dp]}
+			vec.Dots4x4(&xs, strip, dp, &acc16)
+			for t := range 4 {
+				o := out[(r+t)*ostride+k : (r+t)*ostride+k+4]
+				for c := range o {
+					o[c] = vec.Lanes8((*[8]float64)(acc16[8*(4*t+c) : 8*(4*t+c)+8]))
+				}
+			}
+		}
+		for ; r < rows; r++ {
 			vec.Dot4(x[r*dp:(r+1)*dp], strip, dp, &acc)
 			o := out[r*ostride+k : r*ostride+k+4]
 			for t := range o {

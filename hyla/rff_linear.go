@@ -74,7 +74,7 @@ func (r *RFFMap) vecBlock(sc *hylaScratch, b, lo, hi int) {
 	if len(sc.gyb) < hylaSub*nc {
 		sc.gyb, sc.yb = make([]float64, hylaSub*nc), make([]float64, hylaSub*nc)
 	}
-	wide := nc*dp > hylaWideClasses
+	wide := nc >= hylaWideClasses
 	var part []float64
 	if c.op == hylaOpBackwardLinear && c.gradW {
 		part = v.part[b*v.classes*dp : (b+1)*v.classes*dp]
