@@ -163,7 +163,10 @@ func GyW(out []float64, ostride int, gy []float64, gstride, rows int, w []float6
 	_ = gy[(rows-1)*gstride+nc-1]
 	_ = w[(nc-1)*wstride+n-1]
 	switch active {
-	case AVX2:
+	case AVX2, AVX512:
+		// The AVX2 kernels on the AVX-512 path too: the same bits, and two
+		// rows' sums in registers instead of a load and a store of out per
+		// class and block (axpyAVX512 one class at a time).
 		for j := 0; j < n; j += 16 {
 			for r := 0; r < rows; r += 2 {
 				r1 := min(r+1, rows-1) // an odd last row pairs with itself
@@ -172,14 +175,6 @@ func GyW(out []float64, ostride int, gy []float64, gstride, rows int, w []float6
 				} else {
 					gyw2x8AVX2(&gy[r*gstride], &gy[r1*gstride], &w[j], wstride*8, nc, &out[r*ostride+j], &out[r1*ostride+j])
 				}
-			}
-		}
-	case AVX512:
-		// Axpy of one class at a time: the same fused multiply-adds.
-		for r := 0; r < rows; r++ {
-			clear(out[r*ostride : r*ostride+n])
-			for k := 0; k < nc; k++ {
-				axpyAVX512(&out[r*ostride], 0, &gy[r*gstride+k], 1, &w[k*wstride], n/8)
 			}
 		}
 	default:
@@ -340,7 +335,9 @@ func AxpyRows(part []float64, stride int, gy []float64, gstride, nc int, phi []f
 	_ = gy[(rows-1)*gstride+nc-1]
 	_ = phi[(rows-1)*pstride+n-1]
 	switch active {
-	case AVX2:
+	case AVX2, AVX512:
+		// The AVX2 kernel on the AVX-512 path too (the same bits): four
+		// classes' entries of part held in registers across the rows.
 		k := 0
 		for ; k+4 <= nc; k += 4 {
 			axpyRows4AVX2(&part[k*stride], stride*8, &gy[k], gstride*8, &phi[0], pstride*8, rows, n/8)
@@ -349,10 +346,6 @@ func AxpyRows(part []float64, stride int, gy []float64, gstride, nc int, phi []f
 			for r := 0; r < rows; r++ {
 				axpyAVX2(&part[k*stride], stride*8, &gy[r*gstride+k], nc-k, &phi[r*pstride], n/8)
 			}
-		}
-	case AVX512:
-		for r := 0; r < rows; r++ {
-			axpyAVX512(&part[0], stride*8, &gy[r*gstride], nc, &phi[r*pstride], n/8)
 		}
 	default:
 		for r := 0; r < rows; r++ {
