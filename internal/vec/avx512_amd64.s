@@ -1357,3 +1357,230 @@ zsp1store:
 zspdone:
 	VZEROUPPER
 	RET
+
+// func gyw2AVX512(g0, g1, w *float64, wstrideBytes, nc int, o0, o1 *float64, nb int)
+//
+// GyW for two rows over nb blocks of eight columns, four blocks (32
+// columns) at a time, then one: row 0's sums in Z0–Z3, row 1's in Z4–Z7,
+// class k's strip of w in Z10–Z13, gy[0][k] and gy[1][k] broadcast in Z8
+// and Z9; from zero, one fused multiply-add per class in class order
+// (nc ≥ 1). Each strip is read from L1 for the second row; 0.75 loads
+// per multiply-add.
+TEXT ·gyw2AVX512(SB), NOSPLIT, $0-64
+	MOVQ g0+0(FP), SI
+	MOVQ g1+8(FP), DI
+	MOVQ w+16(FP), R8
+	MOVQ wstrideBytes+24(FP), R9
+	MOVQ nc+32(FP), R12
+	MOVQ o0+40(FP), R13
+	MOVQ o1+48(FP), DX
+	MOVQ nb+56(FP), CX
+
+zgw4:
+	CMPQ CX, $4
+	JLT  zgw1
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	MOVQ R8, R11
+	XORQ R10, R10
+
+zgw4k:
+	VBROADCASTSD (SI)(R10*8), Z8
+	VBROADCASTSD (DI)(R10*8), Z9
+	VMOVUPD (R11), Z10
+	VMOVUPD 64(R11), Z11
+	VMOVUPD 128(R11), Z12
+	VMOVUPD 192(R11), Z13
+	VFMADD231PD Z10, Z8, Z0
+	VFMADD231PD Z11, Z8, Z1
+	VFMADD231PD Z12, Z8, Z2
+	VFMADD231PD Z13, Z8, Z3
+	VFMADD231PD Z10, Z9, Z4
+	VFMADD231PD Z11, Z9, Z5
+	VFMADD231PD Z12, Z9, Z6
+	VFMADD231PD Z13, Z9, Z7
+	ADDQ R9, R11
+	INCQ R10
+	CMPQ R10, R12
+	JLT  zgw4k
+	VMOVUPD Z0, (R13)
+	VMOVUPD Z1, 64(R13)
+	VMOVUPD Z2, 128(R13)
+	VMOVUPD Z3, 192(R13)
+	VMOVUPD Z4, (DX)
+	VMOVUPD Z5, 64(DX)
+	VMOVUPD Z6, 128(DX)
+	VMOVUPD Z7, 192(DX)
+	ADDQ $256, R8
+	ADDQ $256, R13
+	ADDQ $256, DX
+	SUBQ $4, CX
+	JMP  zgw4
+
+zgw1:
+	TESTQ CX, CX
+	JEQ   zgwdone
+	VXORPD Z0, Z0, Z0
+	VXORPD Z4, Z4, Z4
+	MOVQ R8, R11
+	XORQ R10, R10
+
+zgw1k:
+	VBROADCASTSD (SI)(R10*8), Z8
+	VBROADCASTSD (DI)(R10*8), Z9
+	VMOVUPD (R11), Z10
+	VFMADD231PD Z10, Z8, Z0
+	VFMADD231PD Z10, Z9, Z4
+	ADDQ R9, R11
+	INCQ R10
+	CMPQ R10, R12
+	JLT  zgw1k
+	VMOVUPD Z0, (R13)
+	VMOVUPD Z4, (DX)
+	ADDQ $64, R8
+	ADDQ $64, R13
+	ADDQ $64, DX
+	DECQ CX
+	JMP  zgw1
+
+zgwdone:
+	VZEROUPPER
+	RET
+
+// func axpyRows4AVX512(part *float64, strideBytes int, gy *float64, gstrideBytes int, phi *float64, pstrideBytes, rows, nb int)
+//
+// AxpyRows for four classes, four blocks of eight columns at a time, then
+// one: the blocks of the four classes' rows of part in Z0–Z15 (class k,
+// block b in Z(4k+b)), loaded once; then for each row r in order gy[r][k]
+// broadcast in Z16–Z19 and the blocks of φ's row r in Z20–Z23, one fused
+// multiply-add per register, as axpyAVX2 row by row; then stored once.
+TEXT ·axpyRows4AVX512(SB), NOSPLIT, $0-64
+	MOVQ part+0(FP), SI
+	MOVQ strideBytes+8(FP), R8
+	MOVQ gy+16(FP), R9
+	MOVQ gstrideBytes+24(FP), R10
+	MOVQ phi+32(FP), R11
+	MOVQ pstrideBytes+40(FP), R12
+	MOVQ rows+48(FP), R13
+	MOVQ nb+56(FP), CX
+	TESTQ R13, R13
+	JEQ   zarxdone
+
+zarx4:
+	CMPQ CX, $4
+	JLT  zarx1
+	LEAQ (SI)(R8*2), AX
+	VMOVUPD (SI), Z0
+	VMOVUPD 64(SI), Z1
+	VMOVUPD 128(SI), Z2
+	VMOVUPD 192(SI), Z3
+	VMOVUPD (SI)(R8*1), Z4
+	VMOVUPD 64(SI)(R8*1), Z5
+	VMOVUPD 128(SI)(R8*1), Z6
+	VMOVUPD 192(SI)(R8*1), Z7
+	VMOVUPD (AX), Z8
+	VMOVUPD 64(AX), Z9
+	VMOVUPD 128(AX), Z10
+	VMOVUPD 192(AX), Z11
+	VMOVUPD (AX)(R8*1), Z12
+	VMOVUPD 64(AX)(R8*1), Z13
+	VMOVUPD 128(AX)(R8*1), Z14
+	VMOVUPD 192(AX)(R8*1), Z15
+	MOVQ R9, DI
+	MOVQ R11, DX
+	MOVQ R13, BX
+
+zarx4row:
+	VBROADCASTSD (DI), Z16
+	VBROADCASTSD 8(DI), Z17
+	VBROADCASTSD 16(DI), Z18
+	VBROADCASTSD 24(DI), Z19
+	VMOVUPD (DX), Z20
+	VMOVUPD 64(DX), Z21
+	VMOVUPD 128(DX), Z22
+	VMOVUPD 192(DX), Z23
+	VFMADD231PD Z20, Z16, Z0
+	VFMADD231PD Z21, Z16, Z1
+	VFMADD231PD Z22, Z16, Z2
+	VFMADD231PD Z23, Z16, Z3
+	VFMADD231PD Z20, Z17, Z4
+	VFMADD231PD Z21, Z17, Z5
+	VFMADD231PD Z22, Z17, Z6
+	VFMADD231PD Z23, Z17, Z7
+	VFMADD231PD Z20, Z18, Z8
+	VFMADD231PD Z21, Z18, Z9
+	VFMADD231PD Z22, Z18, Z10
+	VFMADD231PD Z23, Z18, Z11
+	VFMADD231PD Z20, Z19, Z12
+	VFMADD231PD Z21, Z19, Z13
+	VFMADD231PD Z22, Z19, Z14
+	VFMADD231PD Z23, Z19, Z15
+	ADDQ R10, DI
+	ADDQ R12, DX
+	DECQ BX
+	JNE  zarx4row
+	VMOVUPD Z0, (SI)
+	VMOVUPD Z1, 64(SI)
+	VMOVUPD Z2, 128(SI)
+	VMOVUPD Z3, 192(SI)
+	VMOVUPD Z4, (SI)(R8*1)
+	VMOVUPD Z5, 64(SI)(R8*1)
+	VMOVUPD Z6, 128(SI)(R8*1)
+	VMOVUPD Z7, 192(SI)(R8*1)
+	VMOVUPD Z8, (AX)
+	VMOVUPD Z9, 64(AX)
+	VMOVUPD Z10, 128(AX)
+	VMOVUPD Z11, 192(AX)
+	VMOVUPD Z12, (AX)(R8*1)
+	VMOVUPD Z13, 64(AX)(R8*1)
+	VMOVUPD Z14, 128(AX)(R8*1)
+	VMOVUPD Z15, 192(AX)(R8*1)
+	ADDQ $256, SI
+	ADDQ $256, R11
+	SUBQ $4, CX
+	JMP  zarx4
+
+zarx1:
+	TESTQ CX, CX
+	JEQ   zarxdone
+	LEAQ (SI)(R8*2), AX
+	VMOVUPD (SI), Z0
+	VMOVUPD (SI)(R8*1), Z4
+	VMOVUPD (AX), Z8
+	VMOVUPD (AX)(R8*1), Z12
+	MOVQ R9, DI
+	MOVQ R11, DX
+	MOVQ R13, BX
+
+zarx1row:
+	VBROADCASTSD (DI), Z16
+	VBROADCASTSD 8(DI), Z17
+	VBROADCASTSD 16(DI), Z18
+	VBROADCASTSD 24(DI), Z19
+	VMOVUPD (DX), Z20
+	VFMADD231PD Z20, Z16, Z0
+	VFMADD231PD Z20, Z17, Z4
+	VFMADD231PD Z20, Z18, Z8
+	VFMADD231PD Z20, Z19, Z12
+	ADDQ R10, DI
+	ADDQ R12, DX
+	DECQ BX
+	JNE  zarx1row
+	VMOVUPD Z0, (SI)
+	VMOVUPD Z4, (SI)(R8*1)
+	VMOVUPD Z8, (AX)
+	VMOVUPD Z12, (AX)(R8*1)
+	ADDQ $64, SI
+	ADDQ $64, R11
+	DECQ CX
+	JMP  zarx1
+
+zarxdone:
+	VZEROUPPER
+	RET

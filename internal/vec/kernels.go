@@ -147,7 +147,8 @@ func GradPass(w []float64, stride int, gy, e1, e2, c []float64, s *[16]float64) 
 // forms before it scales them, for a group of rows at once. The AVX2 path
 // takes two rows and sixteen columns at a time over all the classes, so a
 // strip of w (nc × 16) is read from L1 for every pair of rows but the
-// first; GradPass streams all of w for each row.
+// first; the AVX-512 path two rows and 32 columns. GradPass streams all
+// of w for each row.
 func GyW(out []float64, ostride int, gy []float64, gstride, rows int, w []float64, wstride, nc, n int) {
 	n = n / 8 * 8
 	if n == 0 || rows <= 0 {
@@ -163,10 +164,12 @@ func GyW(out []float64, ostride int, gy []float64, gstride, rows int, w []float6
 	_ = gy[(rows-1)*gstride+nc-1]
 	_ = w[(nc-1)*wstride+n-1]
 	switch active {
-	case AVX2, AVX512:
-		// The AVX2 kernels on the AVX-512 path too: the same bits, and two
-		// rows' sums in registers instead of a load and a store of out per
-		// class and block (axpyAVX512 one class at a time).
+	case AVX512:
+		for r := 0; r < rows; r += 2 {
+			r1 := min(r+1, rows-1) // an odd last row pairs with itself
+			gyw2AVX512(&gy[r*gstride], &gy[r1*gstride], &w[0], wstride*8, nc, &out[r*ostride], &out[r1*ostride], n/8)
+		}
+	case AVX2:
 		for j := 0; j < n; j += 16 {
 			for r := 0; r < rows; r += 2 {
 				r1 := min(r+1, rows-1) // an odd last row pairs with itself
@@ -336,11 +339,16 @@ func AxpyRows(part []float64, stride int, gy []float64, gstride, nc int, phi []f
 	_ = phi[(rows-1)*pstride+n-1]
 	switch active {
 	case AVX2, AVX512:
-		// The AVX2 kernel on the AVX-512 path too (the same bits): four
-		// classes' entries of part held in registers across the rows.
+		// Four classes' entries of part held in registers across the rows;
+		// the classes past the last four (AVX2 kernels on both paths) row
+		// by row.
 		k := 0
 		for ; k+4 <= nc; k += 4 {
-			axpyRows4AVX2(&part[k*stride], stride*8, &gy[k], gstride*8, &phi[0], pstride*8, rows, n/8)
+			if active == AVX512 {
+				axpyRows4AVX512(&part[k*stride], stride*8, &gy[k], gstride*8, &phi[0], pstride*8, rows, n/8)
+			} else {
+				axpyRows4AVX2(&part[k*stride], stride*8, &gy[k], gstride*8, &phi[0], pstride*8, rows, n/8)
+			}
 		}
 		if k < nc {
 			for r := 0; r < rows; r++ {

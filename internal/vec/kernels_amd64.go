@@ -116,3 +116,9 @@ func dots4x4AVX2(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]floa
 	dot4AVX2(x2, y, strideBytes, nb, (*[32]float64)(acc[64:96]))
 	dot4AVX2(x3, y, strideBytes, nb, (*[32]float64)(acc[96:128]))
 }
+
+//go:noescape
+func gyw2AVX512(g0, g1, w *float64, wstrideBytes, nc int, o0, o1 *float64, nb int)
+
+//go:noescape
+func axpyRows4AVX512(part *float64, strideBytes int, gy *float64, gstrideBytes int, phi *float64, pstrideBytes, rows, nb int)

@@ -108,3 +108,9 @@ func rffExactAVX2(z *float64, d0 int, omegaT *float64, strideBytes int, phase *f
 	noAsm()
 	return false
 }
+
+func gyw2AVX512(g0, g1, w *float64, wstrideBytes, nc int, o0, o1 *float64, nb int) { noAsm() }
+
+func axpyRows4AVX512(part *float64, strideBytes int, gy *float64, gstrideBytes int, phi *float64, pstrideBytes, rows, nb int) {
+	noAsm()
+}
