@@ -208,7 +208,14 @@ func RSGDStep(z, grad *mat.Dense, lr float64) {
 	if gr, gc := grad.Dims(); gr != r || gc != c {
 		panic("hyla: RSGDStep: gradient shape does not match the embedding")
 	}
-	for i := 0; i < r; i++ {
+	RSGDRows(z, grad, lr, 0, r)
+}
+
+// RSGDRows is RSGDStep on the rows [lo, hi) of z only: each row's step
+// reads only that row, so callers may update disjoint row ranges in
+// parallel and get RSGDStep's bits.
+func RSGDRows(z, grad *mat.Dense, lr float64, lo, hi int) {
+	for i := lo; i < hi; i++ {
 		rsgdRow(z.RawRowView(i), grad.RawRowView(i), lr)
 	}
 }

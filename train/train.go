@@ -796,7 +796,11 @@ func (t *trainer) epoch(ctx context.Context, epoch int) error {
 	t.watch.Check(epoch, t.loss) // finite: checked above
 	switch t.cfg.Model {
 	case ModelHyLa:
-		hyla.RSGDStep(t.z, t.gz, t.cfg.LREmbedding)
+		// Row by row on the workers: every row's step is its own, so the
+		// bits do not depend on how the rows are split.
+		if err := t.rsgd(ctx); err != nil {
+			return err
+		}
 	case ModelRFF:
 		if t.adamZ != nil {
 			t.adamZ.Step(t.z.RawMatrix().Data, t.gz.RawMatrix().Data)
@@ -826,7 +830,7 @@ func (t *trainer) afterStep(ctx context.Context, epoch int) error {
 		}
 	}
 	if t.z != nil {
-		if err := checkFinite("embedding Z", t.z.RawMatrix().Data); err != nil {
+		if err := t.checkFiniteRows(ctx, "embedding Z", t.z); err != nil {
 			return fmt.Errorf("train: epoch %d: %w", epoch, err)
 		}
 	}
@@ -875,11 +879,78 @@ func (t *trainer) lbfgsStep(ctx context.Context, epoch int) error {
 	return nil
 }
 
-func checkFinite(name string, v []float64) error {
+// rsgd applies the embedding's Riemannian SGD step (hyla.RSGDStep) in
+// blocks of rows on the trainer's workers: every row's step is its own,
+// so the bits do not depend on the split. One worker steps every row in
+// this goroutine (an epoch allocates nothing then).
+func (t *trainer) rsgd(ctx context.Context) error {
+	lr := t.cfg.LREmbedding
+	if t.workers <= 1 {
+		hyla.RSGDStep(t.z, t.gz, lr)
+		return nil
+	}
+	n, _ := t.z.Dims()
+	return parallel.Balanced(ctx, n, parallel.Size(n, 4*t.workers), t.workers, func(lo, hi int) {
+		hyla.RSGDRows(t.z, t.gz, lr, lo, hi)
+	})
+}
+
+// checkFiniteRows is checkFinite over a matrix's entries in row-major
+// order, blocks of rows on the trainer's workers: the error names the
+// first non-finite entry, as checkFinite's does.
+func (t *trainer) checkFiniteRows(ctx context.Context, name string, m *mat.Dense) error {
+	raw := m.RawMatrix()
+	n, c := m.Dims()
+	b := 0
+	if t.workers <= 1 {
+		b = firstNonFiniteRow(raw.Data, raw.Stride, c, 0, n)
+	} else {
+		size := parallel.Size(n, 4*t.workers)
+		bad := make([]int, (n+size-1)/size)
+		if err := parallel.Balanced(ctx, n, size, t.workers, func(lo, hi int) {
+			bad[lo/size] = firstNonFiniteRow(raw.Data, raw.Stride, c, lo, hi)
+		}); err != nil {
+			return err
+		}
+		for _, v := range bad {
+			if v > 0 {
+				b = v
+				break
+			}
+		}
+	}
+	if b > 0 {
+		i, j := (b-1)/c, (b-1)%c
+		return fmt.Errorf("%s entry %d is %v: %w", name, b-1, raw.Data[i*raw.Stride+j], ErrNonFinite)
+	}
+	return nil
+}
+
+// firstNonFiniteRow returns 1 + the row-major index (i·c + j) of the first
+// NaN or infinity in the rows [lo, hi) of the c-column matrix data (rows
+// stride apart), or 0.
+func firstNonFiniteRow(data []float64, stride, c, lo, hi int) int {
+	for i := lo; i < hi; i++ {
+		if j := nonFinite(data[i*stride : i*stride+c]); j >= 0 {
+			return i*c + j + 1
+		}
+	}
+	return 0
+}
+
+// nonFinite returns the index of v's first NaN or infinity, or −1.
+func nonFinite(v []float64) int {
 	for i, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("%s entry %d is %v: %w", name, i, x, ErrNonFinite)
+			return i
 		}
+	}
+	return -1
+}
+
+func checkFinite(name string, v []float64) error {
+	if i := nonFinite(v); i >= 0 {
+		return fmt.Errorf("%s entry %d is %v: %w", name, i, v[i], ErrNonFinite)
 	}
 	return nil
 }
