@@ -1255,13 +1255,17 @@ scbad:
 	VZEROUPPER
 	RET
 
-// func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int)
+// func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int, limit int) bool
 //
 // One row of a sparse×dense product (SpMMRow) on nb blocks of eight columns,
 // four blocks at a time, then one: acc = d (accumulate ≠ 0) or 0, then for
 // each entry q in order acc = acc + val[q]·src[idx[q]] (the product rounded
-// first, never fused).
-TEXT ·spmmRowAVX512(SB), NOSPLIT, $0-64
+// first, never fused). It reports false, before it has stored anything,
+// if an idx[q] is not a row below limit (as an unsigned number: a negative
+// one is not): the first pass over the entries checks each index as it
+// loads it, instead of a pass of its own.
+TEXT ·spmmRowAVX512(SB), NOSPLIT, $0-73
+	MOVQ limit+64(FP), R12
 	MOVQ idx+0(FP), SI
 	MOVQ val+8(FP), R8
 	MOVQ nnz+16(FP), R9
@@ -1295,6 +1299,8 @@ zsp4go:
 
 zsp4q:
 	MOVLQSX (SI)(BX*4), AX
+	CMPQ AX, R12
+	JAE  zspbad
 	IMULQ R10, AX
 	ADDQ DI, AX
 	VBROADCASTSD (R8)(BX*8), Z8
@@ -1338,6 +1344,8 @@ zsp1go:
 
 zsp1q:
 	MOVLQSX (SI)(BX*4), AX
+	CMPQ AX, R12
+	JAE  zspbad
 	IMULQ R10, AX
 	ADDQ DI, AX
 	VBROADCASTSD (R8)(BX*8), Z8
@@ -1355,6 +1363,12 @@ zsp1store:
 	JMP  zsp1
 
 zspdone:
+	MOVB $1, ret+72(FP)
+	VZEROUPPER
+	RET
+
+zspbad:
+	MOVB $0, ret+72(FP)
 	VZEROUPPER
 	RET
 

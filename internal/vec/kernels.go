@@ -438,10 +438,14 @@ func SpMMRow(idx []int32, val []float64, src []float64, stride int, d []float64,
 		return
 	}
 	val = val[:len(idx)]
-	if !rowsInRange(idx, len(src), stride, w) {
+	n := w / 8 * 8
+	// The AVX-512 kernel checks the indices as its first pass loads them
+	// (up to the last row of src that holds w values); every other path
+	// checks them first.
+	checked := active == AVX512 && n > 0 && stride > 0 && len(src) >= w
+	if !checked && !rowsInRange(idx, len(src), stride, w) {
 		panic("vec: SpMMRow: column index out of range")
 	}
-	n := w / 8 * 8
 	if w >= 4 && active != Generic {
 		var p0, ps, ps4 *float64 // nil without entries (src may be empty then)
 		var pi *int32
@@ -457,7 +461,10 @@ func SpMMRow(idx []int32, val []float64, src []float64, stride int, d []float64,
 		}
 		if n > 0 {
 			if active == AVX512 {
-				spmmRowAVX512(pi, p0, len(idx), ps, stride*8, &d[0], n/8, acc)
+				limit := min((len(src)-w)/stride, math.MaxInt32) + 1
+				if !spmmRowAVX512(pi, p0, len(idx), ps, stride*8, &d[0], n/8, acc, limit) {
+					panic("vec: SpMMRow: column index out of range")
+				}
 			} else {
 				spmmRowAVX2Blocks(idx, p0, src, stride, d, n/8, acc)
 			}

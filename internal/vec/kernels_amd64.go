@@ -46,7 +46,7 @@ func gtxTileMaskedAVX512(gp *float64, x *float64, xStrideBytes, rows int, out *f
 func sinCosAddAVX512(arg, sinB, cosB *float64, scale float64, o, e *float64) bool
 
 //go:noescape
-func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int)
+func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int, limit int) bool
 
 //go:noescape
 func spmmRowAVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int)

@@ -92,8 +92,9 @@ func sinCosAddAVX2(arg, sinB, cosB *float64, scale float64, o, e *float64) bool 
 
 func dots4x4AVX2(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64) { noAsm() }
 
-func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int) {
+func spmmRowAVX512(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, nb int, accumulate int, limit int) bool {
 	noAsm()
+	return false
 }
 
 func spmmRow6AVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes int, d *float64, accumulate int) {

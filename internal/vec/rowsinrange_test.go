@@ -45,20 +45,56 @@ func TestRowsInRange(t *testing.T) {
 	}
 }
 
-// SpMMRow refuses an index whose row is not wholly in src before any
-// kernel reads it, on every path.
+// SpMMRow refuses an index whose row is not wholly in src, on every path
+// (the AVX-512 kernel checks the indices as it loads them, the others
+// before), without writing to d; the last row that holds the w values is
+// accepted.
 func TestSpMMRowIndexOutOfRange(t *testing.T) {
-	src := make([]float64, 10*8)
-	d := make([]float64, 8)
-	for _, idx := range [][]int32{{0, 10}, {-1}, {math.MaxInt32}} {
-		func() {
-			defer func() {
-				r := recover()
-				if msg, _ := r.(string); !strings.Contains(msg, "column index out of range") {
-					t.Errorf("idx %v: recovered %v, want the out-of-range panic", idx, r)
+	for _, w := range []int{4, 8, 12, 16, 40, 52} {
+		stride := w + 3
+		src := make([]float64, 9*stride+w) // rows 0…9 hold w values
+		for _, tc := range []struct {
+			idx []int32
+			ok  bool
+		}{
+			{[]int32{0, 9}, true},
+			{[]int32{0, 10}, false},
+			{[]int32{-1}, false},
+			{[]int32{math.MaxInt32}, false},
+			{[]int32{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, -7}, false},
+			{[]int32{math.MinInt32, 0}, false},
+		} {
+			for _, a := range Available() {
+				restore, err := Use(a)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}()
-			SpMMRow(idx, make([]float64, len(idx)), src, 8, d, false)
-		}()
+				d := make([]float64, w)
+				for c := range d {
+					d[c] = 7
+				}
+				func() {
+					defer func() {
+						r := recover()
+						msg, _ := r.(string)
+						switch {
+						case tc.ok && r != nil:
+							t.Errorf("%s w=%d idx %v: panic %v", a, w, tc.idx, r)
+						case !tc.ok && !strings.Contains(msg, "column index out of range"):
+							t.Errorf("%s w=%d idx %v: recovered %v, want the out-of-range panic", a, w, tc.idx, r)
+						case !tc.ok:
+							for c, v := range d {
+								if v != 7 {
+									t.Errorf("%s w=%d idx %v: d[%d] = %v written before the panic", a, w, tc.idx, c, v)
+									break
+								}
+							}
+						}
+					}()
+					SpMMRow(tc.idx, make([]float64, len(tc.idx)), src, stride, d, true)
+				}()
+				restore()
+			}
+		}
 	}
 }
