@@ -145,15 +145,14 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 	if drop > 0 {
 		factor[1] = 1 / (1 - drop)
 		mask = t.bytes(nnz * heads)
+		d := newDropDraw(drop)
 		for m := range heads {
 			if nnz == 0 {
 				rng.Float64() // Dropout draws at least once
 				continue
 			}
 			for k := range nnz {
-				if rng.Float64() >= drop {
-					mask[k*heads+m] = 1
-				}
+				mask[k*heads+m] = byte(b2i(d.keep(rng)))
 			}
 		}
 	}

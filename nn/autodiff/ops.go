@@ -119,11 +119,12 @@ func (t *Tape) SpMMDrop(s *Sparse, x *Node, p float64, rng *rand.Rand) *Node {
 	m := &sparse.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: make([]int, a.Rows+1)}
 	idx, val := t.int32s(len(a.Data)), t.floats(len(a.Data))
 	keep := 1 / (1 - p)
+	d := newDropDraw(p)
 	w := 0
 	for i := 0; i < a.Rows; i++ {
 		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
 			idx[w], val[w] = a.Indices[k], a.Data[k]*keep
-			w += b2i(rng.Float64() >= p)
+			w += b2i(d.keep(rng))
 		}
 		m.Indptr[i+1] = w
 	}
@@ -280,12 +281,13 @@ func (t *Tape) Dropout(x *Node, p float64, rng *rand.Rand) *Node {
 		return x
 	}
 	r, c := x.Value.Dims()
-	mask := t.floats(r * c)
-	keep := 1 / (1 - p)
+	mask := t.floatsFull(r * c)
+	// mask[k] = keep if the draw keeps entry k, else 0: selected by index
+	// (the draw is unpredictable, a branch on it mispredicts half the time).
+	sel := [2]float64{0, 1 / (1 - p)}
+	d := newDropDraw(p)
 	for k := range mask {
-		if rng.Float64() >= p {
-			mask[k] = keep
-		}
+		mask[k] = sel[b2i(d.keep(rng))]
 	}
 	v := t.dense(r, c)
 	for i := 0; i < r; i++ {
@@ -469,4 +471,26 @@ func (t *Tape) CrossEntropy(logits *Node, rows, labels []int) (*Node, error) {
 			gr[labels[i]] -= g
 		}
 	}, logits), nil
+}
+
+// dropDraw decides dropout's draws as rng.Float64() >= p does, from the
+// same one Uint64 per draw, without the conversion to a float: Float64 is
+// x/2^53 for the low 53 bits x of the draw, exactly, so Float64() ≥ p
+// exactly when x ≥ ⌈p·2^53⌉ (p·2^53 is exact: a power of two). The
+// models' draws, and with them every artifact, keep their bits.
+type dropDraw struct{ min uint64 }
+
+func newDropDraw(p float64) dropDraw {
+	switch {
+	case math.IsNaN(p) || p >= 1:
+		return dropDraw{min: math.MaxUint64} // Float64() < 1: never kept
+	case p <= 0:
+		return dropDraw{}
+	}
+	return dropDraw{min: uint64(math.Ceil(p * (1 << 53)))}
+}
+
+// keep draws once from rng and reports whether the entry is kept.
+func (d dropDraw) keep(rng *rand.Rand) bool {
+	return rng.Uint64()&(1<<53-1) >= d.min
 }
