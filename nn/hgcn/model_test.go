@@ -213,6 +213,43 @@ func TestTrainLearnsAndIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestTrainRecyclingSameResults: training with each pass reusing the
+// previous pass's memory gives the bits of training without it (curves,
+// metrics, best parameters, embeddings), for every model kind.
+func TestTrainRecyclingSameResults(t *testing.T) {
+	adj, x, s := communities(5, 3, 30)
+	for _, kind := range []string{"hgcn", "hnn", "lgcn", "hgcn-att"} {
+		run := func(recycle bool) *Result {
+			defer func(old bool) { recyclePasses = old }(recyclePasses)
+			recyclePasses = recycle
+			net := newNet(t, kind, kind != "hnn", adj, x, 3, 4)
+			res, err := Train(context.Background(), net, s, adj.Rows, TrainConfig{Epochs: 40, LR: 0.01, Select: "accuracy", Workers: 2},
+				rand.New(rand.NewPCG(8, 8)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		a, b := run(false), run(true)
+		if len(a.Curves) != len(b.Curves) {
+			t.Fatalf("%s: %d epochs without recycling, %d with", kind, len(a.Curves), len(b.Curves))
+		}
+		for e := range a.Curves {
+			if a.Curves[e] != b.Curves[e] {
+				t.Fatalf("%s: epoch %d: %+v without recycling, %+v with", kind, e, a.Curves[e], b.Curves[e])
+			}
+		}
+		if !mat.Equal(a.Embeddings, b.Embeddings) || a.Test != b.Test || a.StopEpoch != b.StopEpoch {
+			t.Fatalf("%s: different best results with and without recycling", kind)
+		}
+		for name, p := range a.BestParams {
+			if !mat.Equal(p, b.BestParams[name]) {
+				t.Fatalf("%s: best %s differs with recycling", kind, name)
+			}
+		}
+	}
+}
+
 // TestDivergenceIsReported forces divergence with an absurd learning rate:
 // training must fail with an error naming the epoch and a parameter, not
 // return NaN metrics.
