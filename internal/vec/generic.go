@@ -260,6 +260,10 @@ func sinCosAddGeneric(arg, sinB, cosB []float64, scale float64, o, e []float64) 
 }
 
 func spmmRowGeneric(idx []int32, val []float64, src []float64, stride int, d []float64, accumulate bool) {
+	if len(d) <= 3 {
+		spmmRowNarrow(idx, val, src, stride, d, accumulate)
+		return
+	}
 	if !accumulate {
 		clear(d)
 	}
@@ -269,6 +273,59 @@ func spmmRowGeneric(idx []int32, val []float64, src []float64, stride int, d []f
 		for c, x := range row {
 			d[c] += float64(v * x)
 		}
+	}
+}
+
+// spmmRowNarrow is spmmRowGeneric for one to three columns (Pubmed's and
+// Disease's classes, MR's two, the columns left past the vector kernels'
+// blocks): each column's sum in a variable instead of in d, so that an
+// entry's additions do not wait on a store and a load of the one before.
+// The same operations in the same order: d[c], or +0, plus each rounded
+// product in turn.
+func spmmRowNarrow(idx []int32, val []float64, src []float64, stride int, d []float64, accumulate bool) {
+	var s0, s1, s2 float64
+	if accumulate {
+		switch len(d) {
+		case 3:
+			s2 = d[2]
+			fallthrough
+		case 2:
+			s1 = d[1]
+			fallthrough
+		case 1:
+			s0 = d[0]
+		}
+	}
+	switch len(d) {
+	case 1:
+		for q, j := range idx {
+			s0 += float64(val[q] * src[int(j)*stride])
+		}
+	case 2:
+		for q, j := range idx {
+			row := src[int(j)*stride : int(j)*stride+2]
+			v := val[q]
+			s0 += float64(v * row[0])
+			s1 += float64(v * row[1])
+		}
+	case 3:
+		for q, j := range idx {
+			row := src[int(j)*stride : int(j)*stride+3]
+			v := val[q]
+			s0 += float64(v * row[0])
+			s1 += float64(v * row[1])
+			s2 += float64(v * row[2])
+		}
+	}
+	switch len(d) {
+	case 3:
+		d[2] = s2
+		fallthrough
+	case 2:
+		d[1] = s1
+		fallthrough
+	case 1:
+		d[0] = s0
 	}
 }
 

@@ -440,3 +440,52 @@ func TestRFFExactSameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestSpMMRowAgainstTheLoop checks SpMMRow on every path against the
+// definition written as the plain loop (d[c] = d[c] + each rounded
+// product, in entry order), at the widths whose last columns take the
+// narrow path (one to three columns, alone or past blocks of four and
+// eight), with sums that pass through zero of both signs.
+func TestSpMMRowAgainstTheLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	const rows = 40
+	for _, w := range []int{1, 2, 3, 6, 7, 11, 19, 23, 51} {
+		for _, nnz := range []int{0, 1, 2, 30} {
+			for _, accumulate := range []bool{false, true} {
+				stride := w + 2
+				src := randSlice(r, rows*stride, 1)
+				src[0] = math.Copysign(0, -1)
+				idx := make([]int32, nnz)
+				for q := range idx {
+					idx[q] = int32(r.IntN(rows))
+				}
+				if nnz > 0 {
+					idx[0] = 0
+				}
+				val := randSlice(r, nnz, 2)
+				d0 := randSlice(r, w, 1)
+				want := append([]float64(nil), d0...)
+				if !accumulate {
+					clear(want)
+				}
+				for q, j := range idx {
+					for c := range want {
+						want[c] += float64(val[q] * src[int(j)*stride+c])
+					}
+				}
+				res := onEveryPath(t, func() []float64 {
+					d := append([]float64(nil), d0...)
+					SpMMRow(idx, val, src, stride, d, accumulate)
+					return d
+				})
+				for a, got := range res {
+					for c := range got {
+						if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
+							t.Fatalf("%s w=%d nnz=%d acc=%v: d[%d] = %v, the loop %v", a, w, nnz, accumulate, c, got[c], want[c])
+						}
+					}
+				}
+			}
+		}
+	}
+}
