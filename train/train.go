@@ -796,8 +796,6 @@ func (t *trainer) epoch(ctx context.Context, epoch int) error {
 	t.watch.Check(epoch, t.loss) // finite: checked above
 	switch t.cfg.Model {
 	case ModelHyLa:
-		// Row by row on the workers: every row's step is its own, so the
-		// bits do not depend on how the rows are split.
 		if err := t.rsgd(ctx); err != nil {
 			return err
 		}
@@ -921,7 +919,7 @@ func (t *trainer) checkFiniteRows(ctx context.Context, name string, m *mat.Dense
 	}
 	if b > 0 {
 		i, j := (b-1)/c, (b-1)%c
-		return fmt.Errorf("%s entry %d is %v: %w", name, b-1, raw.Data[i*raw.Stride+j], ErrNonFinite)
+		return nonFiniteError(name, b-1, raw.Data[i*raw.Stride+j])
 	}
 	return nil
 }
@@ -950,9 +948,14 @@ func nonFinite(v []float64) int {
 
 func checkFinite(name string, v []float64) error {
 	if i := nonFinite(v); i >= 0 {
-		return fmt.Errorf("%s entry %d is %v: %w", name, i, v[i], ErrNonFinite)
+		return nonFiniteError(name, i, v[i])
 	}
 	return nil
+}
+
+// nonFiniteError names entry i (value x) of the parameter name.
+func nonFiniteError(name string, i int, x float64) error {
+	return fmt.Errorf("%s entry %d is %v: %w", name, i, x, ErrNonFinite)
 }
 
 // testMetric evaluates the test rows for Yᵀ (the current bias t.b).
