@@ -1598,3 +1598,264 @@ zarx1row:
 zarxdone:
 	VZEROUPPER
 	RET
+
+// Constants of the attention kernels: Exp's (exp.go) and the LeakyReLU's.
+DATA attnK<>+0(SB)/8, $0x3ff71547652b82fe // log2 e
+DATA attnK<>+8(SB)/8, $0x3fe62e42fefa3000 // ln 2, upper part
+DATA attnK<>+16(SB)/8, $0x3d53de6af278ece6 // ln 2, lower part
+DATA attnK<>+24(SB)/8, $0x3fb0000000000000 // 1/16
+DATA attnK<>+32(SB)/8, $0x3efa01a01a01a01a // 1/8!
+DATA attnK<>+40(SB)/8, $0x3f2a01a01a01a01a // 1/7!
+DATA attnK<>+48(SB)/8, $0x3f56c16c16c16c17 // 1/6!
+DATA attnK<>+56(SB)/8, $0x3f81111111111111 // 1/5!
+DATA attnK<>+64(SB)/8, $0x3fa5555555555555 // 1/4!
+DATA attnK<>+72(SB)/8, $0x3fc5555555555555 // 1/3!
+DATA attnK<>+80(SB)/8, $0x3fe0000000000000 // 1/2
+DATA attnK<>+88(SB)/8, $0x3ff0000000000000 // 1
+DATA attnK<>+96(SB)/8, $0x4000000000000000 // 2
+DATA attnK<>+104(SB)/8, $0x00000000000003ff // 1023 (integer)
+DATA attnK<>+112(SB)/8, $0xc086200000000000 // expLo −708
+DATA attnK<>+120(SB)/8, $0x4086200000000000 // expHi 708
+DATA attnK<>+128(SB)/8, $0xfff0000000000000 // −Inf
+DATA attnK<>+136(SB)/8, $0x0000000000000001 // 1 (integer)
+GLOBL attnK<>(SB), RODATA|NOPTR, $144
+
+// EXP8 is Exp (exp.go) on the eight lanes of x, for arguments in
+// [expLo, expHi]: k = round(x·log2 e) (ky, as int32), the reduction by
+// k·ln 2 in two fused steps, the polynomial p, four squarings, and the
+// product by 2^k. t, p and s are scratch.
+#define EXP8(x, t, ky, p, s) \
+	VMULPD.BCST attnK<>+0(SB), x, t; \
+	VCVTPD2DQ t, ky; \
+	VCVTDQ2PD ky, t; \
+	VFNMADD231PD.BCST attnK<>+8(SB), t, x; \
+	VFNMADD231PD.BCST attnK<>+16(SB), t, x; \
+	VMULPD.BCST attnK<>+24(SB), x, x; \
+	VBROADCASTSD attnK<>+32(SB), p; \
+	VFMADD213PD.BCST attnK<>+40(SB), x, p; \
+	VFMADD213PD.BCST attnK<>+48(SB), x, p; \
+	VFMADD213PD.BCST attnK<>+56(SB), x, p; \
+	VFMADD213PD.BCST attnK<>+64(SB), x, p; \
+	VFMADD213PD.BCST attnK<>+72(SB), x, p; \
+	VFMADD213PD.BCST attnK<>+80(SB), x, p; \
+	VFMADD213PD.BCST attnK<>+88(SB), x, p; \
+	VMULPD p, x, x; \
+	VADDPD.BCST attnK<>+96(SB), x, p; \
+	VMULPD p, x, x; \
+	VADDPD.BCST attnK<>+96(SB), x, p; \
+	VMULPD p, x, x; \
+	VADDPD.BCST attnK<>+96(SB), x, p; \
+	VMULPD p, x, x; \
+	VADDPD.BCST attnK<>+96(SB), x, p; \
+	VFMADD213PD.BCST attnK<>+88(SB), p, x; \
+	VPMOVSXDQ ky, s; \
+	VPADDQ.BCST attnK<>+104(SB), s, s; \
+	VPSLLQ $52, s, s; \
+	VMULPD s, x, x
+
+// func attnSoftmax8AVX512(idx *int32, deg int, di, src *float64, limit int, slope float64, al *float64, mask *uint8, factor float64, da *float64) int
+//
+// AttnSoftmaxRow for eight heads, one per lane (deg ≥ 1): the scores and
+// their running maximum (Z3) in a first pass over the edges, Exp of each
+// score less the maximum and their sum (Z6) in a second, the quotients
+// (and the dropped-out coefficients) in a third. It returns 2, before it
+// has stored anything, if a source is not a row below limit; 1 if an
+// argument of Exp was outside [expLo, expHi] or a NaN (K7 collects the
+// lanes in range; the caller recomputes the row); 0 when done.
+TEXT ·attnSoftmax8AVX512(SB), NOSPLIT, $0-88
+	MOVQ idx+0(FP), SI
+	MOVQ deg+8(FP), CX
+	MOVQ di+16(FP), R8
+	MOVQ src+24(FP), DI
+	MOVQ limit+32(FP), R12
+	VBROADCASTSD slope+40(FP), Z1
+	MOVQ al+48(FP), DX
+	MOVQ mask+56(FP), R9
+	VBROADCASTSD factor+64(FP), Z2
+	MOVQ da+72(FP), R10
+	VMOVUPD (R8), Z0
+	VXORPD Z15, Z15, Z15
+	VBROADCASTSD attnK<>+88(SB), Z14
+	VBROADCASTSD attnK<>+128(SB), Z3
+
+	// The sources are checked before anything is stored.
+	XORQ BX, BX
+
+asck:
+	MOVLQSX (SI)(BX*4), AX
+	CMPQ AX, R12
+	JAE  asbad
+	INCQ BX
+	CMPQ BX, CX
+	JLT  asck
+
+	// Scores, LeakyReLU (e·1 or e·slope), running maximum.
+	XORQ BX, BX
+	MOVQ DX, R11
+
+as1:
+	MOVLQSX (SI)(BX*4), AX
+	SHLQ $6, AX
+	VADDPD (DI)(AX*1), Z0, Z4
+	VCMPPD $0x1e, Z15, Z4, K1
+	VBLENDMPD Z14, Z1, K1, Z5
+	VMULPD Z5, Z4, Z4
+	VMOVUPD Z4, (R11)
+	VMAXPD Z3, Z4, Z3
+	ADDQ $64, R11
+	INCQ BX
+	CMPQ BX, CX
+	JLT  as1
+
+	// Exp(e − max) and the sum.
+	KXNORB K7, K7, K7
+	VXORPD Z6, Z6, Z6
+	MOVQ DX, R11
+	MOVQ CX, BX
+
+as2:
+	VMOVUPD (R11), Z4
+	VSUBPD Z3, Z4, Z4
+	VCMPPD.BCST $0x1d, attnK<>+112(SB), Z4, K1
+	VCMPPD.BCST $0x12, attnK<>+120(SB), Z4, K2
+	KANDB K1, K7, K7
+	KANDB K2, K7, K7
+	EXP8(Z4, Z7, Y8, Z9, Z10)
+	VMOVUPD Z4, (R11)
+	VADDPD Z4, Z6, Z6
+	ADDQ $64, R11
+	DECQ BX
+	JNE  as2
+	KORTESTB K7, K7
+	JCC  asrange
+
+	// The quotients, and with a mask the dropped-out coefficients
+	// al·(factor or 0).
+	MOVQ DX, R11
+	MOVQ CX, BX
+	TESTQ R9, R9
+	JEQ   as3
+
+as3m:
+	VMOVUPD (R11), Z4
+	VDIVPD Z6, Z4, Z4
+	VMOVUPD Z4, (R11)
+	VPMOVZXBQ (R9), Z11
+	VPTESTMQ.BCST attnK<>+136(SB), Z11, K3
+	VBLENDMPD Z2, Z15, K3, Z12
+	VMULPD Z12, Z4, Z12
+	VMOVUPD Z12, (R10)
+	ADDQ $64, R11
+	ADDQ $8, R9
+	ADDQ $64, R10
+	DECQ BX
+	JNE  as3m
+	JMP  asdone
+
+as3:
+	VMOVUPD (R11), Z4
+	VDIVPD Z6, Z4, Z4
+	VMOVUPD Z4, (R11)
+	ADDQ $64, R11
+	DECQ BX
+	JNE  as3
+
+asdone:
+	MOVQ $0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+asrange:
+	MOVQ $1, ret+80(FP)
+	VZEROUPPER
+	RET
+
+asbad:
+	MOVQ $2, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func attnAggregate8AVX512(idx *int32, deg int, w, src *float64, strideBytes, limit int, acc *float64) bool
+//
+// AttnAggregate for eight heads of eight columns, a source's heads side by
+// side in its row: head m's sum in Z(m), from acc; for each edge in order,
+// w[p·8+m] broadcast times the row's block m, rounded, then added. It
+// returns false, before it has stored anything, if a source is not a row
+// below limit.
+TEXT ·attnAggregate8AVX512(SB), NOSPLIT, $0-57
+	MOVQ idx+0(FP), SI
+	MOVQ deg+8(FP), CX
+	MOVQ w+16(FP), R8
+	MOVQ src+24(FP), DI
+	MOVQ strideBytes+32(FP), R10
+	MOVQ limit+40(FP), R12
+	MOVQ acc+48(FP), DX
+	XORQ BX, BX
+
+agck:
+	MOVLQSX (SI)(BX*4), AX
+	CMPQ AX, R12
+	JAE  agbad
+	INCQ BX
+	CMPQ BX, CX
+	JLT  agck
+
+	VMOVUPD (DX), Z0
+	VMOVUPD 64(DX), Z1
+	VMOVUPD 128(DX), Z2
+	VMOVUPD 192(DX), Z3
+	VMOVUPD 256(DX), Z4
+	VMOVUPD 320(DX), Z5
+	VMOVUPD 384(DX), Z6
+	VMOVUPD 448(DX), Z7
+	XORQ BX, BX
+
+agq:
+	MOVLQSX (SI)(BX*4), AX
+	IMULQ R10, AX
+	ADDQ DI, AX
+	VBROADCASTSD (R8), Z8
+	VBROADCASTSD 8(R8), Z9
+	VBROADCASTSD 16(R8), Z10
+	VBROADCASTSD 24(R8), Z11
+	VBROADCASTSD 32(R8), Z12
+	VBROADCASTSD 40(R8), Z13
+	VBROADCASTSD 48(R8), Z14
+	VBROADCASTSD 56(R8), Z15
+	VMULPD (AX), Z8, Z8
+	VMULPD 64(AX), Z9, Z9
+	VMULPD 128(AX), Z10, Z10
+	VMULPD 192(AX), Z11, Z11
+	VMULPD 256(AX), Z12, Z12
+	VMULPD 320(AX), Z13, Z13
+	VMULPD 384(AX), Z14, Z14
+	VMULPD 448(AX), Z15, Z15
+	VADDPD Z8, Z0, Z0
+	VADDPD Z9, Z1, Z1
+	VADDPD Z10, Z2, Z2
+	VADDPD Z11, Z3, Z3
+	VADDPD Z12, Z4, Z4
+	VADDPD Z13, Z5, Z5
+	VADDPD Z14, Z6, Z6
+	VADDPD Z15, Z7, Z7
+	ADDQ $64, R8
+	INCQ BX
+	CMPQ BX, CX
+	JLT  agq
+
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VMOVUPD Z4, 256(DX)
+	VMOVUPD Z5, 320(DX)
+	VMOVUPD Z6, 384(DX)
+	VMOVUPD Z7, 448(DX)
+	MOVB $1, ret+56(FP)
+	VZEROUPPER
+	RET
+
+agbad:
+	MOVB $0, ret+56(FP)
+	VZEROUPPER
+	RET

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/hylaflow/hylaflow/internal/vec"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -67,7 +68,7 @@ func (t *Tape) EdgeSoftmax(g *sparse.CSR, e *Node) *Node {
 		}
 		var s float64
 		for k := lo; k < hi; k++ {
-			a[k] = math.Exp(x[k] - mx)
+			a[k] = vec.Exp(x[k] - mx) // GATHeads' exponential, math.Exp's bits on amd64 with FMA
 			s += a[k]
 		}
 		for k := lo; k < hi; k++ {

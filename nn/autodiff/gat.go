@@ -3,11 +3,11 @@ package autodiff
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/hylaflow/hylaflow/internal/parallel"
+	"github.com/hylaflow/hylaflow/internal/vec"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -179,53 +179,22 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 		// The heads' sums for one row (mean: before the heads are added),
 		// and each head's running maximum and sum of the softmax.
 		o := make([]float64, hc)
-		mx, sum := make([]float64, heads), make([]float64, heads)
+		var wt []float64 // AttnAggregate's scratch
 		for i := lo; i < hi; i++ {
 			k0, k1 := g.Indptr[i], g.Indptr[i+1]
 			if k0 == k1 {
 				continue
 			}
 			idx := g.Indices[k0:k1]
-			// LeakyReLU(d_i + s_j), then the softmax over the row, per head.
-			di := dst[i*heads : (i+1)*heads]
+			// LeakyReLU(d_i + s_j), the softmax over the row per head, and
+			// the dropped-out coefficients.
 			al := alpha[k0*heads : k1*heads]
-			for m := range mx {
-				mx[m] = math.Inf(-1)
-			}
-			for p, j := range idx {
-				sj := src[int(j)*heads : int(j)*heads+heads]
-				ap := al[p*heads : p*heads+heads]
-				for m, d := range di {
-					e := d + sj[m]
-					e *= leaky[b2i(e > 0)]
-					ap[m] = e
-					if e > mx[m] { // math.Max but for NaNs, which make the loss NaN anyway
-						mx[m] = e
-					}
-				}
-			}
-			clear(sum)
-			for p := range idx {
-				ap := al[p*heads : p*heads+heads]
-				for m, e := range ap {
-					a := math.Exp(e - mx[m])
-					ap[m] = a
-					sum[m] += a
-				}
-			}
-			for p := range idx {
-				ap := al[p*heads : p*heads+heads]
-				for m, s := range sum {
-					ap[m] /= s
-				}
-			}
 			w := al
+			var mrow []uint8
 			if mask != nil {
-				w = da[k0*heads : k1*heads]
-				for e, b := range mask[k0*heads : k1*heads] {
-					w[e] = al[e] * factor[b&1]
-				}
+				w, mrow = da[k0*heads:k1*heads], mask[k0*heads:k1*heads]
 			}
+			vec.AttnSoftmaxRow(idx, dst[i*heads:(i+1)*heads], src, slope, al, mrow, factor[1], w)
 			// Σ_k drop(α)_k h_j over the row, in edge order, each product
 			// rounded before it is added (as vec.SpMMRow), into each head's
 			// columns: one pass over the sources' full rows.
@@ -235,7 +204,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 				acc = o
 				clear(acc)
 			}
-			aggregate(idx, w, heads, c, hv.Data, hv.Stride, c, acc)
+			wt = vec.AttnAggregate(idx, w, heads, c, hv.Data, hv.Stride, c, acc, wt)
 			if mean {
 				copy(out, acc[:c])
 				for m := 1; m < heads; m++ {
@@ -332,7 +301,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 		parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
 			acc := make([]float64, hc)
 			sum := make([]float64, heads)
-			var w []float64 // the source's edges' coefficients, edge-major
+			var w, wt []float64 // the source's edges' coefficients, edge-major; AttnAggregate's scratch
 			for j := lo; j < hi; j++ {
 				p0, p1 := ag.srcPtr[j], ag.srcPtr[j+1]
 				edges, dsts := ag.bySrc[p0:p1], ag.srcDst[p0:p1]
@@ -356,7 +325,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 				for p, k := range edges {
 					copy(w[p*heads:(p+1)*heads], da[k*heads:(k+1)*heads])
 				}
-				aggregate(dsts, w, heads, c, gdata, gstride, gcol, acc)
+				wt = vec.AttnAggregate(dsts, w, heads, c, gdata, gstride, gcol, acc, wt)
 				ghr := gh.RawRowView(j)
 				gd := gdst[j*heads : (j+1)*heads]
 				for m := range heads {
@@ -412,48 +381,6 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 			}
 		})
 	}, inputs...)
-}
-
-// aggregate adds to acc[m·c+q], for every head m < heads and column q < c,
-// Σ_p w[p·heads+m]·src[idx[p]·stride + m·gcol + q] over the edges p in
-// order, each product rounded before it is added (as vec.SpMMRow): the
-// attention-weighted sum of the rows idx of src (gcol = c: head m's columns
-// of each row; gcol = 0: the same c columns for every head). Head by head,
-// eight columns at a time in registers; the rows stay in the cache from one
-// head to the next.
-func aggregate(idx []int32, w []float64, heads, c int, src []float64, stride, gcol int, acc []float64) {
-	for m := range heads {
-		q := 0
-		for ; q+8 <= c; q += 8 {
-			a := (*[8]float64)(acc[m*c+q:])
-			a0, a1, a2, a3, a4, a5, a6, a7 := a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
-			off := m*gcol + q
-			for p, j := range idx {
-				wm := w[p*heads+m]
-				x := (*[8]float64)(src[int(j)*stride+off:])
-				a0 += float64(wm * x[0])
-				a1 += float64(wm * x[1])
-				a2 += float64(wm * x[2])
-				a3 += float64(wm * x[3])
-				a4 += float64(wm * x[4])
-				a5 += float64(wm * x[5])
-				a6 += float64(wm * x[6])
-				a7 += float64(wm * x[7])
-			}
-			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = a0, a1, a2, a3, a4, a5, a6, a7
-		}
-		if q == c {
-			continue
-		}
-		am := acc[m*c+q : (m+1)*c]
-		for p, j := range idx {
-			wm := w[p*heads+m]
-			o := int(j)*stride + m*gcol
-			for r, x := range src[o+q : o+c] {
-				am[r] += float64(wm * x)
-			}
-		}
-	}
 }
 
 // b2i is 1 for true and 0 for false (compiled without a branch).

@@ -123,7 +123,7 @@ func (t *Tape) gatHeadsPrev(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, d
 				}
 				var s float64
 				for p, e := range al {
-					a := math.Exp(e - mx)
+					a := vec.Exp(e - mx)
 					al[p] = a
 					s += a
 				}

@@ -174,6 +174,8 @@ func TestGATHeadsEqualsChain(t *testing.T) {
 		{"1×5-mean", 1, 5, 0.5, true},
 		{"4×2-no-dropout", 4, 2, 0, false},
 		{"2×3-mean-no-dropout", 2, 3, 0, true},
+		{"8×8", 8, 8, 0.6, false}, // eight heads: vec's lane-per-head kernels
+		{"8×3-mean", 8, 3, 0.6, true},
 	} {
 		checkGATHeadsBits(t, rng, ag, c, 7, 3, chain, "the chain's", 1, 3)
 	}

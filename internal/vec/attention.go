@@ -1,0 +1,150 @@
+package vec
+
+import "math"
+
+// The graph attention kernels (GAT, Veličković et al.): one destination
+// row of a layer's heads at a time, the heads side by side. Per-node and
+// per-edge arrays hold a layer's heads in one row each (entry i·heads + m),
+// so that with eight heads (the paper's hidden layer) a node's or an
+// edge's values are one block: the AVX-512 kernels take the heads as the
+// eight lanes, and every value is the same sum in the same order as lane by
+// lane in the portable code.
+
+// AttnSoftmaxRow computes the attention coefficients of one destination
+// row with heads = len(di) heads: for each edge p, whose source is idx[p],
+// and head m,
+//
+//	e = LeakyReLU_slope(di[m] + src[idx[p]·heads + m]),
+//	al[p·heads + m] = Exp(e − max_p e) / Σ_p Exp(e − max_p e),
+//
+// the maximum and the sum over the row's edges in order, per head (a
+// NaN score leaves the running maximum as it was). With a mask (one byte
+// per coefficient, 1: kept) it also writes the dropped-out coefficients
+// da = al·0 or al·factor. idx must not be empty; src must hold every
+// source's row.
+func AttnSoftmaxRow(idx []int32, di, src []float64, slope float64, al []float64, mask []uint8, factor float64, da []float64) {
+	heads, deg := len(di), len(idx)
+	al = al[:deg*heads]
+	if mask != nil {
+		mask, da = mask[:deg*heads], da[:deg*heads]
+	}
+	if active == AVX512 && heads == 8 && deg > 0 && len(src) >= 8 {
+		var pm *uint8
+		var pd *float64
+		if mask != nil {
+			pm, pd = &mask[0], &da[0]
+		}
+		switch attnSoftmax8AVX512(&idx[0], deg, &di[0], &src[0], len(src)/8, slope, &al[0], pm, factor, pd) {
+		case 0:
+			return
+		case 2:
+			panic("vec: AttnSoftmaxRow: source index out of range")
+		}
+		// 1: an exponent's argument outside [expLo, expHi] (a score far
+		// below the row's maximum, or a NaN): the portable code has Exp's
+		// special cases.
+	}
+	attnSoftmaxRowGeneric(idx, di, src, slope, al, mask, factor, da)
+}
+
+// attnSoftmaxRowGeneric is AttnSoftmaxRow lane by lane.
+func attnSoftmaxRowGeneric(idx []int32, di, src []float64, slope float64, al []float64, mask []uint8, factor float64, da []float64) {
+	heads := len(di)
+	var buf [32]float64
+	mx, sum := buf[:0], buf[16:16]
+	if heads <= 16 {
+		mx, sum = buf[:heads], buf[16:16+heads]
+	} else {
+		mx, sum = make([]float64, heads), make([]float64, heads)
+	}
+	// LeakyReLU(e) is e·leaky[e > 0], without a branch (the sign of a
+	// score is unpredictable): slope·e or e·1 = e, the same bits.
+	leaky := [2]float64{slope, 1}
+	for m := range mx {
+		mx[m] = math.Inf(-1)
+	}
+	for p, j := range idx {
+		sj := src[int(j)*heads : int(j)*heads+heads]
+		ap := al[p*heads : p*heads+heads]
+		for m, d := range di {
+			e := d + sj[m]
+			e *= leaky[b2i(e > 0)]
+			ap[m] = e
+			if e > mx[m] { // math.Max but for NaNs, which make the loss NaN anyway
+				mx[m] = e
+			}
+		}
+	}
+	for p := range idx {
+		ap := al[p*heads : p*heads+heads]
+		for m, e := range ap {
+			a := Exp(e - mx[m])
+			ap[m] = a
+			sum[m] += a
+		}
+	}
+	for p := range idx {
+		ap := al[p*heads : p*heads+heads]
+		for m, s := range sum {
+			ap[m] /= s
+		}
+	}
+	if mask != nil {
+		f := [2]float64{0, factor}
+		for e, b := range mask {
+			da[e] = al[e] * f[b&1]
+		}
+	}
+}
+
+// b2i is 1 for true and 0 for false (compiled without a branch).
+func b2i(b bool) int {
+	x := 0
+	if b {
+		x = 1
+	}
+	return x
+}
+
+// AttnAggregate adds to acc[m·c+q], for every head m < heads and column
+// q < c, Σ_p w[p·heads+m]·src[idx[p]·stride + m·gcol + q] over the edges p
+// in order, each product rounded before it is added (SpMMRow's sums): the
+// attention-weighted sum of the rows idx of src, with gcol = c for head
+// m's own columns of each row and gcol = 0 for the same c columns for
+// every head. wt is scratch (grown as needed) and is returned for reuse.
+// Eight heads of eight columns each are one AVX-512 kernel over the
+// edges; otherwise each head is one SpMMRow, on w transposed head-major.
+func AttnAggregate(idx []int32, w []float64, heads, c int, src []float64, stride, gcol int, acc, wt []float64) []float64 {
+	deg := len(idx)
+	w, acc = w[:deg*heads], acc[:heads*c]
+	if deg == 0 {
+		return wt
+	}
+	if active == AVX512 && heads == 8 && c == 8 && gcol == 8 && stride >= 64 && len(src) >= 64 {
+		if !attnAggregate8AVX512(&idx[0], deg, &w[0], &src[0], stride*8, (len(src)-64)/stride+1, &acc[0]) {
+			panic("vec: AttnAggregate: source index out of range")
+		}
+		return wt
+	}
+	if cap(wt) < deg*heads {
+		wt = make([]float64, deg*heads)
+	}
+	wt = wt[:deg*heads]
+	for p := range deg {
+		for m, x := range w[p*heads : (p+1)*heads] {
+			wt[m*deg+p] = x
+		}
+	}
+	AttnAggregateHeadMajor(idx, wt, heads, c, src, stride, gcol, acc)
+	return wt
+}
+
+// AttnAggregateHeadMajor is AttnAggregate with the weights head-major:
+// head m's are w[m·deg : (m+1)·deg]. Each head is one SpMMRow; the
+// sources' rows stay in the cache from one head to the next.
+func AttnAggregateHeadMajor(idx []int32, w []float64, heads, c int, src []float64, stride, gcol int, acc []float64) {
+	deg := len(idx)
+	for m := range heads {
+		SpMMRow(idx, w[m*deg:(m+1)*deg], src[m*gcol:], stride, acc[m*c:(m+1)*c], true)
+	}
+}
