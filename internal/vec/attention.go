@@ -148,3 +148,107 @@ func AttnAggregateHeadMajor(idx []int32, w []float64, heads, c int, src []float6
 		SpMMRow(idx, w[m*deg:(m+1)*deg], src[m*gcol:], stride, acc[m*c:(m+1)*c], true)
 	}
 }
+
+// AttnTransposed reports whether AttnGradRow wants the features hT
+// transposed by AttnTranspose for a layer of heads heads (the AVX-512
+// kernel, which takes the heads as lanes, does for eight).
+func AttnTransposed(heads int) bool { return active == AVX512 && heads == 8 }
+
+// AttnTranspose writes hT[j·c·heads + q·heads + m] = h[j·stride + m·c + q]
+// for the rows j in [lo, hi): each row's heads × c block transposed, so that
+// column q of every head is one block of heads values.
+func AttnTranspose(h []float64, stride, heads, c int, hT []float64, lo, hi int) {
+	hc := heads * c
+	for j := lo; j < hi; j++ {
+		row, out := h[j*stride:j*stride+hc], hT[j*hc:(j+1)*hc]
+		for m := range heads {
+			for q, x := range row[m*c : (m+1)*c] {
+				out[q*heads+m] = x
+			}
+		}
+	}
+}
+
+// AttnGradRow is the backward pass of one destination row of GAT's
+// attention (AttnSoftmaxRow, then the weighted sum AttnAggregate): given
+// the row's output gradient gi (head m's c columns at gi[m·gcol:], gcol = 0
+// when the heads share them) and the sources' features h (row j, head m at
+// h[j·stride + m·c:]), it writes the gradient of each edge's score into gm
+// and of the row's d into gdst. Per head m and edge p, with ga the
+// gradient of the dropped-out coefficient Σ_q gi[m·gcol+q]·h_j[m·c+q]
+// (times mask's factor) and dot = Σ_p al·ga,
+//
+//	gm[p·heads+m] = 0 + (0 + al·(ga − dot))·(1 or slope, as the score's sign),
+//	gdst[m] = 0 + Σ_p gm[p·heads+m],
+//
+// every sum in the order of q or p. hT, if AttnTransposed, is h transposed
+// by AttnTranspose (otherwise it is not read).
+func AttnGradRow(idx []int32, gi []float64, gcol int, h []float64, stride, c int, hT []float64, al []float64, mask []uint8, factor float64, di, src []float64, slope float64, gm, gdst []float64) {
+	heads, deg := len(di), len(idx)
+	al, gm, gdst = al[:deg*heads], gm[:deg*heads], gdst[:heads]
+	if mask != nil {
+		mask = mask[:deg*heads]
+	}
+	if AttnTransposed(heads) && deg > 0 && c <= 16 && len(hT) >= 8*c && len(src) >= 8 {
+		var gT [128]float64
+		for q := range c {
+			for m := range 8 {
+				gT[q*8+m] = gi[m*gcol+q]
+			}
+		}
+		var pm *uint8
+		if mask != nil {
+			pm = &mask[0]
+		}
+		limit := min(len(hT)/(8*c), len(src)/8)
+		if !attnGrad8AVX512(&idx[0], deg, &gT[0], &hT[0], c*64, limit, &al[0], pm, factor, &di[0], &src[0], slope, &gm[0], &gdst[0]) {
+			panic("vec: AttnGradRow: source index out of range")
+		}
+		return
+	}
+	attnGradRowGeneric(idx, gi, gcol, h, stride, c, al, mask, factor, di, src, slope, gm, gdst)
+}
+
+// attnGradRowGeneric is AttnGradRow head by head.
+func attnGradRowGeneric(idx []int32, gi []float64, gcol int, h []float64, stride, c int, al []float64, mask []uint8, factor float64, di, src []float64, slope float64, gm, gdst []float64) {
+	heads := len(di)
+	var buf [16]float64
+	dot := buf[:0]
+	if heads <= 16 {
+		dot = buf[:heads]
+	} else {
+		dot = make([]float64, heads)
+	}
+	f := [2]float64{0, factor}
+	leaky := [2]float64{slope, 1}
+	for p, j := range idx {
+		hj := h[int(j)*stride : int(j)*stride+heads*c]
+		for m := range heads {
+			gim := gi[m*gcol : m*gcol+c]
+			var s float64
+			for q, x := range hj[m*c : (m+1)*c] {
+				s += float64(gim[q] * x)
+			}
+			ga := 0 + s
+			if mask != nil {
+				ga = 0 + float64(ga*f[mask[p*heads+m]&1])
+			}
+			gm[p*heads+m] = ga
+			dot[m] += float64(al[p*heads+m] * ga)
+		}
+	}
+	clear(gdst)
+	for p, j := range idx {
+		sj := src[int(j)*heads : int(j)*heads+heads]
+		for m, d := range di {
+			// 0 + gl·1 = gl: gl is never −0.
+			gl := 0 + float64(al[p*heads+m]*(gm[p*heads+m]-dot[m]))
+			gl = 0 + float64(gl*leaky[b2i(d+sj[m] > 0)])
+			gm[p*heads+m] = gl
+			gdst[m] += gl
+		}
+	}
+	for m, s := range gdst {
+		gdst[m] = 0 + s
+	}
+}

@@ -238,6 +238,20 @@ func attentionDigest() string {
 			put(acc...)
 		}
 	}
+	for _, shape := range [][2]int{{8, 8}, {8, 3}, {3, 2}} {
+		heads, c := shape[0], shape[1]
+		const nodes = 15
+		row := newAttnRow(r, heads, nodes, 7, 3, true, false)
+		al := make([]float64, 7*heads)
+		AttnSoftmaxRow(row.idx, row.di, row.src, row.slope, al, nil, 0, nil)
+		hm := randSlice(r, nodes*heads*c, 1)
+		hT := make([]float64, len(hm))
+		AttnTranspose(hm, heads*c, heads, c, hT, 0, nodes)
+		gm, gdst := make([]float64, 7*heads), make([]float64, heads)
+		AttnGradRow(row.idx, randSlice(r, heads*c, 1), c, hm, heads*c, c, hT, al, row.mask, row.factor, row.di, row.src, row.slope, gm, gdst)
+		put(gm...)
+		put(gdst...)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -260,5 +274,63 @@ func TestAttentionGolden(t *testing.T) {
 		if d != want {
 			t.Errorf("%s attention kernels: digest %s, want %s (%s)", a, d, want, file)
 		}
+	}
+}
+
+// AttnGradRow on every path, against the portable code: eight heads of
+// eight own columns (layer 1) and of three shared ones (the averaged output
+// layer), other head counts, with and without a mask.
+func TestAttnGradRowSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	const nodes = 25
+	for _, shape := range []struct{ heads, c, gcol int }{{8, 8, 8}, {8, 3, 0}, {8, 1, 1}, {8, 16, 16}, {8, 17, 17}, {3, 4, 4}, {1, 7, 0}} {
+		for _, deg := range []int{1, 2, 9, 30} {
+			for _, withMask := range []bool{false, true} {
+				heads, c := shape.heads, shape.c
+				stride := heads*c + 3
+				h := randSlice(r, nodes*stride, 1)
+				h[5] = math.Copysign(0, -1)
+				gi := randSlice(r, heads*c+3, 1)
+				row := newAttnRow(r, heads, nodes, deg, 2, withMask, false)
+				al := make([]float64, deg*heads)
+				AttnSoftmaxRow(row.idx, row.di, row.src, row.slope, al, nil, 0, nil)
+				hT := make([]float64, nodes*heads*c)
+				AttnTranspose(h, stride, heads, c, hT, 0, nodes)
+				sameBits(t, fmt.Sprintf("AttnGradRow %+v deg=%d mask=%v", shape, deg, withMask), onEveryPath(t, func() []float64 {
+					gm, gdst := make([]float64, deg*heads), make([]float64, heads)
+					AttnGradRow(row.idx, gi, shape.gcol, h, stride, c, hT, al, row.mask, row.factor, row.di, row.src, row.slope, gm, gdst)
+					return append(gm, gdst...)
+				}))
+			}
+		}
+	}
+}
+
+func TestAttnGradRowBadSource(t *testing.T) {
+	for _, arch := range Available() {
+		restore, err := Use(arch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const nodes = 10
+		h, hT := make([]float64, nodes*64), make([]float64, nodes*64)
+		gm := make([]float64, 16)
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: source %d of %d: no panic", arch, nodes, nodes)
+				}
+			}()
+			AttnGradRow([]int32{0, nodes}, make([]float64, 64), 8, h, 64, 8, hT, make([]float64, 16), nil, 0, make([]float64, 8), make([]float64, nodes*8), 0.2, gm, make([]float64, 8))
+		}()
+		if arch == AVX512 {
+			for k, x := range gm {
+				if x != 0 {
+					t.Errorf("%s: gm[%d] written before the panic", arch, k)
+					break
+				}
+			}
+		}
+		restore()
 	}
 }

@@ -1859,3 +1859,192 @@ agbad:
 	MOVB $0, ret+56(FP)
 	VZEROUPPER
 	RET
+
+// func scatterRowAVX512(idx *int32, val *float64, nnz int, src, dst *float64, strideBytes, nb int)
+//
+// ScatterRow on nb blocks of eight columns (nnz ≥ 1, indices checked by
+// the caller), four blocks at a time, then one: src's blocks stay in
+// Z0–Z3; for each entry in order its value is broadcast, multiplied by
+// them (rounded) and added to the row's blocks in memory, so that two
+// entries of one row add in order.
+TEXT ·scatterRowAVX512(SB), NOSPLIT, $0-56
+	MOVQ idx+0(FP), SI
+	MOVQ val+8(FP), R8
+	MOVQ nnz+16(FP), R9
+	MOVQ src+24(FP), R11
+	MOVQ dst+32(FP), DI
+	MOVQ strideBytes+40(FP), R10
+	MOVQ nb+48(FP), CX
+
+sc4:
+	CMPQ CX, $4
+	JLT  sc1
+	VMOVUPD (R11), Z0
+	VMOVUPD 64(R11), Z1
+	VMOVUPD 128(R11), Z2
+	VMOVUPD 192(R11), Z3
+	XORQ BX, BX
+
+sc4q:
+	MOVLQSX (SI)(BX*4), AX
+	IMULQ R10, AX
+	ADDQ DI, AX
+	VBROADCASTSD (R8)(BX*8), Z8
+	VMULPD Z0, Z8, Z9
+	VMULPD Z1, Z8, Z10
+	VMULPD Z2, Z8, Z11
+	VMULPD Z3, Z8, Z12
+	VADDPD (AX), Z9, Z9
+	VADDPD 64(AX), Z10, Z10
+	VADDPD 128(AX), Z11, Z11
+	VADDPD 192(AX), Z12, Z12
+	VMOVUPD Z9, (AX)
+	VMOVUPD Z10, 64(AX)
+	VMOVUPD Z11, 128(AX)
+	VMOVUPD Z12, 192(AX)
+	INCQ BX
+	CMPQ BX, R9
+	JLT  sc4q
+	ADDQ $256, R11
+	ADDQ $256, DI
+	SUBQ $4, CX
+	JMP  sc4
+
+sc1:
+	TESTQ CX, CX
+	JEQ   scdone
+	VMOVUPD (R11), Z0
+	XORQ BX, BX
+
+sc1q:
+	MOVLQSX (SI)(BX*4), AX
+	IMULQ R10, AX
+	ADDQ DI, AX
+	VBROADCASTSD (R8)(BX*8), Z8
+	VMULPD Z0, Z8, Z9
+	VADDPD (AX), Z9, Z9
+	VMOVUPD Z9, (AX)
+	INCQ BX
+	CMPQ BX, R9
+	JLT  sc1q
+	ADDQ $64, R11
+	ADDQ $64, DI
+	DECQ CX
+	JMP  sc1
+
+scdone:
+	VZEROUPPER
+	RET
+
+// func attnGrad8AVX512(idx *int32, deg int, gT, hT *float64, rowBytes, limit int, al *float64, mask *uint8, factor float64, di, src *float64, slope float64, gm, gdst *float64) bool
+//
+// AttnGradRow for eight heads, one per lane (deg ≥ 1): gT is the row's
+// gradient as c blocks (column q of every head), hT the sources' features
+// as rows of c blocks (rowBytes = 64c). The first pass computes each
+// edge's ga (the dot product over q, from zero, then 0 + ·, the mask's
+// factor) into gm and dot = Σ al·ga (Z3); the second the scores'
+// gradients and their sum (Z7). It returns false, before it has stored
+// anything, if a source is not a row below limit.
+TEXT ·attnGrad8AVX512(SB), NOSPLIT, $0-113
+	MOVQ idx+0(FP), SI
+	MOVQ deg+8(FP), CX
+	MOVQ gT+16(FP), R8
+	MOVQ hT+24(FP), DI
+	MOVQ rowBytes+32(FP), R10
+	MOVQ limit+40(FP), R12
+	MOVQ al+48(FP), DX
+	MOVQ mask+56(FP), R9
+	VBROADCASTSD factor+64(FP), Z2
+	MOVQ di+72(FP), AX
+	VMOVUPD (AX), Z0
+	VBROADCASTSD slope+88(FP), Z1
+	MOVQ gm+96(FP), R11
+	MOVQ R10, R13
+	VXORPD Z15, Z15, Z15
+	VBROADCASTSD attnK<>+88(SB), Z14
+	XORQ BX, BX
+
+grck:
+	MOVLQSX (SI)(BX*4), AX
+	CMPQ AX, R12
+	JAE  grbad
+	INCQ BX
+	CMPQ BX, CX
+	JLT  grck
+
+	// ga per edge and dot.
+	VXORPD Z3, Z3, Z3
+	XORQ BX, BX
+
+gr1:
+	MOVLQSX (SI)(BX*4), AX
+	IMULQ R10, AX
+	ADDQ DI, AX
+	VXORPD Z4, Z4, Z4
+	XORQ R12, R12
+
+gr1q:
+	VMOVUPD (R8)(R12*1), Z5
+	VMULPD (AX)(R12*1), Z5, Z5
+	VADDPD Z5, Z4, Z4
+	ADDQ $64, R12
+	CMPQ R12, R13
+	JLT  gr1q
+	VADDPD Z15, Z4, Z4
+	TESTQ R9, R9
+	JEQ   gr1nomask
+	VPMOVZXBQ (R9), Z11
+	VPTESTMQ.BCST attnK<>+136(SB), Z11, K3
+	VBLENDMPD Z2, Z15, K3, Z12
+	VMULPD Z12, Z4, Z4
+	VADDPD Z15, Z4, Z4
+	ADDQ $8, R9
+
+gr1nomask:
+	VMOVUPD Z4, (R11)
+	VMULPD (DX), Z4, Z6
+	VADDPD Z6, Z3, Z3
+	ADDQ $64, DX
+	ADDQ $64, R11
+	INCQ BX
+	CMPQ BX, CX
+	JLT  gr1
+
+	// The scores' gradients and their sum.
+	MOVQ al+48(FP), DX
+	MOVQ gm+96(FP), R11
+	MOVQ src+80(FP), R12
+	VXORPD Z7, Z7, Z7
+	XORQ BX, BX
+
+gr2:
+	MOVLQSX (SI)(BX*4), AX
+	SHLQ $6, AX
+	VMOVUPD (R11), Z4
+	VSUBPD Z3, Z4, Z4
+	VMULPD (DX), Z4, Z4
+	VADDPD Z15, Z4, Z4
+	VADDPD (R12)(AX*1), Z0, Z5
+	VCMPPD $0x1e, Z15, Z5, K1
+	VBLENDMPD Z14, Z1, K1, Z6
+	VMULPD Z6, Z4, Z4
+	VADDPD Z15, Z4, Z4
+	VMOVUPD Z4, (R11)
+	VADDPD Z4, Z7, Z7
+	ADDQ $64, DX
+	ADDQ $64, R11
+	INCQ BX
+	CMPQ BX, CX
+	JLT  gr2
+
+	VADDPD Z15, Z7, Z7
+	MOVQ gdst+104(FP), AX
+	VMOVUPD Z7, (AX)
+	MOVB $1, ret+112(FP)
+	VZEROUPPER
+	RET
+
+grbad:
+	MOVB $0, ret+112(FP)
+	VZEROUPPER
+	RET

@@ -572,3 +572,37 @@ func mathAAVX2Runs(q, lam, phi, e1, e2 []float64, nb int, a float64) int {
 	}
 	return done
 }
+
+// ScatterRow adds val[k]·src to the row idx[k] of dst (row j is
+// dst[j·stride : j·stride+len(src)]) for each k in order, each product
+// rounded before it is added: one row of a sparse matrix's transpose
+// product Mᵀ·G, scattered. Every entry of dst receives its terms in the
+// order of k, so a product taken row by row sums as one with Mᵀ would.
+// It panics, before it has written anything, if a row idx[k] is outside
+// dst.
+func ScatterRow(idx []int32, val []float64, src []float64, dst []float64, stride int) {
+	w := len(src)
+	if w == 0 || len(idx) == 0 {
+		return
+	}
+	val = val[:len(idx)]
+	if !rowsInRange(idx, len(dst), stride, w) {
+		panic("vec: ScatterRow: row index out of range")
+	}
+	n := 0
+	if active == AVX512 && w >= 8 {
+		n = w / 8 * 8
+		scatterRowAVX512(&idx[0], &val[0], len(idx), &src[0], &dst[0], stride*8, n/8)
+	}
+	if n == w {
+		return
+	}
+	tail := src[n:]
+	for k, j := range idx {
+		v := val[k]
+		row := dst[int(j)*stride+n : int(j)*stride+w]
+		for q, y := range tail {
+			row[q] += float64(v * y)
+		}
+	}
+}

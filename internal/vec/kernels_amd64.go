@@ -128,3 +128,9 @@ func attnSoftmax8AVX512(idx *int32, deg int, di, src *float64, limit int, slope 
 
 //go:noescape
 func attnAggregate8AVX512(idx *int32, deg int, w, src *float64, strideBytes, limit int, acc *float64) bool
+
+//go:noescape
+func scatterRowAVX512(idx *int32, val *float64, nnz int, src, dst *float64, strideBytes, nb int)
+
+//go:noescape
+func attnGrad8AVX512(idx *int32, deg int, gT, hT *float64, rowBytes, limit int, al *float64, mask *uint8, factor float64, di, src *float64, slope float64, gm, gdst *float64) bool

@@ -125,3 +125,12 @@ func attnAggregate8AVX512(idx *int32, deg int, w, src *float64, strideBytes, lim
 	noAsm()
 	return false
 }
+
+func scatterRowAVX512(idx *int32, val *float64, nnz int, src, dst *float64, strideBytes, nb int) {
+	noAsm()
+}
+
+func attnGrad8AVX512(idx *int32, deg int, gT, hT *float64, rowBytes, limit int, al *float64, mask *uint8, factor float64, di, src *float64, slope float64, gm, gdst *float64) bool {
+	noAsm()
+	return false
+}

@@ -127,8 +127,8 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 				am, bm := ad[m], as[m]
 				for q, x := range row[m*c : (m+1)*c] {
 					if x != 0 {
-						sd += x * am[q]
-						ss += x * bm[q]
+						sd += float64(x * am[q])
+						ss += float64(x * bm[q])
 					}
 				}
 				dst[i*heads+m], src[i*heads+m] = sd, ss
@@ -156,9 +156,6 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 			}
 		}
 	}
-	// LeakyReLU(e) is e·leaky[e > 0], without a branch (the sign of a score
-	// is unpredictable): slope·e or e·1 = e, the same bits.
-	leaky := [2]float64{slope, 1}
 
 	width := hc
 	if mean {
@@ -249,45 +246,24 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 		// the aggregation, dropout, softmax and LeakyReLU) and of d_i.
 		ge := t.floatsFull(nnz * heads) // every edge and row written
 		gdst := t.floatsFull(n * heads)
+		// The kernels that take the heads as lanes read h transposed.
+		var hT []float64
+		if vec.AttnTransposed(heads) {
+			hT = t.floatsFull(n * hc) // every row written
+			parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
+				vec.AttnTranspose(hv.Data, hv.Stride, heads, c, hT, lo, hi)
+			})
+		}
 		parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
-			dot, sum := make([]float64, heads), make([]float64, heads)
 			for i := lo; i < hi; i++ {
 				k0, k1 := g.Indptr[i], g.Indptr[i+1]
-				idx := g.Indices[k0:k1]
-				al, gm := alpha[k0*heads:k1*heads], ge[k0*heads:k1*heads]
-				gi := gdata[i*gstride:]
-				clear(dot)
-				for p, j := range idx {
-					hj := hv.Data[int(j)*hv.Stride : int(j)*hv.Stride+hc]
-					for m := range heads {
-						gim := gi[m*gcol : m*gcol+c]
-						var s float64
-						for q, x := range hj[m*c : (m+1)*c] {
-							s += gim[q] * x
-						}
-						ga := 0 + s
-						if mask != nil {
-							ga = 0 + ga*factor[mask[(k0+p)*heads+m]&1]
-						}
-						gm[p*heads+m] = ga
-						dot[m] += al[p*heads+m] * ga
-					}
+				var mrow []uint8
+				if mask != nil {
+					mrow = mask[k0*heads : k1*heads]
 				}
-				di := dst[i*heads : (i+1)*heads]
-				clear(sum)
-				for p, j := range idx {
-					sj := src[int(j)*heads : int(j)*heads+heads]
-					for m, d := range di {
-						// 0 + gl·1 = gl: gl is never −0.
-						gl := 0 + al[p*heads+m]*(gm[p*heads+m]-dot[m])
-						gl = 0 + gl*leaky[b2i(d+sj[m] > 0)]
-						gm[p*heads+m] = gl
-						sum[m] += gl
-					}
-				}
-				for m, s := range sum {
-					gdst[i*heads+m] = 0 + s
-				}
+				vec.AttnGradRow(g.Indices[k0:k1], gdata[i*gstride:], gcol, hv.Data, hv.Stride, c, hT,
+					alpha[k0*heads:k1*heads], mrow, factor[1], dst[i*heads:(i+1)*heads], src, slope,
+					ge[k0*heads:k1*heads], gdst[i*heads:(i+1)*heads])
 			}
 		})
 		// Per source j: the gradient of s_j, and h's gradient (the
@@ -331,7 +307,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 				for m := range heads {
 					am, asm, adm, ghm := acc[m*c:(m+1)*c], as[m], ad[m], ghr[m*c:(m+1)*c]
 					for q := range am {
-						ghm[q] += (am[q] + gs[m]*asm[q]) + gd[m]*adm[q]
+						ghm[q] += (am[q] + float64(gs[m]*asm[q])) + float64(gd[m]*adm[q])
 					}
 				}
 			}
@@ -360,8 +336,8 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 					gsl, gdl := gsrc[l*heads+m], gdst[l*heads+m]
 					for q, x := range hv.Data[l*hv.Stride+m*c : l*hv.Stride+(m+1)*c] {
 						if x != 0 {
-							accS[q] += x * gsl
-							accD[q] += x * gdl
+							accS[q] += float64(x * gsl)
+							accD[q] += float64(x * gdl)
 						}
 					}
 				}

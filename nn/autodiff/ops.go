@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/hylaflow/hylaflow/internal/parallel"
+	"github.com/hylaflow/hylaflow/internal/vec"
 	"github.com/hylaflow/hylaflow/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -94,7 +95,7 @@ func (t *Tape) SpMMDropout(a *sparse.CSR, x *Node, p float64, rng *rand.Rand) *N
 	return t.SpMMDrop(NewSparse(a), x, p, rng)
 }
 
-// dropColBlock is the width of the column blocks SpMMDrop's backward pass
+// dropColBlock is the unit of the column blocks SpMMDrop's backward pass
 // hands to its workers.
 const dropColBlock = 8
 
@@ -134,17 +135,14 @@ func (t *Tape) SpMMDrop(s *Sparse, x *Node, p float64, rng *rand.Rand) *Node {
 		r, c := x.Value.Dims()
 		g := t.dense(r, c)
 		gd, od := g.RawMatrix(), out.Grad.RawMatrix()
-		parallel.Blocks(context.Background(), c, dropColBlock, t.Workers, func(_, lo, hi int) {
+		// A block per worker when the columns allow, in whole groups of
+		// dropColBlock: each block is a pass over M's entries.
+		workers := max(t.Workers, 1)
+		size := max(dropColBlock, (c+workers*dropColBlock-1)/(workers*dropColBlock)*dropColBlock)
+		parallel.Blocks(context.Background(), c, size, workers, func(_, lo, hi int) {
 			for i := 0; i < m.Rows; i++ {
-				src := od.Data[i*od.Stride+lo : i*od.Stride+hi]
-				for k := m.Indptr[i]; k < m.Indptr[i+1]; k++ {
-					w := m.Data[k]
-					j := int(m.Indices[k])
-					dst := gd.Data[j*gd.Stride+lo : j*gd.Stride+hi]
-					for q, y := range src {
-						dst[q] += float64(w * y)
-					}
-				}
+				k0, k1 := m.Indptr[i], m.Indptr[i+1]
+				vec.ScatterRow(m.Indices[k0:k1], m.Data[k0:k1], od.Data[i*od.Stride+lo:i*od.Stride+hi], gd.Data[lo:], gd.Stride)
 			}
 		})
 		x.grad().Add(x.Grad, g)
