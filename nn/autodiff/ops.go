@@ -136,13 +136,22 @@ func (t *Tape) SpMMDrop(s *Sparse, x *Node, p float64, rng *rand.Rand) *Node {
 		g := t.dense(r, c)
 		gd, od := g.RawMatrix(), out.Grad.RawMatrix()
 		// A block per worker when the columns allow, in whole groups of
-		// dropColBlock: each block is a pass over M's entries.
+		// dropColBlock: each block is a pass over M's entries. A block sums
+		// into an r×(hi−lo) array of its own, copied into g at the end:
+		// workers adding into different columns of the same rows of g
+		// stall each other (twice the work took five times as long).
 		workers := max(t.Workers, 1)
 		size := max(dropColBlock, (c+workers*dropColBlock-1)/(workers*dropColBlock)*dropColBlock)
+		part := t.floats(r * c) // block [lo, hi) at part[r·lo:], row stride hi − lo
 		parallel.Blocks(context.Background(), c, size, workers, func(_, lo, hi int) {
+			w := hi - lo
+			acc := part[r*lo : r*hi]
 			for i := 0; i < m.Rows; i++ {
 				k0, k1 := m.Indptr[i], m.Indptr[i+1]
-				vec.ScatterRow(m.Indices[k0:k1], m.Data[k0:k1], od.Data[i*od.Stride+lo:i*od.Stride+hi], gd.Data[lo:], gd.Stride)
+				vec.ScatterRow(m.Indices[k0:k1], m.Data[k0:k1], od.Data[i*od.Stride+lo:i*od.Stride+hi], acc, w)
+			}
+			for j := range r {
+				copy(gd.Data[j*gd.Stride+lo:j*gd.Stride+hi], acc[j*w:(j+1)*w])
 			}
 		})
 		x.grad().Add(x.Grad, g)
