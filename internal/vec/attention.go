@@ -252,3 +252,63 @@ func attnGradRowGeneric(idx []int32, gi []float64, gcol int, h []float64, stride
 		gdst[m] = 0 + s
 	}
 }
+
+// AttnGatherEdges is the per-source part of GAT's backward pass for the
+// edges leaving one source (their indices in the edge arrays, in order):
+// gs[m] = 0 + Σ_p ge[edges[p]·heads + m], the sum in edge order from +0,
+// and, when w is not nil, w[p·heads : (p+1)·heads] = da[edges[p]·heads :]
+// (the edges' coefficients gathered, edge-major, for AttnAggregate).
+func AttnGatherEdges(edges []int, heads int, ge, da, gs, w []float64) {
+	gs = gs[:heads]
+	if w != nil {
+		w = w[:len(edges)*heads]
+	}
+	if active == AVX512 && heads == 8 && len(edges) > 0 {
+		limit := len(ge) / 8
+		var pd, pw *float64
+		if w != nil {
+			limit = min(limit, len(da)/8)
+			pd, pw = &da[0], &w[0]
+		}
+		if !attnGather8AVX512(&edges[0], len(edges), &ge[0], pd, limit, &gs[0], pw) {
+			panic("vec: AttnGatherEdges: edge index out of range")
+		}
+		return
+	}
+	clear(gs)
+	for _, k := range edges {
+		for m, x := range ge[k*heads : k*heads+heads] {
+			gs[m] += x
+		}
+	}
+	for m, s := range gs {
+		gs[m] = 0 + s
+	}
+	if w != nil {
+		for p, k := range edges {
+			copy(w[p*heads:(p+1)*heads], da[k*heads:(k+1)*heads])
+		}
+	}
+}
+
+// AttnInputGradRow adds to one row of the features' gradient gh what a
+// source's row receives in GAT's backward pass: for every head m and
+// column q < c, (acc[m·c+q] + gs[m]·as[m·c+q]) + gd[m]·ad[m·c+q], the
+// products rounded, with acc the attention-weighted sum of the
+// destinations' gradients (AttnAggregate), gs and gd the gradients of the
+// source's two scores and as, ad the heads' attention vectors, head-major.
+func AttnInputGradRow(acc, gs, gd, as, ad []float64, c int, gh []float64) {
+	heads := len(gs)
+	n := heads * c
+	acc, gd, as, ad, gh = acc[:n], gd[:heads], as[:n], ad[:n], gh[:n]
+	if active == AVX512 && heads == 8 && c == 8 {
+		attnInputGrad8AVX512(&acc[0], &gs[0], &gd[0], &as[0], &ad[0], &gh[0])
+		return
+	}
+	for m, s := range gs {
+		d := gd[m]
+		for q := m * c; q < (m+1)*c; q++ {
+			gh[q] += (acc[q] + float64(s*as[q])) + float64(d*ad[q])
+		}
+	}
+}

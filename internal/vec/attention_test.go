@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -331,6 +332,52 @@ func TestAttnGradRowBadSource(t *testing.T) {
 				}
 			}
 		}
+		restore()
+	}
+}
+
+// The per-source gathers and the input gradient's row, on every path
+// against the portable code.
+func TestAttnSourceKernelsSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	for _, heads := range []int{1, 3, 8} {
+		for _, c := range []int{3, 8} {
+			for _, ne := range []int{0, 1, 4, 19} {
+				const nnz = 40
+				ge, da := randSlice(r, nnz*heads, 1), randSlice(r, nnz*heads, 1)
+				ge[0] = math.Copysign(0, -1)
+				edges := make([]int, ne)
+				for p := range edges {
+					edges[p] = r.IntN(nnz)
+				}
+				acc, as, ad, gh0 := randSlice(r, heads*c, 1), randSlice(r, heads*c, 1), randSlice(r, heads*c, 1), randSlice(r, heads*c, 1)
+				gd := randSlice(r, heads, 1)
+				sameBits(t, fmt.Sprintf("AttnGatherEdges heads=%d c=%d ne=%d", heads, c, ne), onEveryPath(t, func() []float64 {
+					gs, w := make([]float64, heads), make([]float64, ne*heads)
+					AttnGatherEdges(edges, heads, ge, da, gs, w)
+					gs2 := make([]float64, heads)
+					AttnGatherEdges(edges, heads, ge, nil, gs2, nil)
+					gh := append([]float64(nil), gh0...)
+					AttnInputGradRow(acc, gs, gd, as, ad, c, gh)
+					return slices.Concat(gs, w, gs2, gh)
+				}))
+			}
+		}
+	}
+	for _, arch := range Available() {
+		restore, err := Use(arch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs := make([]float64, 8)
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: edge 5 of 5: no panic", arch)
+				}
+			}()
+			AttnGatherEdges([]int{1, 5}, 8, make([]float64, 40), make([]float64, 40), gs, make([]float64, 16))
+		}()
 		restore()
 	}
 }

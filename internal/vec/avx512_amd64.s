@@ -2048,3 +2048,95 @@ grbad:
 	MOVB $0, ret+112(FP)
 	VZEROUPPER
 	RET
+
+// func attnGather8AVX512(edges *int, ne int, ge, da *float64, limit int, gs, w *float64) bool
+//
+// AttnGatherEdges for eight heads (ne ≥ 1): the sum in Z0 from zero, each
+// edge's row of ge added in order, then 0 + it into gs; with w ≠ nil each
+// edge's row of da copied to w. It returns false, before it has stored
+// anything, if an edge is not a row below limit.
+TEXT ·attnGather8AVX512(SB), NOSPLIT, $0-57
+	MOVQ edges+0(FP), SI
+	MOVQ ne+8(FP), CX
+	MOVQ ge+16(FP), R8
+	MOVQ da+24(FP), R9
+	MOVQ limit+32(FP), R12
+	MOVQ gs+40(FP), DX
+	MOVQ w+48(FP), R11
+	XORQ BX, BX
+
+gack:
+	MOVQ (SI)(BX*8), AX
+	CMPQ AX, R12
+	JAE  gabad
+	INCQ BX
+	CMPQ BX, CX
+	JLT  gack
+
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	XORQ BX, BX
+	TESTQ R11, R11
+	JEQ   gasum
+
+gaw:
+	MOVQ (SI)(BX*8), AX
+	SHLQ $6, AX
+	VADDPD (R8)(AX*1), Z0, Z0
+	VMOVUPD (R9)(AX*1), Z2
+	VMOVUPD Z2, (R11)
+	ADDQ $64, R11
+	INCQ BX
+	CMPQ BX, CX
+	JLT  gaw
+	JMP  gadone
+
+gasum:
+	MOVQ (SI)(BX*8), AX
+	SHLQ $6, AX
+	VADDPD (R8)(AX*1), Z0, Z0
+	INCQ BX
+	CMPQ BX, CX
+	JLT  gasum
+
+gadone:
+	VADDPD Z1, Z0, Z0
+	VMOVUPD Z0, (DX)
+	MOVB $1, ret+56(FP)
+	VZEROUPPER
+	RET
+
+gabad:
+	MOVB $0, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func attnInputGrad8AVX512(acc, gs, gd, as, ad, gh *float64)
+//
+// AttnInputGradRow for eight heads of eight columns: head m's block of gh
+// plus (acc + gs[m]·as) + gd[m]·ad, the products rounded.
+TEXT ·attnInputGrad8AVX512(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), SI
+	MOVQ gs+8(FP), R8
+	MOVQ gd+16(FP), R9
+	MOVQ as+24(FP), R10
+	MOVQ ad+32(FP), R11
+	MOVQ gh+40(FP), DI
+	XORQ AX, AX
+	XORQ BX, BX
+
+igm:
+	VBROADCASTSD (R8)(BX*8), Z1
+	VBROADCASTSD (R9)(BX*8), Z2
+	VMULPD (R10)(AX*1), Z1, Z1
+	VMULPD (R11)(AX*1), Z2, Z2
+	VADDPD (SI)(AX*1), Z1, Z1
+	VADDPD Z2, Z1, Z1
+	VADDPD (DI)(AX*1), Z1, Z1
+	VMOVUPD Z1, (DI)(AX*1)
+	ADDQ $64, AX
+	INCQ BX
+	CMPQ BX, $8
+	JLT  igm
+	VZEROUPPER
+	RET

@@ -134,3 +134,9 @@ func scatterRowAVX512(idx *int32, val *float64, nnz int, src, dst *float64, stri
 
 //go:noescape
 func attnGrad8AVX512(idx *int32, deg int, gT, hT *float64, rowBytes, limit int, al *float64, mask *uint8, factor float64, di, src *float64, slope float64, gm, gdst *float64) bool
+
+//go:noescape
+func attnGather8AVX512(edges *int, ne int, ge, da *float64, limit int, gs, w *float64) bool
+
+//go:noescape
+func attnInputGrad8AVX512(acc, gs, gd, as, ad, gh *float64)

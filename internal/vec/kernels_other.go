@@ -134,3 +134,10 @@ func attnGrad8AVX512(idx *int32, deg int, gT, hT *float64, rowBytes, limit int, 
 	noAsm()
 	return false
 }
+
+func attnGather8AVX512(edges *int, ne int, ge, da *float64, limit int, gs, w *float64) bool {
+	noAsm()
+	return false
+}
+
+func attnInputGrad8AVX512(acc, gs, gd, as, ad, gh *float64) { noAsm() }

@@ -274,42 +274,26 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 		if h.needs {
 			gh = h.grad()
 		}
+		// The heads' attention vectors, head-major, for AttnInputGradRow.
+		asFlat, adFlat := slices.Concat(as...), slices.Concat(ad...)
 		parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
 			acc := make([]float64, hc)
-			sum := make([]float64, heads)
 			var w, wt []float64 // the source's edges' coefficients, edge-major; AttnAggregate's scratch
 			for j := lo; j < hi; j++ {
 				p0, p1 := ag.srcPtr[j], ag.srcPtr[j+1]
 				edges, dsts := ag.bySrc[p0:p1], ag.srcDst[p0:p1]
-				clear(sum)
-				for _, k := range edges {
-					for m, x := range ge[k*heads : k*heads+heads] {
-						sum[m] += x
-					}
-				}
 				gs := gsrc[j*heads : (j+1)*heads]
-				for m, s := range sum {
-					gs[m] = 0 + s
-				}
 				if gh == nil {
+					vec.AttnGatherEdges(edges, heads, ge, nil, gs, nil)
 					continue
 				}
 				// Σ drop(α)_k g_i over the source's edges, in order, each
 				// product rounded before it is added (as vec.SpMMRow).
 				clear(acc)
 				w = slices.Grow(w[:0], len(edges)*heads)[:len(edges)*heads]
-				for p, k := range edges {
-					copy(w[p*heads:(p+1)*heads], da[k*heads:(k+1)*heads])
-				}
+				vec.AttnGatherEdges(edges, heads, ge, da, gs, w)
 				wt = vec.AttnAggregate(dsts, w, heads, c, gdata, gstride, gcol, acc, wt)
-				ghr := gh.RawRowView(j)
-				gd := gdst[j*heads : (j+1)*heads]
-				for m := range heads {
-					am, asm, adm, ghm := acc[m*c:(m+1)*c], as[m], ad[m], ghr[m*c:(m+1)*c]
-					for q := range am {
-						ghm[q] += (am[q] + float64(gs[m]*asm[q])) + float64(gd[m]*adm[q])
-					}
-				}
+				vec.AttnInputGradRow(acc, gs, gdst[j*heads:(j+1)*heads], asFlat, adFlat, c, gh.RawRowView(j))
 			}
 		})
 		if !needsA {
