@@ -112,7 +112,7 @@ func b2i(b bool) int {
 // attention-weighted sum of the rows idx of src, with gcol = c for head
 // m's own columns of each row and gcol = 0 for the same c columns for
 // every head. wt is scratch (grown as needed) and is returned for reuse.
-// Eight heads of eight columns each are one AVX-512 kernel over the
+// Eight heads of up to eight columns each are one AVX-512 kernel over the
 // edges; otherwise each head is one SpMMRow, on w transposed head-major.
 func AttnAggregate(idx []int32, w []float64, heads, c int, src []float64, stride, gcol int, acc, wt []float64) []float64 {
 	deg := len(idx)
@@ -120,8 +120,8 @@ func AttnAggregate(idx []int32, w []float64, heads, c int, src []float64, stride
 	if deg == 0 {
 		return wt
 	}
-	if active == AVX512 && heads == 8 && c == 8 && gcol == 8 && stride >= 64 && len(src) >= 64 {
-		if !attnAggregate8AVX512(&idx[0], deg, &w[0], &src[0], stride*8, (len(src)-64)/stride+1, &acc[0]) {
+	if span := 7*gcol + c; active == AVX512 && heads == 8 && c <= 8 && stride > 0 && len(src) >= span {
+		if !attnAggregate8AVX512(&idx[0], deg, &w[0], &src[0], stride*8, (len(src)-span)/stride+1, &acc[0], c, gcol*8) {
 			panic("vec: AttnAggregate: source index out of range")
 		}
 		return wt

@@ -137,7 +137,7 @@ func TestAttnSoftmaxRowBadSource(t *testing.T) {
 func TestAttnAggregateSameBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	const nodes = 30
-	for _, shape := range []struct{ heads, c, gcol int }{{8, 8, 8}, {8, 3, 0}, {8, 8, 0}, {3, 4, 4}, {1, 7, 7}, {8, 16, 16}, {2, 5, 0}} {
+	for _, shape := range []struct{ heads, c, gcol int }{{8, 8, 8}, {8, 3, 0}, {8, 3, 3}, {8, 1, 1}, {8, 5, 0}, {8, 8, 0}, {3, 4, 4}, {1, 7, 7}, {8, 16, 16}, {2, 5, 0}} {
 		for _, deg := range []int{0, 1, 4, 33} {
 			for _, extra := range []int{0, 5} { // row stride past the heads' columns
 				stride := shape.heads*shape.gcol + extra

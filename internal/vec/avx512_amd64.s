@@ -1775,14 +1775,14 @@ asbad:
 	VZEROUPPER
 	RET
 
-// func attnAggregate8AVX512(idx *int32, deg int, w, src *float64, strideBytes, limit int, acc *float64) bool
+// func attnAggregate8AVX512(idx *int32, deg int, w, src *float64, strideBytes, limit int, acc *float64, c, gcolBytes int) bool
 //
-// AttnAggregate for eight heads of eight columns, a source's heads side by
-// side in its row: head m's sum in Z(m), from acc; for each edge in order,
-// w[p·8+m] broadcast times the row's block m, rounded, then added. It
-// returns false, before it has stored anything, if a source is not a row
-// below limit.
-TEXT ·attnAggregate8AVX512(SB), NOSPLIT, $0-57
+// AttnAggregate for eight heads of c ≤ 8 columns: head m's sums in Z(m),
+// loaded from acc[m·c:] under the mask K1 of c lanes; for each edge in
+// order, w[p·8+m] broadcast times the source row's c columns at m·gcol
+// (a masked load), rounded, then added. It returns false, before it has
+// stored anything, if a source is not a row below limit.
+TEXT ·attnAggregate8AVX512(SB), NOSPLIT, $0-73
 	MOVQ idx+0(FP), SI
 	MOVQ deg+8(FP), CX
 	MOVQ w+16(FP), R8
@@ -1790,6 +1790,8 @@ TEXT ·attnAggregate8AVX512(SB), NOSPLIT, $0-57
 	MOVQ strideBytes+32(FP), R10
 	MOVQ limit+40(FP), R12
 	MOVQ acc+48(FP), DX
+	MOVQ c+56(FP), R11
+	MOVQ gcolBytes+64(FP), R9
 	XORQ BX, BX
 
 agck:
@@ -1800,14 +1802,32 @@ agck:
 	CMPQ BX, CX
 	JLT  agck
 
-	VMOVUPD (DX), Z0
-	VMOVUPD 64(DX), Z1
-	VMOVUPD 128(DX), Z2
-	VMOVUPD 192(DX), Z3
-	VMOVUPD 256(DX), Z4
-	VMOVUPD 320(DX), Z5
-	VMOVUPD 384(DX), Z6
-	VMOVUPD 448(DX), Z7
+	// K1: the low c lanes; R12: c·8 bytes, the stride of acc's heads.
+	MOVQ CX, R13
+	MOVQ R11, CX
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVB AX, K1
+	MOVQ R13, CX
+	MOVQ R11, R12
+	SHLQ $3, R12
+	MOVQ DX, AX
+	VMOVUPD.Z (AX), K1, Z0
+	ADDQ R12, AX
+	VMOVUPD.Z (AX), K1, Z1
+	ADDQ R12, AX
+	VMOVUPD.Z (AX), K1, Z2
+	ADDQ R12, AX
+	VMOVUPD.Z (AX), K1, Z3
+	ADDQ R12, AX
+	VMOVUPD.Z (AX), K1, Z4
+	ADDQ R12, AX
+	VMOVUPD.Z (AX), K1, Z5
+	ADDQ R12, AX
+	VMOVUPD.Z (AX), K1, Z6
+	ADDQ R12, AX
+	VMOVUPD.Z (AX), K1, Z7
 	XORQ BX, BX
 
 agq:
@@ -1822,14 +1842,29 @@ agq:
 	VBROADCASTSD 40(R8), Z13
 	VBROADCASTSD 48(R8), Z14
 	VBROADCASTSD 56(R8), Z15
-	VMULPD (AX), Z8, Z8
-	VMULPD 64(AX), Z9, Z9
-	VMULPD 128(AX), Z10, Z10
-	VMULPD 192(AX), Z11, Z11
-	VMULPD 256(AX), Z12, Z12
-	VMULPD 320(AX), Z13, Z13
-	VMULPD 384(AX), Z14, Z14
-	VMULPD 448(AX), Z15, Z15
+	VMOVUPD.Z (AX), K1, Z16
+	ADDQ R9, AX
+	VMOVUPD.Z (AX), K1, Z17
+	ADDQ R9, AX
+	VMOVUPD.Z (AX), K1, Z18
+	ADDQ R9, AX
+	VMOVUPD.Z (AX), K1, Z19
+	ADDQ R9, AX
+	VMOVUPD.Z (AX), K1, Z20
+	ADDQ R9, AX
+	VMOVUPD.Z (AX), K1, Z21
+	ADDQ R9, AX
+	VMOVUPD.Z (AX), K1, Z22
+	ADDQ R9, AX
+	VMOVUPD.Z (AX), K1, Z23
+	VMULPD Z16, Z8, Z8
+	VMULPD Z17, Z9, Z9
+	VMULPD Z18, Z10, Z10
+	VMULPD Z19, Z11, Z11
+	VMULPD Z20, Z12, Z12
+	VMULPD Z21, Z13, Z13
+	VMULPD Z22, Z14, Z14
+	VMULPD Z23, Z15, Z15
 	VADDPD Z8, Z0, Z0
 	VADDPD Z9, Z1, Z1
 	VADDPD Z10, Z2, Z2
@@ -1843,20 +1878,28 @@ agq:
 	CMPQ BX, CX
 	JLT  agq
 
-	VMOVUPD Z0, (DX)
-	VMOVUPD Z1, 64(DX)
-	VMOVUPD Z2, 128(DX)
-	VMOVUPD Z3, 192(DX)
-	VMOVUPD Z4, 256(DX)
-	VMOVUPD Z5, 320(DX)
-	VMOVUPD Z6, 384(DX)
-	VMOVUPD Z7, 448(DX)
-	MOVB $1, ret+56(FP)
+	MOVQ DX, AX
+	VMOVUPD Z0, K1, (AX)
+	ADDQ R12, AX
+	VMOVUPD Z1, K1, (AX)
+	ADDQ R12, AX
+	VMOVUPD Z2, K1, (AX)
+	ADDQ R12, AX
+	VMOVUPD Z3, K1, (AX)
+	ADDQ R12, AX
+	VMOVUPD Z4, K1, (AX)
+	ADDQ R12, AX
+	VMOVUPD Z5, K1, (AX)
+	ADDQ R12, AX
+	VMOVUPD Z6, K1, (AX)
+	ADDQ R12, AX
+	VMOVUPD Z7, K1, (AX)
+	MOVB $1, ret+72(FP)
 	VZEROUPPER
 	RET
 
 agbad:
-	MOVB $0, ret+56(FP)
+	MOVB $0, ret+72(FP)
 	VZEROUPPER
 	RET
 

@@ -127,7 +127,7 @@ func axpyRows4AVX512(part *float64, strideBytes int, gy *float64, gstrideBytes i
 func attnSoftmax8AVX512(idx *int32, deg int, di, src *float64, limit int, slope float64, al *float64, mask *uint8, factor float64, da *float64) int
 
 //go:noescape
-func attnAggregate8AVX512(idx *int32, deg int, w, src *float64, strideBytes, limit int, acc *float64) bool
+func attnAggregate8AVX512(idx *int32, deg int, w, src *float64, strideBytes, limit int, acc *float64, c, gcolBytes int) bool
 
 //go:noescape
 func scatterRowAVX512(idx *int32, val *float64, nnz int, src, dst *float64, strideBytes, nb int)

@@ -121,7 +121,7 @@ func attnSoftmax8AVX512(idx *int32, deg int, di, src *float64, limit int, slope 
 	return 0
 }
 
-func attnAggregate8AVX512(idx *int32, deg int, w, src *float64, strideBytes, limit int, acc *float64) bool {
+func attnAggregate8AVX512(idx *int32, deg int, w, src *float64, strideBytes, limit int, acc *float64, c, gcolBytes int) bool {
 	noAsm()
 	return false
 }
