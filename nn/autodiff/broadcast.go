@@ -46,7 +46,7 @@ func bshape(op string, a, b *Node) (int, int) {
 // in row-major order.
 func (t *Tape) Map2(a, b *Node, f func(x, y float64) float64, da, db func(x, y, z float64) float64) *Node {
 	r, c := bshape("Map2", a, b)
-	v := mat.NewDense(r, c, nil)
+	v := t.dense(r, c)
 	av, bv := bview(a.Value), bview(b.Value)
 	for i := 0; i < r; i++ {
 		row := v.RawRowView(i)
@@ -231,7 +231,7 @@ func (t *Tape) Softplus(x *Node) *Node {
 // RowSum returns the n×1 column of the row sums of x.
 func (t *Tape) RowSum(x *Node) *Node {
 	r, _ := x.Value.Dims()
-	v := mat.NewDense(r, 1, nil)
+	v := t.dense(r, 1)
 	for i := 0; i < r; i++ {
 		var s float64
 		for _, e := range x.Value.RawRowView(i) {
@@ -254,7 +254,7 @@ func (t *Tape) RowSum(x *Node) *Node {
 // gradient of a zero row is zero (PyTorch's convention for the 2-norm).
 func (t *Tape) RowNorm(x *Node) *Node {
 	r, _ := x.Value.Dims()
-	v := mat.NewDense(r, 1, nil)
+	v := t.dense(r, 1)
 	for i := 0; i < r; i++ {
 		var s float64
 		for _, e := range x.Value.RawRowView(i) {
@@ -308,7 +308,7 @@ func (t *Tape) MeanAll(x *Node) *Node {
 // matrix; the gradient is scattered back, summed over repeats in order.
 func (t *Tape) GatherRows(x *Node, idx []int) *Node {
 	r, c := x.Value.Dims()
-	v := mat.NewDense(max(len(idx), 1), c, nil)
+	v := t.dense(max(len(idx), 1), c)
 	for k, i := range idx {
 		if i < 0 || i >= r {
 			panic(fmt.Sprintf("autodiff: GatherRows index %d outside 0..%d", i, r-1))

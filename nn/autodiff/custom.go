@@ -21,3 +21,13 @@ func (t *Tape) Custom(value *mat.Dense, backward func(out *Node), inputs ...*Nod
 // GradAcc returns n's gradient, allocating zeros on first use: the
 // accumulator a Custom operation's backward adds into.
 func (n *Node) GradAcc() *mat.Dense { return n.grad() }
+
+// Dense returns a zeroed r×c matrix for a Custom operation's value or its
+// per-row state, from the tape's memory: after Recycle the next pass reuses
+// it, as it reuses the built-in operations' (so it must not be kept past
+// that Recycle). Like every tape allocation it must be called on the
+// goroutine that records, never from a worker.
+func (t *Tape) Dense(r, c int) *mat.Dense { return t.dense(r, c) }
+
+// Floats returns n zeroed float64s from the tape's memory, as Dense.
+func (t *Tape) Floats(n int) []float64 { return t.floats(n) }

@@ -20,7 +20,7 @@ func (t *Tape) EdgeScores(g *sparse.CSR, dst, src *Node) *Node {
 	if dst.Rows() != g.Rows || src.Rows() != g.Cols || dst.Cols() != 1 || src.Cols() != 1 {
 		panic(fmt.Sprintf("autodiff: EdgeScores on a %d×%d graph with %d×%d and %d×%d", g.Rows, g.Cols, dst.Rows(), dst.Cols(), src.Rows(), src.Cols()))
 	}
-	v := mat.NewDense(max(g.NNZ(), 1), 1, nil)
+	v := t.dense(max(g.NNZ(), 1), 1)
 	e, d, s := v.RawMatrix().Data, dst.Value.RawMatrix(), src.Value.RawMatrix()
 	for i := 0; i < g.Rows; i++ {
 		di := d.Data[i*d.Stride]
@@ -55,7 +55,7 @@ func (t *Tape) EdgeSoftmax(g *sparse.CSR, e *Node) *Node {
 	if e.Cols() != 1 || e.Rows() != max(g.NNZ(), 1) {
 		panic(fmt.Sprintf("autodiff: EdgeSoftmax of %d×%d values for %d edges", e.Rows(), e.Cols(), g.NNZ()))
 	}
-	v := mat.NewDense(e.Rows(), 1, nil)
+	v := t.dense(e.Rows(), 1)
 	a, x := v.RawMatrix().Data, e.Value.RawMatrix().Data
 	for i := 0; i < g.Rows; i++ {
 		lo, hi := g.Indptr[i], g.Indptr[i+1]
@@ -98,7 +98,7 @@ func (t *Tape) EdgeAggregate(g *sparse.CSR, alpha, h *Node) *Node {
 			alpha.Rows(), alpha.Cols(), h.Rows(), h.Cols(), g.Rows, g.Cols, g.NNZ()))
 	}
 	c := h.Cols()
-	v := mat.NewDense(g.Rows, c, nil)
+	v := t.dense(g.Rows, c)
 	a := alpha.Value.RawMatrix().Data
 	for i := 0; i < g.Rows; i++ {
 		o := v.RawRowView(i)

@@ -341,7 +341,7 @@ func (t *Tape) ConcatCols(xs ...*Node) *Node {
 		}
 		total += x.Cols()
 	}
-	v := mat.NewDense(r, total, nil)
+	v := t.dense(r, total)
 	off := 0
 	for _, x := range xs {
 		v.Slice(0, r, off, off+x.Cols()).(*mat.Dense).Copy(x.Value)

@@ -97,9 +97,9 @@ func rowView(m *mat.Dense, i int) []float64 {
 func scaleMap(tp *autodiff.Tape, x, c *autodiff.Node, coef func(nrm, sc float64) (f, dn, dsc float64)) *autodiff.Node {
 	r, d := x.Value.Dims()
 	sc := math.Sqrt(c.Value.At(0, 0))
-	v := mat.NewDense(r, d, nil)
-	f := make([]float64, r)
-	nrms := make([]float64, r)
+	v := tp.Dense(r, d)
+	f := tp.Floats(r)
+	nrms := tp.Floats(r)
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
@@ -191,10 +191,10 @@ func mobiusAdd(tp *autodiff.Tape, x, y, c *autodiff.Node) *autodiff.Node {
 	}
 	r := max(xr0, yr0)
 	cv := c.Value.At(0, 0)
-	v := mat.NewDense(r, d, nil)
+	v := tp.Dense(r, d)
 	// Per row: A, B, the clamped denominator, ‖x‖², ‖y‖², ⟨x, y⟩ and
 	// whether the clamp passed the gradient.
-	st := make([]float64, 6*r)
+	st := tp.Floats(6 * r)
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			xr, yr, vr := rowView(x.Value, i), rowView(y.Value, i), v.RawRowView(i)
@@ -295,8 +295,8 @@ func reduceRows(n *autodiff.Node, buf *mat.Dense) {
 func distTail(tp *autodiff.Tape, z, c *autodiff.Node) *autodiff.Node {
 	r, _ := z.Value.Dims()
 	sc := math.Sqrt(c.Value.At(0, 0))
-	v := mat.NewDense(r, 1, nil)
-	nrms := make([]float64, r)
+	v := tp.Dense(r, 1)
+	nrms := tp.Floats(r)
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			nrm := math.Sqrt(sqNorm(z.Value.RawRowView(i)))

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/hylaflow/hylaflow/nn/autodiff"
-	"gonum.org/v1/gonum/mat"
 )
 
 // LGCN's Lorentz maps as single tape operations, like fused.go's Poincaré
@@ -18,9 +17,9 @@ func lorentzExp0(tp *autodiff.Tape, v, c *autodiff.Node) *autodiff.Node {
 	r, d := v.Value.Dims()
 	cv := c.Value.At(0, 0)
 	sc := math.Sqrt(cv)
-	out := mat.NewDense(r, d, nil)
+	out := tp.Dense(r, d)
 	// Per row: e (the exp factor), the renorm factor and ‖y‖.
-	st := make([]float64, 3*r)
+	st := tp.Floats(3 * r)
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			t, o := v.Value.RawRowView(i)[1:], out.RawRowView(i)
@@ -135,8 +134,8 @@ func renormGrad(v, _ float64) float64 {
 func lorentzLog0(tp *autodiff.Tape, x, c *autodiff.Node) *autodiff.Node {
 	r, d := x.Value.Dims()
 	sc := math.Sqrt(c.Value.At(0, 0))
-	out := mat.NewDense(r, d, nil)
-	f := make([]float64, r)
+	out := tp.Dense(r, d)
+	f := tp.Floats(r)
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			xr, o := x.Value.RawRowView(i), out.RawRowView(i)
@@ -183,8 +182,8 @@ func lorentzLog0(tp *autodiff.Tape, x, c *autodiff.Node) *autodiff.Node {
 func lorentzCentroid(tp *autodiff.Tape, s, c *autodiff.Node) *autodiff.Node {
 	r, d := s.Value.Dims()
 	sc := math.Sqrt(c.Value.At(0, 0))
-	out := mat.NewDense(r, d, nil)
-	st := make([]float64, 2*r) // the inner product and the clamped root
+	out := tp.Dense(r, d)
+	st := tp.Floats(2 * r) // the inner product and the clamped root
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			sr, o := s.Value.RawRowView(i), out.RawRowView(i)
