@@ -2183,3 +2183,154 @@ igm:
 	JLT  igm
 	VZEROUPPER
 	RET
+
+// func gonumDotsAVX512(a *float64, k int, bt *float64, strideBytes int, c *float64, n int)
+//
+// GonumDots (k ≥ 1, n ≥ 1): four blocks of eight columns at a time, each
+// with its four partial sums (block b's in Z(4b)…Z(4b+3)), then one block,
+// the last under a mask of the columns left (K1).
+TEXT ·gonumDotsAVX512(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), SI
+	MOVQ k+8(FP), R9
+	MOVQ bt+16(FP), DI
+	MOVQ strideBytes+24(FP), R10
+	MOVQ c+32(FP), DX
+	MOVQ n+40(FP), CX
+	MOVQ R9, R11
+	ANDQ $-4, R11 // k rounded down to groups of four
+	VXORPD Z31, Z31, Z31
+
+gd4:
+	CMPQ CX, $32
+	JLT  gd1
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	VXORPD Z8, Z8, Z8
+	VXORPD Z9, Z9, Z9
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	VXORPD Z14, Z14, Z14
+	VXORPD Z15, Z15, Z15
+	MOVQ DI, AX
+	XORQ BX, BX
+
+#define GD4TERM(s0, s1, s2, s3) \
+	VBROADCASTSD (SI)(BX*8), Z16; \
+	VMULPD (AX), Z16, Z17; \
+	VMULPD 64(AX), Z16, Z18; \
+	VMULPD 128(AX), Z16, Z19; \
+	VMULPD 192(AX), Z16, Z20; \
+	VADDPD Z17, s0, s0; \
+	VADDPD Z18, s1, s1; \
+	VADDPD Z19, s2, s2; \
+	VADDPD Z20, s3, s3; \
+	ADDQ R10, AX; \
+	INCQ BX
+
+gd4q:
+	CMPQ BX, R11
+	JGE  gd4tail
+	GD4TERM(Z0, Z4, Z8, Z12)
+	GD4TERM(Z1, Z5, Z9, Z13)
+	GD4TERM(Z2, Z6, Z10, Z14)
+	GD4TERM(Z3, Z7, Z11, Z15)
+	JMP  gd4q
+
+gd4tail:
+	CMPQ BX, R9
+	JGE  gd4end
+	GD4TERM(Z0, Z4, Z8, Z12)
+	JMP  gd4tail
+
+gd4end:
+	VADDPD Z2, Z0, Z0
+	VADDPD Z3, Z1, Z1
+	VADDPD Z1, Z0, Z0
+	VADDPD Z0, Z31, Z0
+	VADDPD Z6, Z4, Z4
+	VADDPD Z7, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VADDPD Z4, Z31, Z4
+	VADDPD Z10, Z8, Z8
+	VADDPD Z11, Z9, Z9
+	VADDPD Z9, Z8, Z8
+	VADDPD Z8, Z31, Z8
+	VADDPD Z14, Z12, Z12
+	VADDPD Z15, Z13, Z13
+	VADDPD Z13, Z12, Z12
+	VADDPD Z12, Z31, Z12
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z4, 64(DX)
+	VMOVUPD Z8, 128(DX)
+	VMOVUPD Z12, 192(DX)
+	ADDQ $256, DI
+	ADDQ $256, DX
+	SUBQ $32, CX
+	JMP  gd4
+
+gd1:
+	TESTQ CX, CX
+	JEQ   gddone
+	// K1: min(n, 8) lanes.
+	MOVQ $0xff, AX
+	CMPQ CX, $8
+	JGE  gd1mask
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+
+gd1mask:
+	KMOVB AX, K1
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	MOVQ DI, AX
+	XORQ BX, BX
+
+#define GD1TERM(s) \
+	VBROADCASTSD (SI)(BX*8), Z16; \
+	VMOVUPD.Z (AX), K1, Z17; \
+	VMULPD Z17, Z16, Z17; \
+	VADDPD Z17, s, s; \
+	ADDQ R10, AX; \
+	INCQ BX
+
+gd1q:
+	CMPQ BX, R11
+	JGE  gd1tail
+	GD1TERM(Z0)
+	GD1TERM(Z1)
+	GD1TERM(Z2)
+	GD1TERM(Z3)
+	JMP  gd1q
+
+gd1tail:
+	CMPQ BX, R9
+	JGE  gd1end
+	GD1TERM(Z0)
+	JMP  gd1tail
+
+gd1end:
+	VADDPD Z2, Z0, Z0
+	VADDPD Z3, Z1, Z1
+	VADDPD Z1, Z0, Z0
+	VADDPD Z0, Z31, Z0
+	VMOVUPD Z0, K1, (DX)
+	ADDQ $64, DI
+	ADDQ $64, DX
+	SUBQ $8, CX
+	JLE  gddone
+	JMP  gd1
+
+gddone:
+	VZEROUPPER
+	RET

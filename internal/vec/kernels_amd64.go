@@ -140,3 +140,6 @@ func attnGather8AVX512(edges *int, ne int, ge, da *float64, limit int, gs, w *fl
 
 //go:noescape
 func attnInputGrad8AVX512(acc, gs, gd, as, ad, gh *float64)
+
+//go:noescape
+func gonumDotsAVX512(a *float64, k int, bt *float64, strideBytes int, c *float64, n int)

@@ -141,3 +141,5 @@ func attnGather8AVX512(edges *int, ne int, ge, da *float64, limit int, gs, w *fl
 }
 
 func attnInputGrad8AVX512(acc, gs, gd, as, ad, gh *float64) { noAsm() }
+
+func gonumDotsAVX512(a *float64, k int, bt *float64, strideBytes int, c *float64, n int) { noAsm() }

@@ -90,3 +90,28 @@ func (t *Tape) mulTransSkipZeros(a, b, c *mat.Dense) {
 		}
 	})
 }
+
+// gonumBlock is gonum's Dgemm block: with an inner dimension up to it,
+// every entry of a product is one f64.DotUnitary (past it, the parallel
+// path sums the blocks' dot products).
+const gonumBlock = 64
+
+// mulByTransGonum sets c = g·bᵀ (c is r×m for an r×k g and an m×k b, k ≤
+// gonumBlock) with the bits of gonum's Dgemm, row by row on the workers:
+// each row of c is vec.GonumDots of g's row with bᵀ, which makes eight
+// columns of c the lanes of one register where gonum calls DotUnitary once
+// per entry. MatMul's backward pass uses it for its input's gradient.
+func (t *Tape) mulByTransGonum(g, b, c *mat.Dense) {
+	gr, br, cr := g.RawMatrix(), b.RawMatrix(), c.RawMatrix()
+	bt := t.floatsFull(br.Rows * br.Cols) // bᵀ, k×m
+	for j := 0; j < br.Rows; j++ {
+		for q, x := range br.Data[j*br.Stride : j*br.Stride+br.Cols] {
+			bt[q*br.Rows+j] = x
+		}
+	}
+	parallel.Balanced(context.Background(), gr.Rows, matMulRowBlock, t.Workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			vec.GonumDots(gr.Data[i*gr.Stride:i*gr.Stride+gr.Cols], bt, br.Rows, cr.Data[i*cr.Stride:i*cr.Stride+cr.Cols])
+		}
+	})
+}

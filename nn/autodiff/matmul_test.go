@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/hylaflow/hylaflow/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -58,6 +59,25 @@ func TestMatMulSkipZerosSameBits(t *testing.T) {
 			tp.mulTransSkipZeros(a, g, gotT)
 			if d := firstBitDiff(gotT, wantT); d != "" {
 				t.Errorf("%s: Aᵀ·G %s", name, d)
+			}
+			if sh.n <= gonumBlock { // the input's gradient G·Bᵀ, on every kernel path
+				wantG := mat.NewDense(sh.r, sh.k, nil)
+				wantG.Mul(g, b.T())
+				for _, arch := range vec.Available() {
+					restore, err := vec.Use(arch)
+					if err != nil {
+						t.Fatal(err)
+					}
+					gotG := mat.NewDense(sh.r, sh.k, nil)
+					for i := range gotG.RawMatrix().Data {
+						gotG.RawMatrix().Data[i] = math.NaN() // every entry is written
+					}
+					tp.mulByTransGonum(g, b, gotG)
+					restore()
+					if d := firstBitDiff(gotG, wantG); d != "" {
+						t.Errorf("%s: G·Bᵀ on %s %s", name, arch, d)
+					}
+				}
 			}
 		}
 	}

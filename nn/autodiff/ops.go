@@ -27,7 +27,11 @@ func (t *Tape) MatMul(a, b *Node) *Node {
 	return t.record(v, func(out *Node) {
 		if a.needs {
 			tmp := t.dense(a.Rows(), a.Cols())
-			tmp.Mul(out.Grad, b.Value.T())
+			if native && vec.Active() == vec.AVX512 && b.Cols() <= gonumBlock {
+				t.mulByTransGonum(out.Grad, b.Value, tmp)
+			} else {
+				tmp.Mul(out.Grad, b.Value.T())
+			}
 			a.grad().Add(a.Grad, tmp)
 		}
 		if b.needs {

@@ -1,0 +1,48 @@
+package vec
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// GonumDots is a row of gonum's A·Bᵀ (native BLAS, serial and parallel
+// paths: up to 64 inner terms, blocks of 64 in m and n) bit for bit, on
+// every path: inner lengths 1–64 (whole groups of four and tails), column
+// counts around the kernel's blocks, zeros, −0 and a NaN.
+func TestGonumDotsIsGonumGemm(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, k := range []int{1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 32, 33, 64} {
+		for _, n := range []int{1, 5, 8, 9, 31, 32, 33, 40, 100, 300} {
+			m := 3
+			if n == 300 {
+				m = 200 // gonum's parallel path (four or more 64×64 blocks)
+			}
+			a, b := mat.NewDense(m, k, randSlice(r, m*k, 1)), mat.NewDense(n, k, randSlice(r, n*k, 3))
+			a.Set(0, 0, 0)
+			a.Set(m-1, k-1, math.Copysign(0, -1))
+			if n > 7 {
+				b.Set(7, 0, math.NaN())
+			}
+			want := make([]float64, m*n) // gonum's native Dgemm, whatever blas64 is
+			gonum.Implementation{}.Dgemm(blas.NoTrans, blas.Trans, m, n, k, 1, a.RawMatrix().Data, k, b.RawMatrix().Data, k, 0, want, n)
+			bt := mat.DenseCopyOf(b.T())
+			res := onEveryPath(t, func() []float64 {
+				out := make([]float64, 0, m*n)
+				for i := range m {
+					c := make([]float64, n)
+					GonumDots(a.RawRowView(i), bt.RawMatrix().Data, n, c)
+					out = append(out, c...)
+				}
+				return out
+			})
+			res[-1] = want
+			sameBits(t, fmt.Sprintf("GonumDots k=%d n=%d", k, n), res)
+		}
+	}
+}
