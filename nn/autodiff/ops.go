@@ -25,23 +25,24 @@ func (t *Tape) MatMul(a, b *Node) *Node {
 		v.Mul(a.Value, b.Value)
 	}
 	return t.record(v, func(out *Node) {
+		// Every entry of each product is written, a sum from +0.
 		if a.needs {
-			tmp := t.dense(a.Rows(), a.Cols())
+			g, fresh := a.gradTarget()
 			if native && vec.Active() == vec.AVX512 && b.Cols() <= gonumBlock {
-				t.mulByTransGonum(out.Grad, b.Value, tmp)
+				t.mulByTransGonum(out.Grad, b.Value, g)
 			} else {
-				tmp.Mul(out.Grad, b.Value.T())
+				g.Mul(out.Grad, b.Value.T())
 			}
-			a.grad().Add(a.Grad, tmp)
+			a.addGrad(g, fresh)
 		}
 		if b.needs {
-			tmp := t.dense(b.Rows(), b.Cols())
+			g, fresh := b.gradTarget()
 			if native {
-				t.mulTransSkipZeros(a.Value, out.Grad, tmp)
+				t.mulTransSkipZeros(a.Value, out.Grad, g)
 			} else {
-				tmp.Mul(a.Value.T(), out.Grad)
+				g.Mul(a.Value.T(), out.Grad)
 			}
-			b.grad().Add(b.Grad, tmp)
+			b.addGrad(g, fresh)
 		}
 	}, a, b)
 }
@@ -67,7 +68,9 @@ func (t *Tape) SpMM(s *Sparse, x *Node) *Node {
 	}
 	v := t.mulSparse(s.A, x.Value, s.sortedA)
 	return t.record(v, func(out *Node) {
-		x.grad().Add(x.Grad, t.mulSparse(s.AT, out.Grad, s.sortedAT))
+		g, fresh := x.gradTarget()
+		t.mulSparseTo(s.AT, out.Grad, s.sortedAT, g) // sums from +0
+		x.addGrad(g, fresh)
 	}, x)
 }
 
@@ -84,10 +87,19 @@ func (t *Tape) mulSparse(a *sparse.CSR, x *mat.Dense, sorted bool) *mat.Dense {
 		return v
 	}
 	v := t.denseFull(a.Rows, c) // the product writes every entry
+	t.mulSparseTo(a, x, sorted, v)
+	return v
+}
+
+// mulSparseTo sets v = a·x (MulDense's bits: every entry written, a sum
+// from +0).
+func (t *Tape) mulSparseTo(a *sparse.CSR, x *mat.Dense, sorted bool, v *mat.Dense) {
+	if _, c := x.Dims(); a.Rows == 0 || c == 0 {
+		return // nothing to write
+	}
 	if err := sparse.MulDenseRowsTo(context.Background(), a, x, v, nil, sorted, t.Workers); err != nil {
 		panic(err) // shapes were checked
 	}
-	return v
 }
 
 // SpMMDropout returns (M∘A)·x where M keeps each stored entry of A with
@@ -137,7 +149,7 @@ func (t *Tape) SpMMDrop(s *Sparse, x *Node, p float64, rng *rand.Rand) *Node {
 	v := t.mulSparse(m, x.Value, s.sortedA) // a subset of A's entries, in order
 	return t.record(v, func(out *Node) {
 		r, c := x.Value.Dims()
-		g := t.dense(r, c)
+		g, fresh := x.gradTarget() // every entry is written below, a sum from +0
 		gd, od := g.RawMatrix(), out.Grad.RawMatrix()
 		// A block per worker when the columns allow, in whole groups of
 		// dropColBlock: each block is a pass over M's entries. A block sums
@@ -158,7 +170,7 @@ func (t *Tape) SpMMDrop(s *Sparse, x *Node, p float64, rng *rand.Rand) *Node {
 				copy(gd.Data[j*gd.Stride+lo:j*gd.Stride+hi], acc[j*w:(j+1)*w])
 			}
 		})
-		x.grad().Add(x.Grad, g)
+		x.addGrad(g, fresh)
 	}, x)
 }
 

@@ -72,6 +72,33 @@ func (n *Node) grad() *mat.Dense {
 	return n.Grad
 }
 
+// gradTarget returns where an operation's backward pass puts the
+// gradient G it computes for n: n's gradient itself, not yet allocated
+// and not cleared (fresh true), when nothing has been added to it yet, so
+// that G is written in place; otherwise a scratch matrix, which the caller
+// then adds into n's gradient with addGrad. Writing in place is Add's
+// result exactly when G has no −0 entry (0 + x = x for every other x,
+// NaNs included): the callers' products are sums from +0.
+func (n *Node) gradTarget() (dst *mat.Dense, fresh bool) {
+	r, c := n.Value.Dims()
+	if n.Grad == nil && n.tape != nil {
+		n.Grad = n.tape.denseFull(r, c)
+		return n.Grad, true
+	}
+	if n.tape != nil {
+		return n.tape.denseFull(r, c), false
+	}
+	return mat.NewDense(r, c, nil), false
+}
+
+// addGrad adds g, computed into gradTarget's matrix, into n's gradient
+// unless it was written there.
+func (n *Node) addGrad(g *mat.Dense, fresh bool) {
+	if !fresh {
+		n.grad().Add(n.Grad, g)
+	}
+}
+
 // Tape records the operations of one forward pass.
 type Tape struct {
 	nodes []*Node
