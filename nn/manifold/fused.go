@@ -90,34 +90,43 @@ func rowView(m *mat.Dense, i int) []float64 {
 	return m.RawRowView(i)
 }
 
+// scaleCoef is the factor of a scaleMap: value gets the raw norm and √c
+// and returns f and a value aux that deriv needs (tanh's, for ExpMap0);
+// deriv returns ∂f/∂n (n the clamped norm max(‖x‖, MinNorm)) and ∂f/∂√c
+// from the same norm and √c, f and aux. The forward pass needs only
+// value; the backward pass does not compute the transcendental again.
+type scaleCoef struct {
+	value func(nrm, sc float64) (f, aux float64)
+	deriv func(nrm, sc, f, aux float64) (dn, dsc float64)
+}
+
 // scaleMap is the shape of Proj, ExpMap0 and LogMap0: y = f(‖x‖, c)·x for
-// each row, with f and its derivative in the norm from coef. coef gets the
-// raw norm and √c and returns f, ∂f/∂n (n the clamped norm max(‖x‖,
-// MinNorm)) and ∂f/∂√c.
-func scaleMap(tp *autodiff.Tape, x, c *autodiff.Node, coef func(nrm, sc float64) (f, dn, dsc float64)) *autodiff.Node {
+// each row, with f and its derivatives from coef.
+func scaleMap(tp *autodiff.Tape, x, c *autodiff.Node, coef scaleCoef) *autodiff.Node {
 	r, d := x.Value.Dims()
 	sc := math.Sqrt(c.Value.At(0, 0))
 	v := tp.Dense(r, d)
-	f := tp.Floats(r)
-	nrms := tp.Floats(r)
+	f, aux, nrms := tp.Floats(r), tp.Floats(r), tp.Floats(r)
+	xm, vm := x.Value.RawMatrix(), v.RawMatrix()
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			xr, vr := x.Value.RawRowView(i), v.RawRowView(i)
+			xr, vr := xm.Data[i*xm.Stride:i*xm.Stride+d], vm.Data[i*vm.Stride:i*vm.Stride+d]
 			nrm := math.Sqrt(sqNorm(xr))
-			fi, _, _ := coef(nrm, sc)
+			fi, ai := coef.value(nrm, sc)
 			for j, e := range xr {
 				vr[j] = e * fi
 			}
-			f[i], nrms[i] = fi, nrm
+			f[i], aux[i], nrms[i] = fi, ai, nrm
 		}
 	})
 	return tp.Custom(v, func(out *autodiff.Node) {
 		gx, pc := backGrads(x, c, r)
+		gm := out.Grad.RawMatrix()
 		rows(tp, r, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				g, xr := out.Grad.RawRowView(i), x.Value.RawRowView(i)
+				g, xr := gm.Data[i*gm.Stride:i*gm.Stride+d], xm.Data[i*xm.Stride:i*xm.Stride+d]
 				gf := dot(g, xr)
-				_, dn, dsc := coef(nrms[i], sc)
+				dn, dsc := coef.deriv(nrms[i], sc, f[i], aux[i])
 				if gx != nil {
 					gr := gx.RawRowView(i)
 					fi := f[i]
@@ -142,43 +151,96 @@ func scaleMap(tp *autodiff.Tape, x, c *autodiff.Node, coef func(nrm, sc float64)
 	}, x, c)
 }
 
-// projCoef is Proj's factor m/max(n, m), m = (1 − BallEps)/√c.
-func projCoef(nrm, sc float64) (f, dn, dsc float64) {
-	n := math.Max(nrm, MinNorm)
-	m := (1 - BallEps) / sc
-	f = m / math.Max(n, m)
-	if n > m { // outside: f = m/n
-		dn = -f / n
-		dsc = (1 / n) * (-m / sc) // ∂f/∂m · ∂m/∂√c
+// maxFinite is math.Max(x, y) for a finite y, bit for bit (NaN: math's
+// NaN; max(+0, −0) = +0), in a form the compiler inlines: amd64's
+// math.Max is a call into assembly.
+func maxFinite(x, y float64) float64 {
+	if x > y {
+		return x
 	}
-	return f, dn, dsc
+	if x != x {
+		return math.NaN()
+	}
+	if x == 0 && y == 0 && !math.Signbit(x) {
+		return x
+	}
+	return y
+}
+
+// minFinite is math.Min(x, y) for a finite y, bit for bit (min(−0, +0) =
+// −0), inlined.
+func minFinite(x, y float64) float64 {
+	if x < y {
+		return x
+	}
+	if x != x {
+		return math.NaN()
+	}
+	if x == 0 && y == 0 && math.Signbit(x) {
+		return x
+	}
+	return y
+}
+
+// clampFinite is math.Max(lo, math.Min(hi, s)) for finite lo < hi.
+func clampFinite(s, lo, hi float64) float64 { return maxFinite(minFinite(s, hi), lo) }
+
+// projCoef is Proj's factor m/max(n, m), m = (1 − BallEps)/√c.
+var projCoef = scaleCoef{
+	value: func(nrm, sc float64) (f, aux float64) {
+		n := maxFinite(nrm, MinNorm)
+		m := (1 - BallEps) / sc
+		return m / math.Max(n, m), 0
+	},
+	deriv: func(nrm, sc, f, _ float64) (dn, dsc float64) {
+		n := maxFinite(nrm, MinNorm)
+		m := (1 - BallEps) / sc
+		if n > m { // outside: f = m/n
+			dn = -f / n
+			dsc = (1 / n) * (-m / sc) // ∂f/∂m · ∂m/∂√c
+		}
+		return dn, dsc
+	},
 }
 
 // expCoef is ExpMap0's factor tanh(√c·n)/(√c·n) (tanh's argument clamped
-// at ±15, autodiff.Tanh).
-func expCoef(nrm, sc float64) (f, dn, dsc float64) {
-	n := math.Max(nrm, MinNorm)
-	s := sc * n
-	t := math.Tanh(math.Max(-15, math.Min(15, s)))
-	f = t / s
-	dt := 1 - t*t
-	if s < -15 || s > 15 {
-		dt = 0
-	}
-	ds := (dt - f) / s
-	return f, ds * sc, ds * n
+// at ±15, autodiff.Tanh); aux is the tanh.
+var expCoef = scaleCoef{
+	value: func(nrm, sc float64) (f, aux float64) {
+		n := maxFinite(nrm, MinNorm)
+		s := sc * n
+		t := math.Tanh(clampFinite(s, -15, 15))
+		return t / s, t
+	},
+	deriv: func(nrm, sc, f, t float64) (dn, dsc float64) {
+		n := maxFinite(nrm, MinNorm)
+		s := sc * n
+		dt := 1 - t*t
+		if s < -15 || s > 15 {
+			dt = 0
+		}
+		ds := (dt - f) / s
+		return ds * sc, ds * n
+	},
 }
 
 // logCoef is LogMap0's factor artanh(√c·n)/(√c·n) (artanh's argument
 // clamped at ±(1 − 1e−15), its derivative that of the clamped value,
 // autodiff.Artanh).
-func logCoef(nrm, sc float64) (f, dn, dsc float64) {
-	n := math.Max(nrm, MinNorm)
-	s := sc * n
-	cl := math.Max(-autodiff.ArtanhClamp, math.Min(autodiff.ArtanhClamp, s))
-	f = math.Atanh(cl) / s
-	ds := (1/(1-cl*cl) - f) / s
-	return f, ds * sc, ds * n
+var logCoef = scaleCoef{
+	value: func(nrm, sc float64) (f, aux float64) {
+		n := maxFinite(nrm, MinNorm)
+		s := sc * n
+		cl := clampFinite(s, -autodiff.ArtanhClamp, autodiff.ArtanhClamp)
+		return math.Atanh(cl) / s, 0
+	},
+	deriv: func(nrm, sc, f, _ float64) (dn, dsc float64) {
+		n := maxFinite(nrm, MinNorm)
+		s := sc * n
+		cl := clampFinite(s, -autodiff.ArtanhClamp, autodiff.ArtanhClamp)
+		ds := (1/(1-cl*cl) - f) / s
+		return ds * sc, ds * n
+	},
 }
 
 // mobiusAdd is Möbius addition x ⊕_c y of each row (x and y n×d, or 1×d
@@ -203,7 +265,7 @@ func mobiusAdd(tp *autodiff.Tape, x, y, c *autodiff.Node) *autodiff.Node {
 			a := (cxy2 + cv*y2) + 1
 			b := -(cv * x2) + 1
 			den := (cxy2 + (cv*cv)*(x2*y2)) + 1
-			dc := math.Max(den, MinNorm)
+			dc := maxFinite(den, MinNorm)
 			for j := range vr {
 				vr[j] = (a*xr[j] + b*yr[j]) / dc
 			}
@@ -301,7 +363,7 @@ func distTail(tp *autodiff.Tape, z, c *autodiff.Node) *autodiff.Node {
 		for i := lo; i < hi; i++ {
 			nrm := math.Sqrt(sqNorm(z.Value.RawRowView(i)))
 			s := sc * nrm
-			cl := math.Max(-autodiff.ArtanhClamp, math.Min(autodiff.ArtanhClamp, s))
+			cl := clampFinite(s, -autodiff.ArtanhClamp, autodiff.ArtanhClamp)
 			dd := (math.Atanh(cl) * 2) / sc
 			v.Set(i, 0, dd*dd)
 			nrms[i] = nrm
@@ -313,7 +375,7 @@ func distTail(tp *autodiff.Tape, z, c *autodiff.Node) *autodiff.Node {
 			for i := lo; i < hi; i++ {
 				nrm := nrms[i]
 				s := sc * nrm
-				cl := math.Max(-autodiff.ArtanhClamp, math.Min(autodiff.ArtanhClamp, s))
+				cl := clampFinite(s, -autodiff.ArtanhClamp, autodiff.ArtanhClamp)
 				a := math.Atanh(cl)
 				dd := (a * 2) / sc
 				gd := 2 * dd * out.Grad.At(i, 0)

@@ -70,8 +70,8 @@ func lorentzExp0(tp *autodiff.Tape, v, c *autodiff.Node) *autodiff.Node {
 					ge += gy[j] * t[j]
 				}
 				sq := sqNorm(t)
-				n := math.Sqrt(math.Max(sq+LorentzEps, 1e-6))
-				cut := math.Min(n, 50)
+				n := math.Sqrt(maxFinite(sq+LorentzEps, 1e-6))
+				cut := minFinite(n, 50)
 				w := cut / sc
 				sh := math.Sinh(clamp15(w))
 				ch := 0.0
@@ -108,8 +108,8 @@ func lorentzExp0(tp *autodiff.Tape, v, c *autodiff.Node) *autodiff.Node {
 // expFactor is expScale's value: √β·sinh(min(n, 50)/√β)/n with n =
 // √max(sq + 1e−8, 1e−6).
 func expFactor(sq, sc float64) float64 {
-	n := math.Sqrt(math.Max(sq+LorentzEps, 1e-6))
-	cut := math.Min(n, 50)
+	n := math.Sqrt(maxFinite(sq+LorentzEps, 1e-6))
+	cut := minFinite(n, 50)
 	return (sc * math.Sinh(clamp15(cut/sc))) / n
 }
 
@@ -140,7 +140,7 @@ func lorentzLog0(tp *autodiff.Tape, x, c *autodiff.Node) *autodiff.Node {
 		for i := lo; i < hi; i++ {
 			xr, o := x.Value.RawRowView(i), out.RawRowView(i)
 			y := xr[1:]
-			dist := sc * math.Acosh(math.Max(xr[0]/sc+LorentzEps, ArcoshMin))
+			dist := sc * math.Acosh(maxFinite(xr[0]/sc+LorentzEps, ArcoshMin))
 			fi := dist / math.Sqrt(sqNorm(y)+LorentzEps)
 			for j, e := range y {
 				o[j+1] = e * fi
@@ -157,7 +157,7 @@ func lorentzLog0(tp *autodiff.Tape, x, c *autodiff.Node) *autodiff.Node {
 				gf := dot(g, y)
 				q := math.Sqrt(sqNorm(y) + LorentzEps)
 				u := xr[0]/sc + LorentzEps
-				cl := math.Max(u, ArcoshMin)
+				cl := maxFinite(u, ArcoshMin)
 				a := math.Acosh(cl)
 				gdist := gf / q
 				gsq := -gf * fi / q * 0.5 / q
@@ -188,7 +188,7 @@ func lorentzCentroid(tp *autodiff.Tape, s, c *autodiff.Node) *autodiff.Node {
 		for i := lo; i < hi; i++ {
 			sr, o := s.Value.RawRowView(i), out.RawRowView(i)
 			in := sqNorm(sr) - (sr[0]*sr[0])*2
-			den := math.Sqrt(math.Max(math.Abs(in), MinNorm))
+			den := math.Sqrt(maxFinite(math.Abs(in), MinNorm))
 			k := sc / den
 			for j, e := range sr {
 				o[j] = e * k

@@ -22,7 +22,7 @@ const HypEps = 1e-15
 // ArcoshMin is the floor of arcosh's argument (HGCN's Arcosh clamps at 1 + 1e−7).
 const ArcoshMin = 1 + 1e-7
 
-func clamp15(v float64) float64 { return math.Max(-15, math.Min(15, v)) }
+func clamp15(v float64) float64 { return clampFinite(v, -15, 15) }
 
 func cosh(tp *autodiff.Tape, x *autodiff.Node) *autodiff.Node {
 	return tp.Map(x, func(v float64) float64 { return math.Cosh(clamp15(v)) }, func(x, _ float64) float64 {
@@ -45,14 +45,14 @@ func sinh(tp *autodiff.Tape, x *autodiff.Node) *autodiff.Node {
 // arcosh is arcosh(max(x, ArcoshMin)) with derivative 1/√(x²−1) at the
 // clamped value (HGCN's Arcosh: finite everywhere).
 func arcosh(tp *autodiff.Tape, x *autodiff.Node) *autodiff.Node {
-	return tp.Map(x, func(v float64) float64 { return math.Acosh(math.Max(v, ArcoshMin)) }, func(x, _ float64) float64 {
-		c := math.Max(x, ArcoshMin)
+	return tp.Map(x, func(v float64) float64 { return math.Acosh(maxFinite(v, ArcoshMin)) }, func(x, _ float64) float64 {
+		c := maxFinite(x, ArcoshMin)
 		return 1 / math.Sqrt(c*c-1)
 	})
 }
 
 func clampMax(tp *autodiff.Tape, x *autodiff.Node, hi float64) *autodiff.Node {
-	return tp.Map(x, func(v float64) float64 { return math.Min(v, hi) }, func(x, _ float64) float64 {
+	return tp.Map(x, func(v float64) float64 { return minFinite(v, hi) }, func(x, _ float64) float64 {
 		if x <= hi {
 			return 1
 		}
