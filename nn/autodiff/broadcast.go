@@ -46,7 +46,7 @@ func bshape(op string, a, b *Node) (int, int) {
 // in row-major order.
 func (t *Tape) Map2(a, b *Node, f func(x, y float64) float64, da, db func(x, y, z float64) float64) *Node {
 	r, c := bshape("Map2", a, b)
-	v := t.dense(r, c)
+	v := t.denseFull(r, c) // every entry written
 	av, bv := bview(a.Value), bview(b.Value)
 	for i := 0; i < r; i++ {
 		row := v.RawRowView(i)

@@ -31,3 +31,10 @@ func (t *Tape) Dense(r, c int) *mat.Dense { return t.dense(r, c) }
 
 // Floats returns n zeroed float64s from the tape's memory, as Dense.
 func (t *Tape) Floats(n int) []float64 { return t.floats(n) }
+
+// DenseFull is Dense for a caller that writes every entry before anything
+// reads one: recycled memory is handed out as it was left, not cleared.
+func (t *Tape) DenseFull(r, c int) *mat.Dense { return t.denseFull(r, c) }
+
+// FloatsFull is Floats for a caller that writes every entry first.
+func (t *Tape) FloatsFull(n int) []float64 { return t.floatsFull(n) }

@@ -105,8 +105,8 @@ type scaleCoef struct {
 func scaleMap(tp *autodiff.Tape, x, c *autodiff.Node, coef scaleCoef) *autodiff.Node {
 	r, d := x.Value.Dims()
 	sc := math.Sqrt(c.Value.At(0, 0))
-	v := tp.Dense(r, d)
-	f, aux, nrms := tp.Floats(r), tp.Floats(r), tp.Floats(r)
+	v := tp.DenseFull(r, d) // every entry written, as every row's state
+	f, aux, nrms := tp.FloatsFull(r), tp.FloatsFull(r), tp.FloatsFull(r)
 	xm, vm := x.Value.RawMatrix(), v.RawMatrix()
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -253,10 +253,10 @@ func mobiusAdd(tp *autodiff.Tape, x, y, c *autodiff.Node) *autodiff.Node {
 	}
 	r := max(xr0, yr0)
 	cv := c.Value.At(0, 0)
-	v := tp.Dense(r, d)
+	v := tp.DenseFull(r, d) // every entry written, as every row's state
 	// Per row: A, B, the clamped denominator, ‖x‖², ‖y‖², ⟨x, y⟩ and
 	// whether the clamp passed the gradient.
-	st := tp.Floats(6 * r)
+	st := tp.FloatsFull(6 * r)
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			xr, yr, vr := rowView(x.Value, i), rowView(y.Value, i), v.RawRowView(i)

@@ -17,9 +17,9 @@ func lorentzExp0(tp *autodiff.Tape, v, c *autodiff.Node) *autodiff.Node {
 	r, d := v.Value.Dims()
 	cv := c.Value.At(0, 0)
 	sc := math.Sqrt(cv)
-	out := tp.Dense(r, d)
+	out := tp.DenseFull(r, d) // every entry written, as every row's state
 	// Per row: e (the exp factor), the renorm factor and ‖y‖.
-	st := tp.Floats(3 * r)
+	st := tp.FloatsFull(3 * r)
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			t, o := v.Value.RawRowView(i)[1:], out.RawRowView(i)
@@ -182,8 +182,8 @@ func lorentzLog0(tp *autodiff.Tape, x, c *autodiff.Node) *autodiff.Node {
 func lorentzCentroid(tp *autodiff.Tape, s, c *autodiff.Node) *autodiff.Node {
 	r, d := s.Value.Dims()
 	sc := math.Sqrt(c.Value.At(0, 0))
-	out := tp.Dense(r, d)
-	st := tp.Floats(2 * r) // the inner product and the clamped root
+	out := tp.DenseFull(r, d) // every entry written, as every row's state
+	st := tp.FloatsFull(2 * r) // the inner product and the clamped root
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			sr, o := s.Value.RawRowView(i), out.RawRowView(i)
