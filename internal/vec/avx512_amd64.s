@@ -2334,3 +2334,112 @@ gd1end:
 gddone:
 	VZEROUPPER
 	RET
+
+// Constants of the non-zero kernels: the int32 lane numbers, 8, and 1.
+DATA nzK<>+0(SB)/4, $0
+DATA nzK<>+4(SB)/4, $1
+DATA nzK<>+8(SB)/4, $2
+DATA nzK<>+12(SB)/4, $3
+DATA nzK<>+16(SB)/4, $4
+DATA nzK<>+20(SB)/4, $5
+DATA nzK<>+24(SB)/4, $6
+DATA nzK<>+28(SB)/4, $7
+DATA nzK<>+32(SB)/4, $8
+DATA nzK<>+36(SB)/4, $0
+DATA nzK<>+40(SB)/8, $1
+GLOBL nzK<>(SB), RODATA|NOPTR, $48
+
+// func compressNonzerosAVX512(x *float64, n int, idx *int32, val *float64) int
+//
+// CompressNonzeros: eight entries at a time (the last ones under a mask),
+// the lanes x ≠ 0 (a NaN included) compressed to the low lanes of a
+// register and stored whole at the count so far, with their positions;
+// it returns the count. idx and val take eight entries past it.
+TEXT ·compressNonzerosAVX512(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ idx+16(FP), DI
+	MOVQ val+24(FP), DX
+	XORQ R8, R8
+	VMOVDQU nzK<>+0(SB), Y1
+	VPBROADCASTD nzK<>+32(SB), Y2
+	VXORPD Z0, Z0, Z0
+
+cnz8:
+	CMPQ CX, $8
+	JLT  cnztail
+	VMOVUPD (SI), Z3
+	VCMPPD $4, Z0, Z3, K1
+	VCOMPRESSPD Z3, K1, Z4
+	VPCOMPRESSD Z1, K1, Z5
+	VMOVUPD Z4, (DX)(R8*8)
+	VMOVDQU Y5, (DI)(R8*4)
+	KMOVB K1, AX
+	POPCNTL AX, AX
+	ADDQ AX, R8
+	VPADDD Y2, Y1, Y1
+	ADDQ $64, SI
+	SUBQ $8, CX
+	JMP  cnz8
+
+cnztail:
+	TESTQ CX, CX
+	JEQ   cnzdone
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVB AX, K2
+	VMOVUPD.Z (SI), K2, Z3
+	VCMPPD $4, Z0, Z3, K2, K1
+	VCOMPRESSPD Z3, K1, Z4
+	VPCOMPRESSD Z1, K1, Z5
+	VMOVUPD Z4, (DX)(R8*8)
+	VMOVDQU Y5, (DI)(R8*4)
+	KMOVB K1, AX
+	POPCNTL AX, AX
+	ADDQ AX, R8
+
+cnzdone:
+	MOVQ R8, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func countNonzerosAVX512(x *float64, n int, cnt *int)
+//
+// CountNonzeros: eight entries at a time (the last ones under a mask),
+// 1 added to the counters of the lanes x ≠ 0 (a NaN included).
+TEXT ·countNonzerosAVX512(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ cnt+16(FP), DI
+	VXORPD Z0, Z0, Z0
+
+cc8:
+	CMPQ CX, $8
+	JLT  cctail
+	VMOVUPD (SI), Z3
+	VCMPPD $4, Z0, Z3, K1
+	VMOVDQU64 (DI), Z5
+	VPADDQ.BCST nzK<>+40(SB), Z5, K1, Z5
+	VMOVDQU64 Z5, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP  cc8
+
+cctail:
+	TESTQ CX, CX
+	JEQ   ccdone
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVB AX, K2
+	VMOVUPD.Z (SI), K2, Z3
+	VCMPPD $4, Z0, Z3, K2, K1
+	VMOVDQU64.Z (DI), K2, Z5
+	VPADDQ.BCST nzK<>+40(SB), Z5, K1, Z5
+	VMOVDQU64 Z5, K2, (DI)
+
+ccdone:
+	VZEROUPPER
+	RET

@@ -143,3 +143,10 @@ func attnGather8AVX512(edges *int, ne int, ge, da *float64, limit int, gs, w *fl
 func attnInputGrad8AVX512(acc, gs, gd, as, ad, gh *float64) { noAsm() }
 
 func gonumDotsAVX512(a *float64, k int, bt *float64, strideBytes int, c *float64, n int) { noAsm() }
+
+func compressNonzerosAVX512(x *float64, n int, idx *int32, val *float64) int {
+	noAsm()
+	return 0
+}
+
+func countNonzerosAVX512(x *float64, n int, cnt *int) { noAsm() }

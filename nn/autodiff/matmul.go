@@ -37,16 +37,9 @@ func nativeBLAS() bool {
 func (t *Tape) mulSkipZeros(a, b, c *mat.Dense) {
 	ar, bw, cw := a.RawMatrix(), b.RawMatrix(), c.RawMatrix()
 	parallel.Balanced(context.Background(), ar.Rows, matMulRowBlock, t.Workers, func(lo, hi int) {
-		// Every entry is written at the next free place, which advances
-		// only for a non-zero: no branch on the value, which is
-		// unpredictable after ReLU and dropout.
-		idx, val := make([]int32, ar.Cols), make([]float64, ar.Cols)
+		idx, val := make([]int32, ar.Cols+vec.CompressSlack), make([]float64, ar.Cols+vec.CompressSlack)
 		for i := lo; i < hi; i++ {
-			n := 0
-			for l, v := range ar.Data[i*ar.Stride : i*ar.Stride+ar.Cols] {
-				idx[n], val[n] = int32(l), v
-				n += b2i(v != 0)
-			}
+			n := vec.CompressNonzeros(ar.Data[i*ar.Stride:i*ar.Stride+ar.Cols], idx, val)
 			vec.SpMMRow(idx[:n], val[:n], bw.Data, bw.Stride, cw.Data[i*cw.Stride:i*cw.Stride+cw.Cols], false)
 		}
 	})
@@ -57,31 +50,29 @@ func (t *Tape) mulSkipZeros(a, b, c *mat.Dense) {
 // column i of a's non-zeros, in increasing row order, times b's rows.
 func (t *Tape) mulTransSkipZeros(a, b, c *mat.Dense) {
 	ar, bw, cw := a.RawMatrix(), b.RawMatrix(), c.RawMatrix()
-	// a's non-zeros by column (compressed sparse columns), rows increasing.
+	// a's non-zeros by column (compressed sparse columns), rows increasing:
+	// counted, then each row's non-zeros appended to their columns.
 	start := make([]int, ar.Cols+1)
 	for l := 0; l < ar.Rows; l++ {
-		for i, v := range ar.Data[l*ar.Stride : l*ar.Stride+ar.Cols] {
-			start[i+1] += b2i(v != 0)
-		}
+		vec.CountNonzeros(ar.Data[l*ar.Stride:l*ar.Stride+ar.Cols], start[1:])
 	}
 	for i := 0; i < ar.Cols; i++ {
 		start[i+1] += start[i]
 	}
 	nnz := start[ar.Cols]
-	// A zero is written to the spare place at the end instead of its
-	// column's next place (selected by arithmetic, not by a branch). The
-	// buffers have the size of a dense a, whatever its non-zeros: a
+	// The buffers have the size of a dense a, whatever its non-zeros: a
 	// recycling tape keeps buffers by length, and a length that changes
 	// from pass to pass (dropout) would keep a new pair every pass.
-	bound := ar.Rows*ar.Cols + 1
-	idx, val := t.int32sFull(bound)[:nnz+1], t.floatsFull(bound)[:nnz+1]
+	bound := ar.Rows * ar.Cols
+	idx, val := t.int32sFull(bound)[:nnz], t.floatsFull(bound)[:nnz]
 	next := append([]int(nil), start[:ar.Cols]...)
+	ri, rv := make([]int32, ar.Cols+vec.CompressSlack), make([]float64, ar.Cols+vec.CompressSlack)
 	for l := 0; l < ar.Rows; l++ {
-		for i, v := range ar.Data[l*ar.Stride : l*ar.Stride+ar.Cols] {
-			nz := b2i(v != 0)
-			q := nnz + (next[i]-nnz)*nz
-			idx[q], val[q] = int32(l), v
-			next[i] += nz
+		n := vec.CompressNonzeros(ar.Data[l*ar.Stride:l*ar.Stride+ar.Cols], ri, rv)
+		for p, i := range ri[:n] {
+			q := next[i]
+			idx[q], val[q] = int32(l), rv[p]
+			next[i] = q + 1
 		}
 	}
 	parallel.Balanced(context.Background(), ar.Cols, 1, t.Workers, func(lo, hi int) {

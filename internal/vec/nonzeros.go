@@ -1,0 +1,39 @@
+package vec
+
+// CompressSlack is how many entries past the non-zeros' count
+// CompressNonzeros may write: idx and val need len(x) + CompressSlack.
+const CompressSlack = 8
+
+// CompressNonzeros writes the positions and values of x's non-zero
+// entries (x[l] != 0: ±0 are zeros, a NaN is not), in order, to idx and
+// val, and returns their number n. Past n, up to CompressSlack more
+// entries of idx and val may be written (the AVX-512 kernel stores whole
+// registers); idx and val must hold len(x) + CompressSlack.
+func CompressNonzeros(x []float64, idx []int32, val []float64) int {
+	idx, val = idx[:len(x)+CompressSlack], val[:len(x)+CompressSlack]
+	if active == AVX512 && len(x) > 0 {
+		return compressNonzerosAVX512(&x[0], len(x), &idx[0], &val[0])
+	}
+	// Every entry is written at the next free place, which advances only
+	// for a non-zero: no branch on the value, which is unpredictable after
+	// ReLU and dropout.
+	n := 0
+	for l, v := range x {
+		idx[n], val[n] = int32(l), v
+		n += b2i(v != 0)
+	}
+	return n
+}
+
+// CountNonzeros adds 1 to cnt[l] for every non-zero x[l] (as
+// CompressNonzeros counts them).
+func CountNonzeros(x []float64, cnt []int) {
+	cnt = cnt[:len(x)]
+	if active == AVX512 && len(x) > 0 {
+		countNonzerosAVX512(&x[0], len(x), &cnt[0])
+		return
+	}
+	for l, v := range x {
+		cnt[l] += b2i(v != 0)
+	}
+}
