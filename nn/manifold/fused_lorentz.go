@@ -182,7 +182,7 @@ func lorentzLog0(tp *autodiff.Tape, x, c *autodiff.Node) *autodiff.Node {
 func lorentzCentroid(tp *autodiff.Tape, s, c *autodiff.Node) *autodiff.Node {
 	r, d := s.Value.Dims()
 	sc := math.Sqrt(c.Value.At(0, 0))
-	out := tp.DenseFull(r, d) // every entry written, as every row's state
+	out := tp.DenseFull(r, d)  // every entry written, as every row's state
 	st := tp.FloatsFull(2 * r) // the inner product and the clamped root
 	rows(tp, r, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
