@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -259,23 +256,7 @@ func attentionDigest() string {
 // TestAttentionGolden pins the attention kernels' outputs on every path of
 // this CPU and on other architectures (CI runs it under qemu-aarch64).
 func TestAttentionGolden(t *testing.T) {
-	file := filepath.Join("testdata", "attention.sha256")
-	got := onEveryPath(t, func() string { return attentionDigest() })
-	if *updateGolden {
-		if err := os.WriteFile(file, []byte(got[Generic]+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strings.TrimSpace(string(raw))
-	for a, d := range got {
-		if d != want {
-			t.Errorf("%s attention kernels: digest %s, want %s (%s)", a, d, want, file)
-		}
-	}
+	checkGolden(t, "attention kernels", "attention.sha256", attentionDigest)
 }
 
 // AttnGradRow on every path, against the portable code: eight heads of

@@ -110,8 +110,15 @@ func goldenDigest() string {
 // architectures (CI runs this package under qemu-aarch64, where only the
 // portable path exists).
 func TestKernelsGolden(t *testing.T) {
-	file := filepath.Join("testdata", "kernels.sha256")
-	got := onEveryPath(t, func() string { return goldenDigest() })
+	checkGolden(t, "kernels", "kernels.sha256", goldenDigest)
+}
+
+// checkGolden compares digest's result on every path with the one in
+// testdata/file (rewritten from the portable path with -update).
+func checkGolden(t *testing.T, what, file string, digest func() string) {
+	t.Helper()
+	file = filepath.Join("testdata", file)
+	got := onEveryPath(t, digest)
 	if *updateGolden {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
@@ -127,7 +134,7 @@ func TestKernelsGolden(t *testing.T) {
 	want := strings.TrimSpace(string(raw))
 	for a, d := range got {
 		if d != want {
-			t.Errorf("%s kernels: digest %s, want %s (%s)", a, d, want, file)
+			t.Errorf("%s %s: digest %s, want %s (%s)", a, what, d, want, file)
 		}
 	}
 }
