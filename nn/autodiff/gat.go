@@ -87,8 +87,11 @@ func column(m *mat.Dense) []float64 {
 // Without the chain's ~8 full-size intermediate nodes per head it is several
 // times faster, and rows run in parallel on the tape's workers. Each row (and,
 // backward, each source) runs over its edges once with all heads' columns
-// side by side, and the LeakyReLU and dropout factors are selected without
-// branches.
+// side by side, in internal/vec's attention kernels (AttnSoftmaxRow,
+// AttnAggregate, AttnGradRow, AttnGatherEdges, AttnInputGradRow), which on
+// AVX-512 take eight heads as the eight lanes of a register; the softmax's
+// exponential is vec.Exp, math.Exp's bits on amd64 with FMA on every
+// machine.
 func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop float64, rng *rand.Rand, mean bool) *Node {
 	g := ag.G
 	heads := len(aSrc)
