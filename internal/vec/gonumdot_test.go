@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -13,7 +14,8 @@ import (
 
 // GonumDots is a row of gonum's A·Bᵀ (native BLAS, serial and parallel
 // paths: up to 64 inner terms, blocks of 64 in m and n) bit for bit, on
-// every path: inner lengths 1–64 (whole groups of four and tails), column
+// every path (on amd64, where gonum's DotUnitary is the assembly whose sums
+// GonumDots copies; elsewhere the paths against each other): inner lengths 1–64 (whole groups of four and tails), column
 // counts around the kernel's blocks, zeros, −0 and a NaN.
 func TestGonumDotsIsGonumGemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
@@ -41,7 +43,9 @@ func TestGonumDotsIsGonumGemm(t *testing.T) {
 				}
 				return out
 			})
-			res[-1] = want
+			if runtime.GOARCH == "amd64" { // gonum's DotUnitary in amd64 assembly, GonumDots' definition
+				res[-1] = want
+			}
 			sameBits(t, fmt.Sprintf("GonumDots k=%d n=%d", k, n), res)
 		}
 	}
