@@ -96,11 +96,7 @@ func TestAttnSoftmaxRowExpRange(t *testing.T) {
 }
 
 func TestAttnSoftmaxRowBadSource(t *testing.T) {
-	for _, arch := range Available() {
-		restore, err := Use(arch)
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachPath(t, func(arch Arch) {
 		for _, bad := range []int32{10, -1, 1 << 30} {
 			al := make([]float64, 3*8)
 			for k := range al {
@@ -123,8 +119,7 @@ func TestAttnSoftmaxRowBadSource(t *testing.T) {
 				}
 			}
 		}
-		restore()
-	}
+	})
 }
 
 // The attention-weighted sums, against the plain loop over edges, heads
@@ -172,11 +167,7 @@ func TestAttnAggregateSameBits(t *testing.T) {
 }
 
 func TestAttnAggregateBadSource(t *testing.T) {
-	for _, arch := range Available() {
-		restore, err := Use(arch)
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachPath(t, func(arch Arch) {
 		for _, bad := range []int32{10, -1} {
 			acc := make([]float64, 64)
 			func() {
@@ -194,8 +185,7 @@ func TestAttnAggregateBadSource(t *testing.T) {
 				}
 			}
 		}
-		restore()
-	}
+	})
 }
 
 // attentionDigest is the sha256 of the attention kernels' and Exp's outputs
@@ -298,11 +288,7 @@ func TestAttnGradRowSameBits(t *testing.T) {
 }
 
 func TestAttnGradRowBadSource(t *testing.T) {
-	for _, arch := range Available() {
-		restore, err := Use(arch)
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachPath(t, func(arch Arch) {
 		const nodes = 10
 		h, hT := make([]float64, nodes*64), make([]float64, nodes*64)
 		gm := make([]float64, 16)
@@ -322,8 +308,7 @@ func TestAttnGradRowBadSource(t *testing.T) {
 				}
 			}
 		}
-		restore()
-	}
+	})
 }
 
 // The per-source gathers and the input gradient's row, on every path
@@ -354,11 +339,7 @@ func TestAttnSourceKernelsSameBits(t *testing.T) {
 			}
 		}
 	}
-	for _, arch := range Available() {
-		restore, err := Use(arch)
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachPath(t, func(arch Arch) {
 		gs := make([]float64, 8)
 		func() {
 			defer func() {
@@ -368,6 +349,5 @@ func TestAttnSourceKernelsSameBits(t *testing.T) {
 			}()
 			AttnGatherEdges([]int{1, 5}, 8, make([]float64, 40), make([]float64, 40), gs, make([]float64, 16))
 		}()
-		restore()
-	}
+	})
 }

@@ -38,11 +38,7 @@ func TestNonzerosSameAsLoop(t *testing.T) {
 				}
 			}
 			name := fmt.Sprintf("n=%d density=%g", n, density)
-			for _, arch := range Available() {
-				restore, err := Use(arch)
-				if err != nil {
-					t.Fatal(err)
-				}
+			forEachPath(t, func(arch Arch) {
 				idx, val := make([]int32, n+CompressSlack), make([]float64, n+CompressSlack)
 				k := CompressNonzeros(x, idx, val)
 				cnt := make([]int, n)
@@ -50,7 +46,6 @@ func TestNonzerosSameAsLoop(t *testing.T) {
 					cnt[l] = 2
 				}
 				CountNonzeros(x, cnt)
-				restore()
 				if k != len(wantIdx) || !slices.Equal(idx[:k], wantIdx) {
 					t.Fatalf("%s, %s: %d non-zeros at %v, want %v", name, arch, k, idx[:k], wantIdx)
 				}
@@ -62,7 +57,7 @@ func TestNonzerosSameAsLoop(t *testing.T) {
 				if !slices.Equal(cnt, wantCnt) {
 					t.Fatalf("%s, %s: counts %v, want %v", name, arch, cnt, wantCnt)
 				}
-			}
+			})
 		}
 	}
 }

@@ -64,11 +64,7 @@ func TestSpMMRowIndexOutOfRange(t *testing.T) {
 			{[]int32{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, -7}, false},
 			{[]int32{math.MinInt32, 0}, false},
 		} {
-			for _, a := range Available() {
-				restore, err := Use(a)
-				if err != nil {
-					t.Fatal(err)
-				}
+			forEachPath(t, func(a Arch) {
 				d := make([]float64, w)
 				for c := range d {
 					d[c] = 7
@@ -93,8 +89,7 @@ func TestSpMMRowIndexOutOfRange(t *testing.T) {
 					}()
 					SpMMRow(tc.idx, make([]float64, len(tc.idx)), src, stride, d, true)
 				}()
-				restore()
-			}
+			})
 		}
 	}
 }

@@ -44,11 +44,7 @@ func TestScatterRowSameBits(t *testing.T) {
 }
 
 func TestScatterRowBadRow(t *testing.T) {
-	for _, arch := range Available() {
-		restore, err := Use(arch)
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachPath(t, func(arch Arch) {
 		for _, bad := range []int32{4, -1} {
 			dst := make([]float64, 4*16)
 			func() {
@@ -66,6 +62,5 @@ func TestScatterRowBadRow(t *testing.T) {
 				}
 			}
 		}
-		restore()
-	}
+	})
 }

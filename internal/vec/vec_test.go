@@ -12,18 +12,28 @@ import (
 func onEveryPath[T any](t *testing.T, f func() T) map[Arch]T {
 	t.Helper()
 	out := map[Arch]T{}
+	forEachPath(t, func(a Arch) { out[a] = f() })
+	if len(out) < 3 {
+		t.Logf("this CPU runs %d of the 3 paths (best: %s)", len(out), Best())
+	}
+	return out
+}
+
+// forEachPath calls f with each path this CPU has made the active one in
+// turn (Generic first), and restores the path afterwards, also when f
+// fails the test.
+func forEachPath(t *testing.T, f func(a Arch)) {
+	t.Helper()
 	for _, a := range Available() {
 		restore, err := Use(a)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[a] = f()
-		restore()
+		func() {
+			defer restore()
+			f(a)
+		}()
 	}
-	if len(out) < 3 {
-		t.Logf("this CPU runs %d of the 3 paths (best: %s)", len(out), Best())
-	}
-	return out
 }
 
 // sameBits fails unless every path's result equals Generic's bit for bit.
