@@ -135,18 +135,12 @@ func AttnAggregate(idx []int32, w []float64, heads, c int, src []float64, stride
 			wt[m*deg+p] = x
 		}
 	}
-	AttnAggregateHeadMajor(idx, wt, heads, c, src, stride, gcol, acc)
-	return wt
-}
-
-// AttnAggregateHeadMajor is AttnAggregate with the weights head-major:
-// head m's are w[m·deg : (m+1)·deg]. Each head is one SpMMRow; the
-// sources' rows stay in the cache from one head to the next.
-func AttnAggregateHeadMajor(idx []int32, w []float64, heads, c int, src []float64, stride, gcol int, acc []float64) {
-	deg := len(idx)
+	// Each head is one SpMMRow; the sources' rows stay in the cache from
+	// one head to the next.
 	for m := range heads {
-		SpMMRow(idx, w[m*deg:(m+1)*deg], src[m*gcol:], stride, acc[m*c:(m+1)*c], true)
+		SpMMRow(idx, wt[m*deg:(m+1)*deg], src[m*gcol:], stride, acc[m*c:(m+1)*c], true)
 	}
+	return wt
 }
 
 // AttnTransposed reports whether AttnGradRow wants the features hT

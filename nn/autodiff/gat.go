@@ -176,8 +176,7 @@ func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop 
 	}
 	inv := 1 / float64(heads)
 	parallel.Balanced(ctx, n, gatBlockRows, workers, func(lo, hi int) {
-		// The heads' sums for one row (mean: before the heads are added),
-		// and each head's running maximum and sum of the softmax.
+		// The heads' sums for one row, before the heads are added (mean).
 		o := make([]float64, hc)
 		var wt []float64 // AttnAggregate's scratch
 		for i := lo; i < hi; i++ {
