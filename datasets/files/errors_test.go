@@ -94,7 +94,10 @@ func TestBadInput(t *testing.T) {
 		{"npz x_ members of another shape", map[string]string{"g.npz": npzFile(t, map[string]*npy.Array{"edge_index": edgeIdx,
 			"x_data": npy.Floats64([]int{2}, []float64{1, 1}), "x_indices": npy.Ints64([]int{2}, []int64{0, 0}),
 			"x_indptr": npy.Ints64([]int{3}, []int64{0, 1, 2}), "x_shape": npy.Ints64([]int{2}, []int64{3, 1})})}},
+		{"npz a billion nodes named by one edge", map[string]string{"g.npz": npzFile(t, map[string]*npy.Array{
+			"edge_index": npy.Ints64([]int{2, 1}, []int64{0, 1_000_000_000})})}},
 		{"not an npz", map[string]string{"g.npz": "PK not a zip"}},
+		{"ogb node count beyond its data", map[string]string{"raw/edge.csv": "0,1\n", "raw/num-node-list.csv": "1000000000\n"}},
 		{"ogb labels of another length", map[string]string{"raw/edge.csv": "0,1\n1,2\n", "raw/node-feat.csv": "1\n2\n3\n", "raw/node-label.csv": "0\n1\n"}},
 		{"ogb overlapping split", map[string]string{"raw/edge.csv": "0,1\n1,2\n", "raw/node-label.csv": "0\n1\n0\n",
 			"split/s/train.csv": "0\n", "split/s/valid.csv": "1\n", "split/s/test.csv": "2\n0\n"}},

@@ -82,7 +82,30 @@ type assembled struct {
 	split    *[3][]int
 }
 
+// nodesHeld is the largest node count the content backs with data: the
+// rows of the features (dense with at least one column, or sparse) or
+// labels, or two nodes per edge. The adjacency costs memory per node, so
+// a count beyond it — a node index or a node count naming nodes that no
+// data gives, as a damaged or hostile file can, with a billion nodes in a
+// few bytes — is refused before anything is allocated for it.
+func (r *assembled) nodesHeld() int {
+	held := max(2*len(r.src), len(r.labels))
+	if r.dense != nil {
+		held = max(held, r.dense.RawMatrix().Rows)
+	}
+	if r.sparseX != nil {
+		held = max(held, r.sparseX.Rows)
+	}
+	return held
+}
+
 func (r *assembled) graph(ctx context.Context, info *Info, workers int) (*datasets.Graph, error) {
+	if held := r.nodesHeld(); r.n > held {
+		return nil, &Error{File: strings.Join(info.Files, ", "), Msg: fmt.Sprintf("%d nodes, but the files hold data for at most %d "+
+			"(the rows of the features or labels, or the two ends of each of the %d edges): a node index or node count names "+
+			"nodes that nothing else gives; give the features or labels of every node, or number the nodes from 0 without gaps",
+			r.n, held, len(r.src))}
+	}
 	var wp *[]float64
 	if r.weights != nil {
 		wp = &r.weights
