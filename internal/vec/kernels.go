@@ -506,6 +506,9 @@ func rowsInRange(idx []int32, n, stride, w int) bool {
 		return true
 	}
 	last := uint32(min((n-w)/stride, math.MaxInt32))
+	if active != Generic && len(idx) >= maxIndexMin {
+		return maxIndexAVX2(&idx[0], len(idx)) <= last
+	}
 	for _, j := range idx {
 		if uint32(j) > last {
 			return false
@@ -513,6 +516,10 @@ func rowsInRange(idx []int32, n, stride, w int) bool {
 	}
 	return true
 }
+
+// maxIndexMin is the shortest index list rowsInRange checks with
+// maxIndexAVX2 (eight at a time) rather than one at a time.
+const maxIndexMin = 8
 
 // spmmRowAVX2Blocks is spmmRowAVX2 on the nb blocks of eight at the start
 // of d (p0, ps: val and src's first entries, nil without entries), with
@@ -593,6 +600,13 @@ func ScatterRow(idx []int32, val []float64, src []float64, dst []float64, stride
 	if active == AVX512 && w >= 8 {
 		n = w / 8 * 8
 		scatterRowAVX512(&idx[0], &val[0], len(idx), &src[0], &dst[0], stride*8, n/8)
+	}
+	// Groups of four columns: all of them on the AVX2 path, the one past
+	// the last block of eight on the AVX-512 path.
+	if active != Generic && w-n >= 4 {
+		nq := (w - n) / 4
+		scatterQuadsAVX2(&idx[0], &val[0], len(idx), &src[n], &dst[n], stride*8, nq)
+		n += 4 * nq
 	}
 	if n == w {
 		return

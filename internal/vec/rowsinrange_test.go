@@ -93,3 +93,40 @@ func TestSpMMRowIndexOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// rowsInRange on every path for every list length 0–70 (the AVX2 check's
+// groups of 32 and 8 and its masked last 1–7), with one bad index at each
+// position in turn or none, and indices past the list that are all bad
+// (so a check that reads past the list's end fails).
+func TestRowsInRangeLongLists(t *testing.T) {
+	const n, stride, w = 10*16 + 8, 16, 8 // rows 0…10 hold w values
+	backing := make([]int32, maxGuardLen+16)
+	for l := 0; l <= maxGuardLen; l++ {
+		for bad := -1; bad < l; bad++ {
+			for _, b := range []int32{11, -1, math.MinInt32, math.MaxInt32} {
+				for k := range backing {
+					backing[k] = -1
+				}
+				idx := backing[:l]
+				for k := range idx {
+					idx[k] = int32((k*7 + l) % 11)
+				}
+				if l > 0 && bad < 0 {
+					idx[l-1] = 10 // the last row that fits
+				}
+				if bad >= 0 {
+					idx[bad] = b
+				}
+				want := bad < 0
+				forEachPath(t, func(a Arch) {
+					if got := rowsInRange(idx, n, stride, w); got != want {
+						t.Fatalf("%s: len %d, bad index %d at %d: rowsInRange = %v, want %v", a, l, b, bad, got, want)
+					}
+				})
+				if bad < 0 {
+					break
+				}
+			}
+		}
+	}
+}

@@ -64,3 +64,39 @@ func TestScatterRowBadRow(t *testing.T) {
 		}
 	})
 }
+
+// ScatterRow in guard bands: every width 0–70 at every offset (the AVX2
+// kernel's groups of 8, 4, 2 and 1 quads and the columns past them, the
+// AVX-512 kernel's blocks), the last row of dst ending at its guard, rows
+// repeated, and −0, ±Inf and NaN among the values and the source.
+func TestGuardScatterRow(t *testing.T) {
+	special := []float64{math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 0}
+	forLengths(t, 33, func(t *testing.T, r *rand.Rand, w, off int) {
+		const nrows = 5
+		stride := w + 3
+		for _, nnz := range []int{1, 3, 9} {
+			idx := make([]int32, nnz)
+			for k := range idx {
+				idx[k] = int32(r.IntN(nrows))
+			}
+			idx[nnz/2] = nrows - 1 // the last row, which ends at the guard
+			fill := func(scale float64) func(int) float64 {
+				return func(int) float64 {
+					if r.IntN(8) == 0 {
+						return special[r.IntN(len(special))]
+					}
+					return scale * (2*r.Float64() - 1)
+				}
+			}
+			args := []*arg{
+				newArg("val", nnz, o2(off), fill(2), nil),
+				newArg("src", w, o3(off), fill(1), nil),
+				newArg("dst", (nrows-1)*stride+w, off, uniform(r, 5), rows(nrows, stride, w)),
+			}
+			checkGuarded(t, fmt.Sprintf("ScatterRow w=%d off=%d nnz=%d", w, off, nnz), args, func(s [][]float64) ([]float64, bool) {
+				ScatterRow(idx, s[0], s[1], s[2], stride)
+				return nil, true
+			})
+		}
+	})
+}
