@@ -10,7 +10,8 @@ package vec
 // gonum's A·Bᵀ for a row a of A and bt = Bᵀ, when the inner dimension is
 // at most 64 (gonum's block, past which its parallel path splits the
 // sums): autodiff's MatMul computes its input's gradient G·Wᵀ this way.
-// On the AVX-512 path eight columns j are the lanes of one register.
+// On the AVX-512 path eight columns j are the lanes of one register, on
+// the AVX2 path of two.
 func GonumDots(a, bt []float64, stride int, c []float64) {
 	k, n := len(a), len(c)
 	if n == 0 {
@@ -19,9 +20,15 @@ func GonumDots(a, bt []float64, stride int, c []float64) {
 	if k > 0 {
 		_ = bt[(k-1)*stride+n-1] // every row of bt holds n values
 	}
-	if active == AVX512 && k > 0 {
-		gonumDotsAVX512(&a[0], k, &bt[0], stride*8, &c[0], n)
-		return
+	if k > 0 {
+		switch active {
+		case AVX512:
+			gonumDotsAVX512(&a[0], k, &bt[0], stride*8, &c[0], n)
+			return
+		case AVX2:
+			gonumDotsAVX2(&a[0], k, &bt[0], stride*8, &c[0], n)
+			return
+		}
 	}
 	gonumDotsGeneric(a, bt, stride, c)
 }

@@ -118,7 +118,7 @@ func checkGuarded(t *testing.T, what string, args []*arg, f call) {
 					}
 				case defined:
 					if want := math.Float64bits(plain[ai][i-lo]); got != want {
-						t.Fatalf("%s on %s: %s[%d] = %v, portable code %v", what, path, a.name, i-lo, v, plain[ai][i-lo])
+						t.Fatalf("%s on %s: %s[%d] = %v (%#x), portable code %v (%#x)", what, path, a.name, i-lo, v, got, plain[ai][i-lo], want)
 					}
 				}
 			}

@@ -28,7 +28,10 @@ func (t *Tape) MatMul(a, b *Node) *Node {
 		// Every entry of each product is written, a sum from +0.
 		if a.needs {
 			g, fresh := a.gradTarget()
-			if native && vec.Active() == vec.AVX512 && b.Cols() <= gonumBlock {
+			// vec.GonumDots on the vector paths (amd64, where gonum's
+			// DotUnitary is the assembly whose sums it reproduces); the
+			// portable path calls gonum.
+			if native && vec.Active() != vec.Generic && b.Cols() <= gonumBlock {
 				t.mulByTransGonum(out.Grad, b.Value, g)
 			} else {
 				g.Mul(out.Grad, b.Value.T())
