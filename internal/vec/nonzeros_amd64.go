@@ -1,0 +1,10 @@
+package vec
+
+// The AVX2 kernels of CompressNonzeros and CountNonzeros
+// (avx2_nonzeros_amd64.s), on the whole groups of four of x (n ≥ 4).
+
+//go:noescape
+func compressNonzerosAVX2(x *float64, n int, idx *int32, val *float64) int
+
+//go:noescape
+func countNonzerosAVX2(x *float64, n int, cnt *int)
