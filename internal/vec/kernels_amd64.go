@@ -108,15 +108,6 @@ func spmmRow4AVX2(idx *int32, val *float64, nnz int, src *float64, strideBytes i
 //go:noescape
 func sinCosAddAVX2(arg, sinB, cosB *float64, scale float64, o, e *float64) bool
 
-// dots4x4AVX2 is Dots4x4 as four Dot4 passes (the sixteen sums of two
-// half-blocks do not fit AVX2's sixteen registers).
-func dots4x4AVX2(x0, x1, x2, x3, y *float64, strideBytes, nb int, acc *[128]float64) {
-	dot4AVX2(x0, y, strideBytes, nb, (*[32]float64)(acc[0:32]))
-	dot4AVX2(x1, y, strideBytes, nb, (*[32]float64)(acc[32:64]))
-	dot4AVX2(x2, y, strideBytes, nb, (*[32]float64)(acc[64:96]))
-	dot4AVX2(x3, y, strideBytes, nb, (*[32]float64)(acc[96:128]))
-}
-
 //go:noescape
 func gyw2AVX512(g0, g1, w *float64, wstrideBytes, nc int, o0, o1 *float64, nb int)
 
