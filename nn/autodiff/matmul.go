@@ -91,7 +91,8 @@ const gonumBlock = 64
 // gonumBlock) with the bits of gonum's Dgemm, row by row on the workers:
 // each row of c is vec.GonumDots of g's row with bᵀ, which makes eight
 // columns of c the lanes of one register (two on the AVX2 path) where
-// gonum calls DotUnitary once per entry. MatMul's backward pass uses it for its input's gradient.
+// gonum calls DotUnitary once per entry. MatMul's backward pass uses it
+// for its input's gradient.
 func (t *Tape) mulByTransGonum(g, b, c *mat.Dense) {
 	gr, br, cr := g.RawMatrix(), b.RawMatrix(), c.RawMatrix()
 	bt := t.floatsFull(br.Rows * br.Cols) // bᵀ, k×m
