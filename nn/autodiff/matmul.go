@@ -46,38 +46,33 @@ func (t *Tape) mulSkipZeros(a, b, c *mat.Dense) {
 }
 
 // mulTransSkipZeros sets c = aᵀ·b (c is m×n for a k×m a and a k×n b) over
-// a's non-zero entries, with the bits of gonum's Dgemm: row i of c sums
-// column i of a's non-zeros, in increasing row order, times b's rows.
+// a's non-zero entries, with the bits of gonum's Dgemm: row i of c is +0
+// plus a[l][i]·b[l] (each product rounded, then added) for the non-zero
+// a[l][i], l increasing. The workers split c's rows (a's columns) in one
+// block each; a worker clears its rows, then for each row l of a in order
+// compresses the non-zeros of its columns (vec.CompressNonzeros) and
+// scatters them times b's row l into its rows of c (vec.ScatterRow), so
+// every entry of c takes its terms in the order of l. Each worker reads a
+// only in its columns, b in order, and writes only its rows of c: no
+// column lists of a to build and fill by scattered writes first, one
+// thread at a time, which took most of the product's time.
 func (t *Tape) mulTransSkipZeros(a, b, c *mat.Dense) {
 	ar, bw, cw := a.RawMatrix(), b.RawMatrix(), c.RawMatrix()
-	// a's non-zeros by column (compressed sparse columns), rows increasing:
-	// counted, then each row's non-zeros appended to their columns.
-	start := make([]int, ar.Cols+1)
-	for l := 0; l < ar.Rows; l++ {
-		vec.CountNonzeros(ar.Data[l*ar.Stride:l*ar.Stride+ar.Cols], start[1:])
-	}
-	for i := 0; i < ar.Cols; i++ {
-		start[i+1] += start[i]
-	}
-	nnz := start[ar.Cols]
-	// The buffers have the size of a dense a, whatever its non-zeros: a
-	// recycling tape keeps buffers by length, and a length that changes
-	// from pass to pass (dropout) would keep a new pair every pass.
-	bound := ar.Rows * ar.Cols
-	idx, val := t.int32sFull(bound)[:nnz], t.floatsFull(bound)[:nnz]
-	next := append([]int(nil), start[:ar.Cols]...)
-	ri, rv := make([]int32, ar.Cols+vec.CompressSlack), make([]float64, ar.Cols+vec.CompressSlack)
-	for l := 0; l < ar.Rows; l++ {
-		n := vec.CompressNonzeros(ar.Data[l*ar.Stride:l*ar.Stride+ar.Cols], ri, rv)
-		for p, i := range ri[:n] {
-			q := next[i]
-			idx[q], val[q] = int32(l), rv[p]
-			next[i] = q + 1
-		}
-	}
-	parallel.Balanced(context.Background(), ar.Cols, 1, t.Workers, func(lo, hi int) {
+	n := bw.Cols
+	workers := max(t.Workers, 1)
+	size := (ar.Cols + workers - 1) / workers
+	parallel.Blocks(context.Background(), ar.Cols, size, workers, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			vec.SpMMRow(idx[start[i]:start[i+1]], val[start[i]:start[i+1]], bw.Data, bw.Stride, cw.Data[i*cw.Stride:i*cw.Stride+cw.Cols], false)
+			clear(cw.Data[i*cw.Stride : i*cw.Stride+n])
+		}
+		if n == 0 {
+			return
+		}
+		idx, val := make([]int32, hi-lo+vec.CompressSlack), make([]float64, hi-lo+vec.CompressSlack)
+		dst := cw.Data[lo*cw.Stride:]
+		for l := 0; l < ar.Rows; l++ {
+			k := vec.CompressNonzeros(ar.Data[l*ar.Stride+lo:l*ar.Stride+hi], idx, val)
+			vec.ScatterRow(idx[:k], val[:k], bw.Data[l*bw.Stride:l*bw.Stride+n], dst, cw.Stride)
 		}
 	})
 }

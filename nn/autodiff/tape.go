@@ -167,16 +167,6 @@ func (t *Tape) int32s(n int) []int32 {
 	return take(n, t.freeInt32, &t.ownedInt32)
 }
 
-// int32sFull is int32s for a caller that writes every entry it reads: a
-// recycled buffer is handed out as it is, not cleared.
-func (t *Tape) int32sFull(n int) []int32 {
-	if !t.recycling {
-		return make([]int32, n)
-	}
-	b, _ := takeFull(n, t.freeInt32, &t.ownedInt32)
-	return b
-}
-
 // take returns a zeroed buffer of length n from free (else new memory) and
 // adds it to owned.
 func take[E any](n int, free map[int][][]E, owned *[][]E) []E {
