@@ -8,7 +8,8 @@ import "math"
 // so that with eight heads (the paper's hidden layer) a node's or an
 // edge's values are one block: the AVX-512 kernels take the heads as the
 // eight lanes, and every value is the same sum in the same order as lane by
-// lane in the portable code.
+// lane in the portable code. The AVX2 kernels do the same operations on
+// the two halves of the block (heads 0–3 and 4–7).
 
 // AttnSoftmaxRow computes the attention coefficients of one destination
 // row with heads = len(di) heads: for each edge p, whose source is idx[p],
@@ -28,13 +29,20 @@ func AttnSoftmaxRow(idx []int32, di, src []float64, slope float64, al []float64,
 	if mask != nil {
 		mask, da = mask[:deg*heads], da[:deg*heads]
 	}
-	if active == AVX512 && heads == 8 && deg > 0 && len(src) >= 8 {
+	if (active == AVX512 || active == AVX2) && heads == 8 && deg > 0 && len(src) >= 8 {
 		var pm *uint8
 		var pd *float64
 		if mask != nil {
 			pm, pd = &mask[0], &da[0]
 		}
-		switch attnSoftmax8AVX512(&idx[0], deg, &di[0], &src[0], len(src)/8, slope, &al[0], pm, factor, pd) {
+		// Direct calls, not a function value: the pointers must not escape.
+		var r int
+		if active == AVX2 {
+			r = attnSoftmax8AVX2(&idx[0], deg, &di[0], &src[0], len(src)/8, slope, &al[0], pm, factor, pd)
+		} else {
+			r = attnSoftmax8AVX512(&idx[0], deg, &di[0], &src[0], len(src)/8, slope, &al[0], pm, factor, pd)
+		}
+		switch r {
 		case 0:
 			return
 		case 2:
@@ -113,7 +121,8 @@ func b2i(b bool) int {
 // m's own columns of each row and gcol = 0 for the same c columns for
 // every head. wt is scratch (grown as needed) and is returned for reuse.
 // Eight heads of up to eight columns each are one AVX-512 kernel over the
-// edges; otherwise each head is one SpMMRow, on w transposed head-major.
+// edges, and eight heads of eight or of up to four columns one AVX2 kernel;
+// otherwise each head is one SpMMRow, on w transposed head-major.
 func AttnAggregate(idx []int32, w []float64, heads, c int, src []float64, stride, gcol int, acc, wt []float64) []float64 {
 	deg := len(idx)
 	w, acc = w[:deg*heads], acc[:heads*c]
@@ -122,6 +131,19 @@ func AttnAggregate(idx []int32, w []float64, heads, c int, src []float64, stride
 	}
 	if span := 7*gcol + c; active == AVX512 && heads == 8 && c <= 8 && stride > 0 && len(src) >= span {
 		if !attnAggregate8AVX512(&idx[0], deg, &w[0], &src[0], stride*8, (len(src)-span)/stride+1, &acc[0], c, gcol*8) {
+			panic("vec: AttnAggregate: source index out of range")
+		}
+		return wt
+	}
+	if span := 7*gcol + c; active == AVX2 && heads == 8 && (c == 8 || c <= 4) && stride > 0 && len(src) >= span {
+		limit := (len(src)-span)/stride + 1
+		var ok bool
+		if c == 8 {
+			ok = attnAggregate8x8AVX2(&idx[0], deg, &w[0], &src[0], stride*8, limit, &acc[0], gcol*8)
+		} else {
+			ok = attnAggregate8x4AVX2(&idx[0], deg, &w[0], &src[0], stride*8, limit, &acc[0], c, gcol*8)
+		}
+		if !ok {
 			panic("vec: AttnAggregate: source index out of range")
 		}
 		return wt
@@ -144,9 +166,9 @@ func AttnAggregate(idx []int32, w []float64, heads, c int, src []float64, stride
 }
 
 // AttnTransposed reports whether AttnGradRow wants the features hT
-// transposed by AttnTranspose for a layer of heads heads (the AVX-512
-// kernel, which takes the heads as lanes, does for eight).
-func AttnTransposed(heads int) bool { return active == AVX512 && heads == 8 }
+// transposed by AttnTranspose for a layer of heads heads (the AVX-512 and
+// AVX2 kernels, which take the heads as lanes, do for eight).
+func AttnTransposed(heads int) bool { return (active == AVX512 || active == AVX2) && heads == 8 }
 
 // AttnTranspose writes hT[j·c·heads + q·heads + m] = h[j·stride + m·c + q]
 // for the rows j in [lo, hi): each row's heads × c block transposed, so that
@@ -183,7 +205,7 @@ func AttnGradRow(idx []int32, gi []float64, gcol int, h []float64, stride, c int
 	if mask != nil {
 		mask = mask[:deg*heads]
 	}
-	if AttnTransposed(heads) && deg > 0 && c <= 16 && len(hT) >= 8*c && len(src) >= 8 {
+	if AttnTransposed(heads) && deg > 0 && c >= 1 && c <= 16 && len(hT) >= 8*c && len(src) >= 8 {
 		var gT [128]float64
 		for q := range c {
 			for m := range 8 {
@@ -195,7 +217,13 @@ func AttnGradRow(idx []int32, gi []float64, gcol int, h []float64, stride, c int
 			pm = &mask[0]
 		}
 		limit := min(len(hT)/(8*c), len(src)/8)
-		if !attnGrad8AVX512(&idx[0], deg, &gT[0], &hT[0], c*64, limit, &al[0], pm, factor, &di[0], &src[0], slope, &gm[0], &gdst[0]) {
+		var ok bool
+		if active == AVX2 {
+			ok = attnGrad8AVX2(&idx[0], deg, &gT[0], &hT[0], c*64, limit, &al[0], pm, factor, &di[0], &src[0], slope, &gm[0], &gdst[0])
+		} else {
+			ok = attnGrad8AVX512(&idx[0], deg, &gT[0], &hT[0], c*64, limit, &al[0], pm, factor, &di[0], &src[0], slope, &gm[0], &gdst[0])
+		}
+		if !ok {
 			panic("vec: AttnGradRow: source index out of range")
 		}
 		return
@@ -257,14 +285,20 @@ func AttnGatherEdges(edges []int, heads int, ge, da, gs, w []float64) {
 	if w != nil {
 		w = w[:len(edges)*heads]
 	}
-	if active == AVX512 && heads == 8 && len(edges) > 0 {
+	if (active == AVX512 || active == AVX2) && heads == 8 && len(edges) > 0 {
 		limit := len(ge) / 8
 		var pd, pw *float64
 		if w != nil {
 			limit = min(limit, len(da)/8)
 			pd, pw = &da[0], &w[0]
 		}
-		if !attnGather8AVX512(&edges[0], len(edges), &ge[0], pd, limit, &gs[0], pw) {
+		var ok bool
+		if active == AVX2 {
+			ok = attnGather8AVX2(&edges[0], len(edges), &ge[0], pd, limit, &gs[0], pw)
+		} else {
+			ok = attnGather8AVX512(&edges[0], len(edges), &ge[0], pd, limit, &gs[0], pw)
+		}
+		if !ok {
 			panic("vec: AttnGatherEdges: edge index out of range")
 		}
 		return
@@ -295,9 +329,15 @@ func AttnInputGradRow(acc, gs, gd, as, ad []float64, c int, gh []float64) {
 	heads := len(gs)
 	n := heads * c
 	acc, gd, as, ad, gh = acc[:n], gd[:heads], as[:n], ad[:n], gh[:n]
-	if active == AVX512 && heads == 8 && c == 8 {
-		attnInputGrad8AVX512(&acc[0], &gs[0], &gd[0], &as[0], &ad[0], &gh[0])
-		return
+	if heads == 8 && c == 8 {
+		switch active {
+		case AVX512:
+			attnInputGrad8AVX512(&acc[0], &gs[0], &gd[0], &as[0], &ad[0], &gh[0])
+			return
+		case AVX2:
+			attnInputGrad8AVX2(&acc[0], &gs[0], &gd[0], &as[0], &ad[0], &gh[0])
+			return
+		}
 	}
 	for m, s := range gs {
 		d := gd[m]
