@@ -135,7 +135,7 @@ func AttnAggregate(idx []int32, w []float64, heads, c int, src []float64, stride
 		}
 		return wt
 	}
-	if span := 7*gcol + c; active == AVX2 && heads == 8 && (c == 8 || c <= 4) && stride > 0 && len(src) >= span {
+	if span := 7*gcol + c; active == AVX2 && heads == 8 && (c == 8 || c >= 1 && c <= 4) && stride > 0 && len(src) >= span {
 		limit := (len(src)-span)/stride + 1
 		var ok bool
 		if c == 8 {
