@@ -84,39 +84,68 @@ DATA attnY<>+560(SB)/8, $2
 DATA attnY<>+568(SB)/8, $3
 GLOBL attnY<>(SB), RODATA|NOPTR, $576
 
-// EXP4 is Exp (exp.go) on the four lanes of x, for arguments in
-// [expLo, expHi], as the AVX-512 kernels' EXP8: k = round(x·log2 e) (ky,
-// as int32), the reduction by k·ln 2 in two fused steps, the polynomial p,
-// four squarings (the last fused with the 1), and the product by 2^k. t,
-// p and s are scratch; ky is the X register of another scratch.
-#define EXP4(x, t, ky, p, s) \
-	VMULPD attnY<>+0(SB), x, t; \
-	VCVTPD2DQY t, ky; \
-	VCVTDQ2PD ky, t; \
-	VFNMADD231PD attnY<>+32(SB), t, x; \
-	VFNMADD231PD attnY<>+64(SB), t, x; \
-	VMULPD attnY<>+96(SB), x, x; \
-	VMOVUPD attnY<>+128(SB), p; \
-	VFMADD213PD attnY<>+160(SB), x, p; \
-	VFMADD213PD attnY<>+192(SB), x, p; \
-	VFMADD213PD attnY<>+224(SB), x, p; \
-	VFMADD213PD attnY<>+256(SB), x, p; \
-	VFMADD213PD attnY<>+288(SB), x, p; \
-	VFMADD213PD attnY<>+320(SB), x, p; \
-	VFMADD213PD attnY<>+352(SB), x, p; \
-	VMULPD p, x, x; \
-	VADDPD attnY<>+384(SB), x, p; \
-	VMULPD p, x, x; \
-	VADDPD attnY<>+384(SB), x, p; \
-	VMULPD p, x, x; \
-	VADDPD attnY<>+384(SB), x, p; \
-	VMULPD p, x, x; \
-	VADDPD attnY<>+384(SB), x, p; \
-	VFMADD213PD attnY<>+352(SB), p, x; \
-	VPMOVSXDQ ky, s; \
-	VPADDQ attnY<>+416(SB), s, s; \
-	VPSLLQ $52, s, s; \
-	VMULPD s, x, x
+// EXP4X2 is Exp (exp.go) on the four lanes of each of xa and xb, for
+// arguments in [expLo, expHi], as the AVX-512 kernels' EXP8: k =
+// round(x·log2 e) (ky, as int32), the reduction by k·ln 2 in two fused
+// steps, the polynomial p, four squarings (the last fused with the 1), and
+// the product by 2^k. The two chains go step by step side by side, so that
+// an edge's two halves overlap. t, p and s are scratch; ky is the X
+// register of another scratch.
+#define EXP4X2(xa, xb, ta, tb, kya, kyb, pa, pb, sa, sb) \
+	VMULPD attnY<>+0(SB), xa, ta; \
+	VMULPD attnY<>+0(SB), xb, tb; \
+	VCVTPD2DQY ta, kya; \
+	VCVTPD2DQY tb, kyb; \
+	VCVTDQ2PD kya, ta; \
+	VCVTDQ2PD kyb, tb; \
+	VFNMADD231PD attnY<>+32(SB), ta, xa; \
+	VFNMADD231PD attnY<>+32(SB), tb, xb; \
+	VFNMADD231PD attnY<>+64(SB), ta, xa; \
+	VFNMADD231PD attnY<>+64(SB), tb, xb; \
+	VMULPD attnY<>+96(SB), xa, xa; \
+	VMULPD attnY<>+96(SB), xb, xb; \
+	VMOVUPD attnY<>+128(SB), pa; \
+	VMOVUPD attnY<>+128(SB), pb; \
+	VFMADD213PD attnY<>+160(SB), xa, pa; \
+	VFMADD213PD attnY<>+160(SB), xb, pb; \
+	VFMADD213PD attnY<>+192(SB), xa, pa; \
+	VFMADD213PD attnY<>+192(SB), xb, pb; \
+	VFMADD213PD attnY<>+224(SB), xa, pa; \
+	VFMADD213PD attnY<>+224(SB), xb, pb; \
+	VFMADD213PD attnY<>+256(SB), xa, pa; \
+	VFMADD213PD attnY<>+256(SB), xb, pb; \
+	VFMADD213PD attnY<>+288(SB), xa, pa; \
+	VFMADD213PD attnY<>+288(SB), xb, pb; \
+	VFMADD213PD attnY<>+320(SB), xa, pa; \
+	VFMADD213PD attnY<>+320(SB), xb, pb; \
+	VFMADD213PD attnY<>+352(SB), xa, pa; \
+	VFMADD213PD attnY<>+352(SB), xb, pb; \
+	VMULPD pa, xa, xa; \
+	VMULPD pb, xb, xb; \
+	VADDPD attnY<>+384(SB), xa, pa; \
+	VADDPD attnY<>+384(SB), xb, pb; \
+	VMULPD pa, xa, xa; \
+	VMULPD pb, xb, xb; \
+	VADDPD attnY<>+384(SB), xa, pa; \
+	VADDPD attnY<>+384(SB), xb, pb; \
+	VMULPD pa, xa, xa; \
+	VMULPD pb, xb, xb; \
+	VADDPD attnY<>+384(SB), xa, pa; \
+	VADDPD attnY<>+384(SB), xb, pb; \
+	VMULPD pa, xa, xa; \
+	VMULPD pb, xb, xb; \
+	VADDPD attnY<>+384(SB), xa, pa; \
+	VADDPD attnY<>+384(SB), xb, pb; \
+	VFMADD213PD attnY<>+352(SB), pa, xa; \
+	VFMADD213PD attnY<>+352(SB), pb, xb; \
+	VPMOVSXDQ kya, sa; \
+	VPMOVSXDQ kyb, sb; \
+	VPADDQ attnY<>+416(SB), sa, sa; \
+	VPADDQ attnY<>+416(SB), sb, sb; \
+	VPSLLQ $52, sa, sa; \
+	VPSLLQ $52, sb, sb; \
+	VMULPD sa, xa, xa; \
+	VMULPD sb, xb, xb
 
 // func attnSoftmax8AVX2(idx *int32, deg int, di, src *float64, limit int, slope float64, al *float64, mask *uint8, factor float64, da *float64) int
 //
@@ -188,22 +217,21 @@ ys1:
 
 ys2:
 	VMOVUPD (R11), Y6
-	VSUBPD Y4, Y6, Y6
-	VCMPPD $0x1d, attnY<>+448(SB), Y6, Y8
-	VCMPPD $0x12, attnY<>+480(SB), Y6, Y9
-	VANDPD Y8, Y14, Y14
-	VANDPD Y9, Y14, Y14
-	EXP4(Y6, Y8, X9, Y10, Y11)
-	VMOVUPD Y6, (R11)
-	VADDPD Y6, Y12, Y12
 	VMOVUPD 32(R11), Y7
+	VSUBPD Y4, Y6, Y6
 	VSUBPD Y5, Y7, Y7
-	VCMPPD $0x1d, attnY<>+448(SB), Y7, Y8
-	VCMPPD $0x12, attnY<>+480(SB), Y7, Y9
+	VCMPPD $0x1d, attnY<>+448(SB), Y6, Y8
+	VCMPPD $0x1d, attnY<>+448(SB), Y7, Y9
+	VCMPPD $0x12, attnY<>+480(SB), Y6, Y10
+	VCMPPD $0x12, attnY<>+480(SB), Y7, Y11
 	VANDPD Y8, Y14, Y14
 	VANDPD Y9, Y14, Y14
-	EXP4(Y7, Y8, X9, Y10, Y11)
+	VANDPD Y10, Y14, Y14
+	VANDPD Y11, Y14, Y14
+	EXP4X2(Y6, Y7, Y8, Y9, X10, X11, Y0, Y1, Y2, Y3)
+	VMOVUPD Y6, (R11)
 	VMOVUPD Y7, 32(R11)
+	VADDPD Y6, Y12, Y12
 	VADDPD Y7, Y13, Y13
 	ADDQ $64, R11
 	DECQ BX
