@@ -24,12 +24,19 @@ import (
 // kernel that reads past an input (a block too many, a stride too long)
 // takes a NaN into its sums and fails the comparison too. Inputs are as
 // short as the documentation allows (e.g. Ωᵀ ends with the last row's
-// last block), so such a read lands in a guard.
+// last block), so such a read lands in a guard. Every check then runs
+// again with finite guards: a store as much too wide as its load (an
+// accumulator's read-modify-write under a mask of too many lanes) turns
+// a NaN guard into the same NaN, but a finite one into another number,
+// and in a parallel kernel that write would race with a neighbour's.
 
 const guardCells = 24 // three blocks of eight on each side
 
-// guardValue is the guard of backing cell i.
+// guardValue is the guard of backing cell i; finiteGuard is the finite
+// one of the second round.
 func guardValue(i int) float64 { return math.Float64frombits(0x7ff8_dead_0000_0000 | uint64(i)) }
+
+func finiteGuard(i int) float64 { return 1e6 + float64(i) }
 
 // arg is one slice argument of a kernel inside its guarded backing array.
 type arg struct {
@@ -64,6 +71,17 @@ func (a *arg) s() []float64 {
 
 func (a *arg) reset() { copy(a.back, a.orig) }
 
+// setGuards refills the guard cells (before and after the slice) with
+// guard(i), in the original and the working array.
+func (a *arg) setGuards(guard func(i int) float64) {
+	lo := guardCells + a.off
+	for i := range a.orig {
+		if i < lo || i >= lo+a.n {
+			a.orig[i], a.back[i] = guard(i), guard(i)
+		}
+	}
+}
+
 // plain is a copy of the filled slice in an array of its own.
 func (a *arg) plain() []float64 { return slices.Clone(a.orig[guardCells+a.off : guardCells+a.off+a.n]) }
 
@@ -86,6 +104,23 @@ func checkGuarded(t *testing.T, what string, args []*arg, f call) {
 	}
 	refExtra, refDefined := f(plain)
 	restore()
+	defer func() {
+		for _, a := range args {
+			a.setGuards(guardValue)
+		}
+	}()
+	for round, guard := range []func(int) float64{guardValue, finiteGuard} {
+		for _, a := range args {
+			a.setGuards(guard)
+		}
+		checkGuardedPaths(t, fmt.Sprintf("%s (guards %s)", what, [2]string{"NaN", "finite"}[round]), args, f, plain, refExtra, refDefined)
+	}
+}
+
+// checkGuardedPaths is checkGuarded's comparison on every path, with the
+// guards args hold.
+func checkGuardedPaths(t *testing.T, what string, args []*arg, f call, plain [][]float64, refExtra []float64, refDefined bool) {
+	t.Helper()
 	for _, path := range Available() {
 		for _, a := range args {
 			a.reset()
