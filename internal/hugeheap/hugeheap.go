@@ -31,14 +31,11 @@ const Env = "HYLAFLOW_HUGEPAGES"
 // was taken. It does nothing where huge pages cannot be asked for (not
 // Linux, transparent huge pages off, Env=0). Call it first thing in a
 // process, before the heap has grown; it costs one collection of an
-// almost empty heap.
+// almost empty heap. Less than two of the kernel's huge pages is not
+// reserved.
 func Reserve(n int) bool {
-	if os.Getenv(Env) == "0" || n < 2*hugePage {
+	if os.Getenv(Env) == "0" {
 		return false
 	}
 	return reserve(n)
 }
-
-// hugePage is the size of a transparent huge page on amd64 and arm64
-// with 4 KiB base pages.
-const hugePage = 2 << 20
