@@ -163,28 +163,3 @@ cz4:
 	MOVQ R8, ret+32(FP)
 	VZEROUPPER
 	RET
-
-// func countNonzerosAVX2(x *float64, n int, cnt *int)
-//
-// CountNonzeros on the n/4 whole groups of four of x (n ≥ 4): the
-// comparison x ≠ 0 is −1 in the lanes to count, subtracted from cnt.
-TEXT ·countNonzerosAVX2(SB), NOSPLIT, $0-24
-	MOVQ x+0(FP), SI
-	MOVQ n+8(FP), CX
-	MOVQ cnt+16(FP), DI
-	SHRQ $2, CX
-	VXORPD Y0, Y0, Y0
-
-cc4:
-	VMOVUPD (SI), Y3
-	VCMPPD $4, Y0, Y3, Y4
-	VMOVDQU (DI), Y5
-	VPSUBQ Y4, Y5, Y5
-	VMOVDQU Y5, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	DECQ CX
-	JNZ  cc4
-
-	VZEROUPPER
-	RET

@@ -2335,7 +2335,7 @@ gddone:
 	VZEROUPPER
 	RET
 
-// Constants of the non-zero kernels: the int32 lane numbers, 8, and 1.
+// Constants of the non-zero kernel: the int32 lane numbers, and 8.
 DATA nzK<>+0(SB)/4, $0
 DATA nzK<>+4(SB)/4, $1
 DATA nzK<>+8(SB)/4, $2
@@ -2345,9 +2345,7 @@ DATA nzK<>+20(SB)/4, $5
 DATA nzK<>+24(SB)/4, $6
 DATA nzK<>+28(SB)/4, $7
 DATA nzK<>+32(SB)/4, $8
-DATA nzK<>+36(SB)/4, $0
-DATA nzK<>+40(SB)/8, $1
-GLOBL nzK<>(SB), RODATA|NOPTR, $48
+GLOBL nzK<>(SB), RODATA|NOPTR, $36
 
 // func compressNonzerosAVX512(x *float64, n int, idx *int32, val *float64) int
 //
@@ -2401,45 +2399,5 @@ cnztail:
 
 cnzdone:
 	MOVQ R8, ret+32(FP)
-	VZEROUPPER
-	RET
-
-// func countNonzerosAVX512(x *float64, n int, cnt *int)
-//
-// CountNonzeros: eight entries at a time (the last ones under a mask),
-// 1 added to the counters of the lanes x ≠ 0 (a NaN included).
-TEXT ·countNonzerosAVX512(SB), NOSPLIT, $0-24
-	MOVQ x+0(FP), SI
-	MOVQ n+8(FP), CX
-	MOVQ cnt+16(FP), DI
-	VXORPD Z0, Z0, Z0
-
-cc8:
-	CMPQ CX, $8
-	JLT  cctail
-	VMOVUPD (SI), Z3
-	VCMPPD $4, Z0, Z3, K1
-	VMOVDQU64 (DI), Z5
-	VPADDQ.BCST nzK<>+40(SB), Z5, K1, Z5
-	VMOVDQU64 Z5, (DI)
-	ADDQ $64, SI
-	ADDQ $64, DI
-	SUBQ $8, CX
-	JMP  cc8
-
-cctail:
-	TESTQ CX, CX
-	JEQ   ccdone
-	MOVQ $1, AX
-	SHLQ CX, AX
-	DECQ AX
-	KMOVB AX, K2
-	VMOVUPD.Z (SI), K2, Z3
-	VCMPPD $4, Z0, Z3, K2, K1
-	VMOVDQU64.Z (DI), K2, Z5
-	VPADDQ.BCST nzK<>+40(SB), Z5, K1, Z5
-	VMOVDQU64 Z5, K2, (DI)
-
-ccdone:
 	VZEROUPPER
 	RET

@@ -137,6 +137,3 @@ func gonumDotsAVX512(a *float64, k int, bt *float64, strideBytes int, c *float64
 
 //go:noescape
 func compressNonzerosAVX512(x *float64, n int, idx *int32, val *float64) int
-
-//go:noescape
-func countNonzerosAVX512(x *float64, n int, cnt *int)

@@ -148,5 +148,3 @@ func compressNonzerosAVX512(x *float64, n int, idx *int32, val *float64) int {
 	noAsm()
 	return 0
 }
-
-func countNonzerosAVX512(x *float64, n int, cnt *int) { noAsm() }

@@ -30,21 +30,3 @@ func CompressNonzeros(x []float64, idx []int32, val []float64) int {
 	}
 	return n
 }
-
-// CountNonzeros adds 1 to cnt[l] for every non-zero x[l] (as
-// CompressNonzeros counts them).
-func CountNonzeros(x []float64, cnt []int) {
-	cnt = cnt[:len(x)]
-	l0 := 0
-	switch {
-	case active == AVX512 && len(x) > 0:
-		countNonzerosAVX512(&x[0], len(x), &cnt[0])
-		return
-	case active == AVX2 && len(x) >= 4:
-		l0 = len(x) &^ 3
-		countNonzerosAVX2(&x[0], len(x), &cnt[0])
-	}
-	for l := l0; l < len(x); l++ {
-		cnt[l] += b2i(x[l] != 0)
-	}
-}
