@@ -89,7 +89,8 @@ func column(m *mat.Dense) []float64 {
 // backward, each source) runs over its edges once with all heads' columns
 // side by side, in internal/vec's attention kernels (AttnSoftmaxRow,
 // AttnAggregate, AttnGradRow, AttnGatherEdges, AttnInputGradRow), which on
-// AVX-512 take eight heads as the eight lanes of a register; the softmax's
+// AVX-512 take eight heads as the eight lanes of a register (on AVX2, of
+// two); the softmax's
 // exponential is vec.Exp, math.Exp's bits on amd64 with FMA on every
 // machine.
 func (t *Tape) GATHeads(ag *AttnGraph, h *Node, aSrc, aDst []*Node, slope, drop float64, rng *rand.Rand, mean bool) *Node {
